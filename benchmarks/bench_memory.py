@@ -1,0 +1,187 @@
+"""Memory: resident memory growth per stored case at 10,000,000 cases.
+
+Question (issue 3): does the evaluator hold 10,000,000 cases in at most 24 bytes per case of
+resident memory growth, against 9 for bare NumPy arrays (float64 score + bool label) and about
+107 for a ``sortedcontainers.SortedList`` of ``(score, label)`` tuples?
+
+Each contender runs in a fresh subprocess of this script.  The child imports what it needs,
+generates and drops one chunk of data (so allocator and import costs are in the baseline), reads
+its resident set size (``/proc/self/statm``, else psutil), stores the cases chunk by chunk
+(generating each chunk from a fixed seed and dropping it after use), collects garbage and reads the
+RSS again.  rankeval children then read ROC AUC and the full report and record the RSS after each,
+because derived arrays that the evaluator caches are memory a long-lived service holds too.
+"Peak" is the high-water mark (``ru_maxrss``) above the baseline: what the machine must have free.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from typing import Any
+
+import _common as common
+import numpy as np
+
+TARGET = 24.0
+
+
+def rss_bytes() -> int:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        import psutil
+
+        return int(psutil.Process().memory_info().rss)
+
+
+def peak_bytes() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+
+
+def chunks(n: int, chunk: int, ties: bool) -> Any:
+    for index, start in enumerate(range(0, n, chunk)):
+        yield common.make_cases(min(chunk, n - start), ties=ties, seed=common.SEED + index)
+
+
+def child(kind: str, n: int, chunk: int, ties: bool) -> dict[str, Any]:
+    """Store n cases the way ``kind`` says and measure; runs in its own process."""
+    if kind.startswith("rankeval"):
+        policy = kind.split("-")[-1]
+        ev = common.new_evaluator(policy)
+    elif kind == "sortedlist":
+        from sortedcontainers import SortedList
+
+        store = SortedList()
+    common.make_cases(chunk, ties=ties)  # warm the generator and the allocator
+    gc.collect()
+    base = rss_bytes()
+    start = time.perf_counter()
+    result: dict[str, Any] = {}
+
+    if kind == "numpy":
+        labels = np.empty(n, dtype=bool)
+        scores = np.empty(n, dtype=np.float64)
+        at = 0
+        for y, s in chunks(n, chunk, ties):
+            labels[at:at + y.size] = y
+            scores[at:at + s.size] = s
+            at += y.size
+    elif kind == "sortedlist":
+        for y, s in chunks(n, chunk, ties):
+            store.update(zip(s.tolist(), y.tolist(), strict=True))
+    elif kind.startswith("rankeval-batch"):
+        for y, s in chunks(n, chunk, ties):
+            ev.add_cases(y, s)
+    elif kind.startswith("rankeval-stream"):
+        for y, s in chunks(n, chunk, ties):
+            add = ev.add_case
+            for correct, score in zip(y.tolist(), s.tolist(), strict=True):
+                add(correct, score)
+    else:
+        raise ValueError(f"unknown contender {kind!r}")
+
+    y = s = None
+    gc.collect()
+    result["seconds"] = time.perf_counter() - start
+    result["stored"] = rss_bytes() - base
+    if kind.startswith("rankeval"):
+        assert ev.num_cases() == n
+        ev.area_under_roc_curve()
+        gc.collect()
+        result["after_auc"] = rss_bytes() - base
+        report = common.full_report(ev)
+        del report
+        gc.collect()
+        result["after_report"] = rss_bytes() - base
+    result["peak"] = max(peak_bytes() - base, result["stored"])
+    return result
+
+
+def run_child(kind: str, n: int, chunk: int, ties: bool) -> dict[str, Any]:
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", kind, "--n", str(n),
+           "--chunk", str(chunk)] + (["--ties"] if ties else [])
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"{kind} child failed:\n{out.stderr}")
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = common.parser(__doc__.splitlines()[0])
+    p.add_argument("--n", type=int, default=10_000_000, help="cases for NumPy and rankeval batch")
+    p.add_argument("--stream-n", type=int, default=2_000_000,
+                   help="cases for the rankeval add_case runs (0 skips them)")
+    p.add_argument("--sortedlist-n", type=int, default=10_000_000)
+    p.add_argument("--chunk", type=int, default=1_000_000)
+    p.add_argument("--data", choices=("continuous", "ties", "both"), default="both",
+                   help="data for the rankeval runs (the peers store continuous scores)")
+    p.add_argument("--child", help=argparse_hidden())
+    p.add_argument("--ties", action="store_true", help=argparse_hidden())
+    args = p.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(args.child, args.n, args.chunk, args.ties)))
+        return 0
+    if args.quick:
+        args.n, args.stream_n, args.sortedlist_n, args.chunk = 200_000, 50_000, 200_000, 50_000
+
+    common.header(f"Resident memory per stored case at {args.n:,} cases", "sortedcontainers",
+                  "psutil")
+    have_rankeval = common.require_rankeval()
+
+    plan: list[tuple[str, str, int, bool]] = [
+        ("continuous", "numpy", args.n, False),
+        ("continuous", "sortedlist", args.sortedlist_n, False),
+    ]
+    if have_rankeval:
+        for data_name, ties in common.data_variants(args.data):
+            for policy in common.TIE_POLICIES:
+                plan.append((data_name, f"rankeval-batch-{policy}", args.n, ties))
+            if args.stream_n:
+                for policy in common.TIE_POLICIES:
+                    plan.append((data_name, f"rankeval-stream-{policy}", args.stream_n, ties))
+
+    labels = {
+        "numpy": "bare NumPy arrays (float64 + bool)",
+        "sortedlist": "SortedList of (score, label) tuples",
+        "rankeval-batch-insertion": "rankeval ties=insertion, add_cases",
+        "rankeval-batch-grouped": "rankeval ties=grouped, add_cases",
+        "rankeval-stream-insertion": "rankeval ties=insertion, add_case",
+        "rankeval-stream-grouped": "rankeval ties=grouped, add_case",
+    }
+    rows = []
+    for data_name, kind, n, ties in plan:
+        r = run_child(kind, n, args.chunk, ties)
+        keys = ("stored", "after_auc", "after_report", "peak")
+        per = {key: r[key] / n for key in keys if key in r}
+        is_rankeval = kind.startswith("rankeval")
+        worst = max(per.get("stored", 0.0), per.get("after_auc", 0.0))
+        rows.append([data_name, labels[kind], n, per["stored"], per.get("after_auc", ""),
+                     per.get("after_report", ""), per["peak"], f"{r['seconds']:.1f}",
+                     f"<= {TARGET:g}" if is_rankeval else "",
+                     common.verdict(worst <= TARGET) if is_rankeval else ""])
+        print(f"  measured {labels[kind]} ({data_name}, {n:,} cases)", file=sys.stderr)
+
+    common.print_table(["data", "contender", "cases", "B/case stored", "B/case after AUC read",
+                        "B/case after full report", "B/case peak", "fill s", "target",
+                        "verdict"], rows)
+    print("B/case = resident memory growth / cases, each contender in a fresh process; the"
+          " verdict holds 'stored' and 'after AUC read' to the target.")
+    print(f"cases arrive in chunks of {args.chunk:,} generated in the child and dropped after"
+          " use; 'after full report' keeps whatever the evaluator caches, not the report itself.")
+    return 0
+
+
+def argparse_hidden() -> str:
+    import argparse
+
+    return argparse.SUPPRESS
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
