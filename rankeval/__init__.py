@@ -1,4 +1,19 @@
-"""rankeval: exact, incremental evaluation of scored decisions and ranked retrieval."""
+"""rankeval: exact, incremental evaluation of scored decisions and ranked retrieval.
+
+A ten-line tour, on LingPipe's running example (10 scored cases, one miss):
+
+>>> from rankeval import ScoredPrecisionRecallEvaluation
+>>> ev = ScoredPrecisionRecallEvaluation()
+>>> ev.add_cases([False, True, False, True, True, False, False, False, True, False],
+...              [-1.21, -1.27, -1.39, -1.47, -1.6, -1.65, -1.79, -1.8, -2.01, -3.7])
+>>> ev.add_misses(1)
+>>> round(ev.average_precision(), 4), ev.reciprocal_rank(), ev.precision_at(5)
+(0.4089, 0.5, 0.6)
+>>> ev.pr_curve(interpolate=True)[:3].tolist()
+[[0.0, 1.0], [0.2, 0.6], [0.4, 0.6]]
+"""
+
+from rankeval.scored import ScoredPrecisionRecallEvaluation
 
 __version__ = "0.1.0"
-__all__ = ["__version__"]
+__all__ = ["ScoredPrecisionRecallEvaluation", "__version__"]

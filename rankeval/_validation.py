@@ -1,0 +1,162 @@
+"""Boundary checks: every public entry point validates here, once, before touching state.
+
+Messages say what was expected, what arrived (``!r``) and where. ``TypeError``
+for a wrong type, ``ValueError`` for a wrong value.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rankeval._ranking import TIE_POLICIES, TiePolicy
+
+
+def check_ties(ties: object) -> TiePolicy:
+    """Return ``ties`` if it names a tie policy."""
+    if ties == "insertion":
+        return "insertion"
+    if ties == "grouped":
+        return "grouped"
+    raise ValueError(f"ties must be one of {TIE_POLICIES}, got {ties!r}")
+
+
+def check_correct(correct: object, name: str = "correct") -> bool:
+    """A case label: bool, NumPy bool, or the integer 0 or 1."""
+    if isinstance(correct, (bool, np.bool_)):
+        return bool(correct)
+    if isinstance(correct, (int, np.integer)):
+        if correct in (0, 1):
+            return bool(correct)
+        raise ValueError(f"{name} must be a bool or 0/1, got {correct!r}")
+    raise TypeError(f"{name} must be a bool or 0/1, got {type(correct).__name__} {correct!r}")
+
+
+def check_score(score: object, name: str = "score") -> float:
+    """A finite or infinite real score; NaN, bools, strings and None are rejected."""
+    if isinstance(score, (bool, np.bool_)) or not isinstance(score, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(score).__name__} {score!r}")
+    try:
+        value = float(score)
+    except OverflowError:
+        raise ValueError(f"{name} {score!r} is too large for a double") from None
+    if math.isnan(value):
+        raise ValueError(f"{name} must not be NaN (NaN scores cannot be ranked)")
+    return value
+
+
+def check_count(count: object, name: str = "count") -> int:
+    """A non-negative integer count (LingPipe's message for negative counts)."""
+    if isinstance(count, (bool, np.bool_)) or not isinstance(count, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(count).__name__} {count!r}")
+    value = int(count)
+    if value < 0:
+        raise ValueError(f"Miss count must be non-negative. Found {name}={value}")
+    return value
+
+
+def check_rank(rank: object) -> int:
+    """A non-negative integer rank."""
+    if isinstance(rank, (bool, np.bool_)) or not isinstance(rank, (int, np.integer)):
+        raise TypeError(f"rank must be an integer, got {type(rank).__name__} {rank!r}")
+    value = int(rank)
+    if value < 0:
+        raise ValueError(f"Rank must be non-negative. Found rank={value}")
+    return value
+
+
+def check_beta(beta: object) -> float:
+    """A finite, strictly positive F-measure weight."""
+    if isinstance(beta, (bool, np.bool_)) or not isinstance(beta, numbers.Real):
+        raise TypeError(f"beta must be a real number, got {type(beta).__name__} {beta!r}")
+    value = float(beta)
+    if not (math.isfinite(value) and value > 0.0):
+        raise ValueError(f"beta must be finite and > 0, got {beta!r}")
+    return value
+
+
+def check_bool(value: object, name: str) -> bool:
+    """A flag argument such as ``interpolate``."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name} must be a bool, got {type(value).__name__} {value!r}")
+
+
+def _first_bad(mask: NDArray[np.bool_]) -> int:
+    return int(np.argmax(mask))
+
+
+def check_case_arrays(
+    correct: Any, scores: Any
+) -> tuple[NDArray[np.bool_], NDArray[np.float64]]:
+    """Validate bulk input; errors name the first bad index.
+
+    ``correct``: a sequence or 1-D array of bools or 0/1 integers.
+    ``scores``: a sequence or 1-D array of real numbers, no NaN.
+    """
+    labels_in = _as_1d(correct, "correct")
+    scores_in = _as_1d(scores, "scores")
+    if labels_in.shape[0] != scores_in.shape[0]:
+        raise ValueError(
+            f"correct and scores must have the same length, got {labels_in.shape[0]} "
+            f"and {scores_in.shape[0]}"
+        )
+    labels = _labels_array(labels_in)
+    values = _scores_array(scores_in)
+    return labels, values
+
+
+def _as_1d(values: Any, name: str) -> NDArray[Any]:
+    if isinstance(values, (str, bytes)) or values is None:
+        raise TypeError(f"{name} must be a sequence or 1-D array, got {type(values).__name__}")
+    try:
+        array = np.asarray(values)
+    except (ValueError, TypeError) as error:
+        raise TypeError(f"{name} must be a sequence or 1-D array: {error}") from None
+    if array.ndim != 1:
+        if array.ndim == 0:
+            raise TypeError(f"{name} must be a sequence or 1-D array, got {values!r}")
+        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
+    return array
+
+
+def _labels_array(array: NDArray[Any]) -> NDArray[np.bool_]:
+    if array.dtype == np.bool_:
+        return array
+    if array.dtype.kind in "iu":
+        bad = (array != 0) & (array != 1)
+        if bad.any():
+            i = _first_bad(bad)
+            raise ValueError(f"correct[{i}] must be a bool or 0/1, got {array[i]!r}")
+        return array.astype(np.bool_)
+    if array.dtype.kind == "O" or array.size == 0:
+        out = np.empty(array.shape[0], dtype=np.bool_)
+        for i, item in enumerate(array.tolist()):
+            out[i] = check_correct(item, f"correct[{i}]")
+        return out
+    raise TypeError(f"correct must hold bools or 0/1 integers, got dtype {array.dtype}")
+
+
+def _scores_array(array: NDArray[Any]) -> NDArray[np.float64]:
+    if array.dtype.kind in "fiu":
+        values = array.astype(np.float64)
+        if array.dtype.kind == "f" and array.dtype.itemsize > 8:
+            with np.errstate(over="ignore"):
+                too_large = np.isinf(values) & np.isfinite(array)
+            if too_large.any():
+                i = _first_bad(too_large)
+                raise ValueError(f"scores[{i}] {array[i]!r} is too large for a double")
+    elif array.dtype.kind == "O" or array.size == 0:
+        values = np.empty(array.shape[0], dtype=np.float64)
+        for i, item in enumerate(array.tolist()):
+            values[i] = check_score(item, f"scores[{i}]")
+    else:
+        raise TypeError(f"scores must hold real numbers, got dtype {array.dtype}")
+    nan = np.isnan(values)
+    if nan.any():
+        raise ValueError(f"scores[{_first_bad(nan)}] must not be NaN (NaN scores cannot be ranked)")
+    return values

@@ -1,0 +1,466 @@
+"""``ScoredPrecisionRecallEvaluation``: state, cache and LingPipe aliases; no formulas.
+
+The formulas live in :mod:`rankeval.curves` and :mod:`rankeval.metrics`, the
+storage in :mod:`rankeval._store`; this module validates input, guards state
+with a lock, caches derived values until the next mutation, and formats text
+exactly as LingPipe 4.1.0 does.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from typing import IO, Any, TypeVar
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from rankeval import curves, metrics
+from rankeval._javafmt import java_double_to_string, java_f6
+from rankeval._ranking import FloatArray, OperatingPoints, TiePolicy, operating_points
+from rankeval._store import CaseStore
+from rankeval._validation import (
+    check_beta,
+    check_bool,
+    check_case_arrays,
+    check_correct,
+    check_count,
+    check_rank,
+    check_score,
+    check_ties,
+)
+
+__all__ = ["ScoredPrecisionRecallEvaluation"]
+
+_T = TypeVar("_T")
+
+_PRECISION_AT_RANKS = (5, 10, 25, 100, 500)
+
+
+class ScoredPrecisionRecallEvaluation:
+    """Incremental evaluation of scored binary decisions, exact at every step.
+
+    Cases arrive one at a time (:meth:`add_case`) or in bulk
+    (:meth:`add_cases`); relevant items the system never returned are declared
+    with :meth:`add_misses`, negatives it never saw with
+    :meth:`add_negative_misses`. Curves and summary values follow LingPipe
+    4.1.0's ``ScoredPrecisionRecallEvaluation`` exactly (see
+    ``spec/scored-evaluation.md``), with the documented fixes: R-precision is
+    precision at rank R, ``beta`` must be positive, NaN scores are refused.
+
+    Parameters
+    ----------
+    ties : {"insertion", "grouped"}
+        ``"insertion"`` (default, LingPipe): among equal scores the case added
+        first ranks first, so results can depend on arrival order.
+        ``"grouped"``: equal scores form one block that enters the ranking at
+        once; every result is independent of arrival order (ROC area = the
+        Mann-Whitney statistic with ties counted one half; rank-based values are
+        expectations over the orders inside a block).
+
+    Notes
+    -----
+    Complexity: adding a case is O(log n) amortised; counts, the uninterpolated
+    ROC area, :meth:`precision_at`, :meth:`r_precision` and
+    :meth:`reciprocal_rank` are O(log n) reads at any time; curves and the
+    values derived from them cost O(n) after a change and O(1) when cached.
+    Memory: about 17 bytes a case.
+
+    Thread safety: every method holds one re-entrant lock, so concurrent adds
+    from many threads never lose a case and every read is computed from one
+    consistent state, as if the calls had happened in some order. Returned
+    arrays are read-only and never change afterwards.
+
+    Examples
+    --------
+    LingPipe's documented running example, 10 cases and one miss:
+
+    >>> ev = ScoredPrecisionRecallEvaluation()
+    >>> for correct, score in [(False, -1.21), (True, -1.27), (False, -1.39),
+    ...                        (True, -1.47), (True, -1.6), (False, -1.65),
+    ...                        (False, -1.79), (False, -1.8), (True, -2.01),
+    ...                        (False, -3.7)]:
+    ...     ev.add_case(correct, score)
+    >>> ev.add_misses(1)
+    >>> ev.average_precision(), ev.reciprocal_rank(), ev.r_precision()
+    (0.40888888888888886, 0.5, 0.6)
+    >>> ev.area_under_roc_curve(), ev.area_under_roc_curve(interpolate=True)
+    (0.4666666666666667, 0.55)
+    """
+
+    def __init__(self, ties: TiePolicy = "insertion") -> None:
+        self._store = CaseStore(check_ties(ties))
+        self._pos_missed = 0
+        self._neg_missed = 0
+        self._cache: dict[object, Any] = {}
+        self._lock = threading.RLock()
+
+    @property
+    def ties(self) -> TiePolicy:
+        """The tie policy, ``"insertion"`` or ``"grouped"``."""
+        return self._store.ties
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(ties={self.ties!r}) with {self._store.size} cases, "
+            f"{self._pos_missed} misses, {self._neg_missed} negative misses"
+        )
+
+    # ------------------------------------------------------------ mutators
+    def add_case(self, correct: bool, score: float) -> None:
+        """Add one scored case.
+
+        Parameters
+        ----------
+        correct : bool
+            Whether the case is a positive (a bool, NumPy bool, or 0/1).
+        score : float
+            Any real number except NaN; ±inf sort normally.
+
+        Raises ``TypeError``/``ValueError`` without changing anything on bad input.
+
+        Complexity: O(log n) amortised.
+        """
+        label = check_correct(correct)
+        key = -check_score(score)
+        with self._lock:
+            self._store.add(label, key)
+            self._cache.clear()
+
+    def add_cases(self, correct: ArrayLike, scores: ArrayLike) -> None:
+        """Add many cases at once, in the given order (which settles ties).
+
+        All or nothing: if any element is invalid (or the lengths differ),
+        nothing is added and the error names the first bad index.
+
+        >>> ev = ScoredPrecisionRecallEvaluation()
+        >>> ev.add_cases([True, False, True], [0.9, 0.8, 0.1])
+        >>> ev.num_cases(), ev.precision_at(2)
+        (3, 0.5)
+
+        Complexity: O((n + m) + m log m) for m new cases.
+        """
+        labels, values = check_case_arrays(correct, scores)
+        keys = np.negative(values)
+        with self._lock:
+            self._store.add_sorted_batch(labels, keys)
+            self._cache.clear()
+
+    def add_misses(self, count: int) -> None:
+        """Declare ``count`` positives that were never returned (0 allowed).
+
+        They enlarge R: recall, average precision (as precision 0), R-precision
+        and the ROC y values. Complexity: O(1).
+        """
+        value = check_count(count)
+        with self._lock:
+            self._pos_missed += value
+            self._cache.clear()
+
+    def add_negative_misses(self, count: int) -> None:
+        """Declare ``count`` negatives that were never returned (0 allowed).
+
+        They enlarge N: ROC x values and ROC areas only. Complexity: O(1).
+        """
+        value = check_count(count)
+        with self._lock:
+            self._neg_missed += value
+            self._cache.clear()
+
+    # ---------------------------------------------------------------- counts
+    def num_cases(self) -> int:
+        """R + N: every case added plus every miss of either kind. O(1)."""
+        with self._lock:
+            return self._store.size + self._pos_missed + self._neg_missed
+
+    def num_positive_ref(self) -> int:
+        """R: positive cases added plus misses. O(1)."""
+        with self._lock:
+            return self._store.pos_added + self._pos_missed
+
+    def num_negative_ref(self) -> int:
+        """N: negative cases added plus negative misses. O(1)."""
+        with self._lock:
+            return self._store.neg_added + self._neg_missed
+
+    # ----------------------------------------------------------- derivation
+    def _cached(self, key: object, compute: Callable[[], _T]) -> _T:
+        with self._lock:
+            try:
+                return self._cache[key]  # type: ignore[no-any-return]
+            except KeyError:
+                value = self._cache[key] = compute()
+                return value
+
+    def _points(self) -> OperatingPoints:
+        def compute() -> OperatingPoints:
+            keys, labels, cum_pos = self._store.ranking()
+            return operating_points(
+                keys,
+                labels,
+                self._store.pos_added + self._pos_missed,
+                self._store.neg_added + self._neg_missed,
+                self.ties,
+                cum_pos,
+            )
+
+        return self._cached("points", compute)
+
+    # ---------------------------------------------------------------- curves
+    def pr_curve(self, interpolate: bool = False) -> FloatArray:
+        """Precision-recall curve, rows ``[recall, precision]`` (read-only array).
+
+        Uninterpolated: ``[0, 1]``, one row per case (per tie block when
+        grouped) except those above the first positive, then ``[1, 0]``.
+        Interpolated: precision = max precision at equal or higher recall,
+        first row of each equal-recall run.
+
+        >>> ev = ScoredPrecisionRecallEvaluation()
+        >>> ev.add_cases([True, False, True], [3.0, 2.0, 1.0])
+        >>> ev.pr_curve().tolist()
+        [[0.0, 1.0], [0.5, 1.0], [0.5, 0.5], [1.0, 0.6666666666666666], [1.0, 0.0]]
+
+        Undefined when R = 0: recalls are NaN. Complexity: O(n), cached.
+        """
+        flag = check_bool(interpolate, "interpolate")
+        return self._cached(("pr", flag), lambda: curves.pr_curve(self._points(), flag))
+
+    def pr_score_curve(self, interpolate: bool = False) -> FloatArray:
+        """Rows ``[recall, precision, score]``, one per case; no limit points.
+
+        Interpolated, the first row is ``[0, 1, +inf]``. Complexity: O(n), cached.
+        """
+        flag = check_bool(interpolate, "interpolate")
+        return self._cached(
+            ("pr_score", flag), lambda: curves.pr_score_curve(self._points(), flag)
+        )
+
+    def roc_curve(self, interpolate: bool = False) -> FloatArray:
+        """ROC curve, rows ``[1 - specificity, sensitivity]`` (read-only array).
+
+        Undefined when N = 0 (x NaN) or R = 0 (y NaN). Complexity: O(n), cached.
+        """
+        flag = check_bool(interpolate, "interpolate")
+        return self._cached(("roc", flag), lambda: curves.roc_curve(self._points(), flag))
+
+    # ---------------------------------------------------------------- values
+    def eleven_point_interpolated_precision(self) -> FloatArray:
+        """Interpolated precision at recall 0, 0.1, ..., 1.0 (LingPipe: 1.0 at recall 0).
+
+        Complexity: O(n), cached.
+        """
+        return self._cached(
+            "eleven",
+            lambda: metrics.eleven_point_interpolated_precision(self.pr_curve(True)),
+        )
+
+    def average_precision(self) -> float:
+        """Mean of the precision at each positive's rank, misses counting 0.
+
+        Grouped ties: Σ ΔR·P over tie blocks (sklearn's definition, with R
+        including misses). Undefined when R = 0 (NaN). Complexity: O(n), cached.
+        """
+
+        def compute() -> float:
+            points = self._points()
+            return float(metrics.average_precision(points.tp, points.fp, points.num_pos))
+
+        return self._cached("ap", compute)
+
+    def maximum_f_measure(self, beta: float = 1.0) -> float:
+        """Largest F_β over the uninterpolated PR curve, limit points included.
+
+        ``beta`` must be finite and > 0. Undefined when R = 0 and a case has
+        been added (NaN). Complexity: O(n), cached per beta.
+        """
+        value = check_beta(beta)
+        return self._cached(
+            ("max_f", value), lambda: metrics.maximum_f_measure(self.pr_curve(), value)
+        )
+
+    def precision_at(self, rank: int) -> float:
+        """Positives among the top ``rank`` cases, divided by ``rank``.
+
+        Rank 0 gives 1.0; ranks past the last case count as errors. Grouped
+        ties: the expected value over the orders inside the tie block at the
+        cut. Misses do not matter. Complexity: O(log² n), no merge.
+        """
+        value = check_rank(rank)
+        with self._lock:
+            return self._store.precision_at(value)
+
+    def r_precision(self) -> float:
+        """Precision at rank R (misses included in R); 1.0 when R = 0.
+
+        LingPipe's version indexes the PR curve instead and is right only by
+        coincidence; this is precision@R. Complexity: O(log² n).
+        """
+        with self._lock:
+            num_pos = self._store.pos_added + self._pos_missed
+            return self._store.precision_at(num_pos) if num_pos else 1.0
+
+    def pr_breakeven_point(self) -> float:
+        """The precision-recall break-even point, equal to :meth:`r_precision`."""
+        return self.r_precision()
+
+    def reciprocal_rank(self) -> float:
+        """1 / rank of the first positive, 0.0 if none; misses are ignored.
+
+        Grouped ties: the exact expectation over the orders of the top tie
+        block holding a positive. Complexity: O(log n) (+ O(m) for m negatives
+        tied with that positive, grouped).
+        """
+        with self._lock:
+            return self._store.reciprocal_rank()
+
+    def area_under_pr_curve(self, interpolate: bool = False) -> float:
+        """Trapezoid area under :meth:`pr_curve` (not the step-function area).
+
+        Undefined when R = 0 and a case has been added. Complexity: O(n), cached.
+        """
+        flag = check_bool(interpolate, "interpolate")
+        return self._cached(
+            ("pr_auc", flag), lambda: metrics.area_under_curve(self.pr_curve(flag))
+        )
+
+    def area_under_roc_curve(self, interpolate: bool = False) -> float:
+        """Area under :meth:`roc_curve`; 0.5 with no case added.
+
+        Uninterpolated, this is the Mann-Whitney statistic (ties broken by
+        insertion order, or counted one half when grouped), computed exactly
+        from a pair count kept up to date on every add and rounded once: O(1).
+        LingPipe sums trapezoids instead, which can differ in the last digit
+        (``str()`` prints LingPipe's sum, to stay byte-identical). Interpolated:
+        the trapezoid area of the interpolated curve, O(n), cached.
+        """
+        flag = check_bool(interpolate, "interpolate")
+        if flag:
+            return self._cached(
+                ("roc_auc", True), lambda: metrics.area_under_curve(self.roc_curve(True))
+            )
+        with self._lock:
+            store = self._store
+            return metrics.roc_auc_from_pairs(
+                store.pair_count2,
+                store.pos_added,
+                self._pos_missed,
+                store.neg_added,
+                self._neg_missed,
+            )
+
+    def _lingpipe_roc_area(self) -> float:
+        """LingPipe's trapezoid sum over the uninterpolated ROC curve (for its text)."""
+        return self._cached(
+            ("roc_auc", False), lambda: metrics.area_under_curve(self.roc_curve(False))
+        )
+
+    # ------------------------------------------------------------------ text
+    def __str__(self) -> str:
+        """LingPipe's ``toString()`` text, with "Precision at r" for each r <= n.
+
+        Byte-identical to LingPipe's: the uninterpolated ROC area printed here
+        is LingPipe's trapezoid sum, which may differ from the exact value of
+        :meth:`area_under_roc_curve` in the last digit.
+        """
+        with self._lock:
+            lines = [
+                f"  Area Under PR Curve (interpolated)={_d(self.area_under_pr_curve(True))}",
+                f"  Area Under PR Curve (uninterpolated)={_d(self.area_under_pr_curve(False))}",
+                f"  Area Under ROC Curve (interpolated)={_d(self.area_under_roc_curve(True))}",
+                f"  Area Under ROC Curve (uninterpolated)={_d(self._lingpipe_roc_area())}",
+                f"  Average Precision={_d(self.average_precision())}",
+                f"  Maximum F(1) Measure={_d(self.maximum_f_measure())}",
+                f"  BEP (Precision-Recall break even point)={_d(self.pr_breakeven_point())}",
+                f"  Reciprocal Rank={_d(self.reciprocal_rank())}",
+            ]
+            n = self._store.size
+            lines += [
+                f"  Precision at {r}={_d(self.precision_at(r))}"
+                for r in _PRECISION_AT_RANKS
+                if r <= n
+            ]
+        return "\n".join(lines)
+
+    @staticmethod
+    def print_precision_recall_curve(curve: ArrayLike, file: IO[str] | None = None) -> None:
+        """Write a ``[recall, precision]`` curve as LingPipe does: precision, recall, F1.
+
+        >>> ScoredPrecisionRecallEvaluation.print_precision_recall_curve([[0.0, 1.0], [0.5, 0.5]])
+          PRECI.   RECALL        F
+        1.000000 0.000000 0.000000
+        0.500000 0.500000 0.500000
+        """
+        rows = _curve_rows(curve, 2)
+        f1 = metrics.f_measure_array(1.0, rows[:, 0], rows[:, 1])
+        text = ["  PRECI.   RECALL        F\n"]
+        text += [
+            f"{java_f6(p)} {java_f6(r)} {java_f6(f)}\n"
+            for r, p, f in zip(rows[:, 0].tolist(), rows[:, 1].tolist(), f1.tolist())
+        ]
+        _write(text, file)
+
+    @staticmethod
+    def print_score_precision_recall_curve(curve: ArrayLike, file: IO[str] | None = None) -> None:
+        """Write a ``[recall, precision, score]`` curve as LingPipe does: precision, recall, score.
+
+        >>> ScoredPrecisionRecallEvaluation.print_score_precision_recall_curve([[0.5, 1.0, 2.5]])
+          PRECI.   RECALL    SCORE
+        1.000000 0.500000 2.500000
+        """
+        rows = _curve_rows(curve, 3)
+        text = ["  PRECI.   RECALL    SCORE\n"]
+        text += [
+            f"{java_f6(p)} {java_f6(r)} {java_f6(s)}\n"
+            for r, p, s in zip(rows[:, 0].tolist(), rows[:, 1].tolist(), rows[:, 2].tolist())
+        ]
+        _write(text, file)
+
+    # ------------------------------------------------------ LingPipe aliases
+    addCase = add_case  # noqa: N815
+    addMisses = add_misses  # noqa: N815
+    addNegativeMisses = add_negative_misses  # noqa: N815
+    numCases = num_cases  # noqa: N815
+    numPositiveRef = num_positive_ref  # noqa: N815
+    numNegativeRef = num_negative_ref  # noqa: N815
+    prCurve = pr_curve  # noqa: N815
+    prScoreCurve = pr_score_curve  # noqa: N815
+    rocCurve = roc_curve  # noqa: N815
+    elevenPtInterpPrecision = eleven_point_interpolated_precision  # noqa: N815
+    averagePrecision = average_precision  # noqa: N815
+    maximumFMeasure = maximum_f_measure  # noqa: N815
+    precisionAt = precision_at  # noqa: N815
+    prBreakevenPoint = pr_breakeven_point  # noqa: N815
+    rPrecision = r_precision  # noqa: N815
+    reciprocalRank = reciprocal_rank  # noqa: N815
+    areaUnderPrCurve = area_under_pr_curve  # noqa: N815
+    areaUnderRocCurve = area_under_roc_curve  # noqa: N815
+    printPrecisionRecallCurve = print_precision_recall_curve  # noqa: N815
+    printScorePrecisionRecallCurve = print_score_precision_recall_curve  # noqa: N815
+
+    def toString(self) -> str:  # noqa: N802
+        """LingPipe's spelling of ``str(evaluation)``."""
+        return str(self)
+
+
+def _d(value: float) -> str:
+    return java_double_to_string(value)
+
+
+def _curve_rows(curve: ArrayLike, width: int) -> FloatArray:
+    """Validate a curve for printing before anything is written."""
+    try:
+        rows = np.asarray(curve, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"curve must be rows of {width} numbers: {error}") from None
+    if rows.size == 0:
+        return np.zeros((0, width))
+    if rows.ndim != 2 or rows.shape[1] < width:
+        raise ValueError(f"curve must have rows of at least {width} numbers, got shape {rows.shape}")
+    return rows
+
+
+def _write(chunks: list[str], file: IO[str] | None) -> None:
+    out = sys.stdout if file is None else file
+    out.write("".join(chunks))
+    out.flush()

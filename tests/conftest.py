@@ -1,0 +1,95 @@
+"""Shared fixtures and helpers: the reference data and a full snapshot of every derived value."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+DATA = Path(__file__).parent / "data"
+
+RUNNING_EXAMPLE = [
+    (False, -1.21), (True, -1.27), (False, -1.39), (True, -1.47), (True, -1.6),
+    (False, -1.65), (False, -1.79), (False, -1.8), (True, -2.01), (False, -3.7),
+]
+
+
+def decode(value: Any) -> Any:
+    """Turn the oracle's "NaN"/"Infinity" strings back into floats, recursively."""
+    if isinstance(value, str) and value in ("NaN", "Infinity", "-Infinity"):
+        return float(value.replace("Infinity", "inf"))
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    if isinstance(value, dict):
+        return {k: decode(v) for k, v in value.items()}
+    return value
+
+
+def load_oracle() -> list[dict[str, Any]]:
+    with (DATA / "lingpipe_oracle_dev.jsonl").open() as lines:
+        return [json.loads(line) for line in lines]
+
+
+def snapshot(ev: Any) -> dict[str, Any]:
+    """Every public derived value of an evaluator, as plain comparable data."""
+    out: dict[str, Any] = {
+        "counts": (ev.num_cases(), ev.num_positive_ref(), ev.num_negative_ref()),
+        "str": str(ev),
+    }
+    for flag in (False, True):
+        out[f"pr{flag}"] = ev.pr_curve(flag).tolist()
+        out[f"prs{flag}"] = ev.pr_score_curve(flag).tolist()
+        out[f"roc{flag}"] = ev.roc_curve(flag).tolist()
+        out[f"aupr{flag}"] = ev.area_under_pr_curve(flag)
+        out[f"auroc{flag}"] = ev.area_under_roc_curve(flag)
+    out["eleven"] = ev.eleven_point_interpolated_precision().tolist()
+    out["ap"] = ev.average_precision()
+    out["maxf"] = [ev.maximum_f_measure(b) for b in (0.5, 1.0, 2.0)]
+    out["p_at"] = [ev.precision_at(k) for k in (0, 1, 2, 3, 5, 10, 50)]
+    out["rprec"] = ev.r_precision()
+    out["rr"] = ev.reciprocal_rank()
+    return out
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equality where NaN equals NaN (curves, scalars, nested lists)."""
+    if isinstance(a, float) and isinstance(b, float):
+        return (math.isnan(a) and math.isnan(b)) or a == b
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+def close(a: Any, b: Any, tol: float = 1e-12) -> bool:
+    """Like :func:`same` with an absolute tolerance on finite floats."""
+    if isinstance(a, (float, int)) and isinstance(b, (float, int)):
+        a, b = float(a), float(b)
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        if math.isinf(a) or math.isinf(b):
+            return a == b
+        return abs(a - b) <= tol
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(close(x, y, tol) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+@pytest.fixture
+def running_example() -> Any:
+    from rankeval import ScoredPrecisionRecallEvaluation
+
+    ev = ScoredPrecisionRecallEvaluation()
+    for correct, score in RUNNING_EXAMPLE:
+        ev.add_case(correct, score)
+    ev.add_misses(1)
+    return ev
+
+
+def as_list(array: Any) -> Any:
+    return np.asarray(array).tolist()
