@@ -62,7 +62,7 @@ class TestFormats:
         assert flat(list(reader)) == [(None, True, 0.5), (None, False, 1.0)]
 
     def test_json_arrays_are_positional(self) -> None:
-        """JSON arrays are laid out like headerless rows: [label, score] or [query, label, score]."""
+        """JSON arrays are laid out like headerless rows: [label, score], [query, label, score]."""
         assert flat(read('[true, 0.5]\n[0, "-Infinity"]\n')) == [
             (None, True, 0.5),
             (None, False, -math.inf),
@@ -197,7 +197,7 @@ class TestValues:
     def test_long_found_text_is_cut(self) -> None:
         """Messages quote at most 60 characters of what was found."""
         error = error_of("1\t" + "x" * 200 + "\n")
-        assert error.message.endswith("'" + "x" * 59 + "'...")
+        assert error.message.endswith("'" + "x" * 60 + "'...")
 
 
 class TestLines:
@@ -231,14 +231,30 @@ class TestLines:
         for chunk_rows in (1, 3, 7, 100):
             assert error_of("\n".join(lines) + "\n", chunk_rows=chunk_rows).line == 22
 
-    def test_undecodable_bytes_are_a_data_error(self, tmp_path: Path) -> None:
-        """Bytes that are not UTF-8 stop the reading with the line where they are."""
-        path = tmp_path / "bad.tsv"
-        path.write_bytes(b"1\t0.5\n0\t0.25\n1\t\xff\xfe\n")
-        with path.open(encoding="utf-8", newline="") as stream, pytest.raises(DataError) as caught:
-            list(ScoredCaseReader(stream, "bad.tsv", chunk_rows=1))
-        assert caught.value.line == 3
-        assert "expected UTF-8 text, found undecodable bytes" in caught.value.message
+    @pytest.mark.parametrize(
+        ("content", "line"),
+        [
+            (b"1\t0.5\n0\t0.25\n1\t\xff\xfe\n", 3),
+            (b"\n\xff\t1\n", 2),
+            (b"label\tscore\n1\t2\n\n\xc3\n", 4),
+            (b'{"label": 1, "score": 2}\n\n"\xff"\n', 3),
+        ],
+    )
+    def test_undecodable_bytes_are_a_data_error(self, content: bytes, line: int) -> None:
+        """Bytes that are not UTF-8 stop a binary stream's reading at their line."""
+        with pytest.raises(DataError) as caught:
+            list(ScoredCaseReader(io.BytesIO(content), "bad.tsv", chunk_rows=1))
+        assert caught.value.line == line
+        assert caught.value.message.startswith("expected UTF-8 text, found undecodable bytes")
+
+    def test_binary_stream_reads_like_text(self, tmp_path: Path) -> None:
+        """A file opened in binary mode gives the same cases, BOM and CRLF included."""
+        path = tmp_path / "x.csv"
+        path.write_bytes("\ufefflabel,score\r\ntrue,1\r\nno,2\r\n".encode())
+        with path.open("rb") as stream:
+            reader = ScoredCaseReader(stream, "x.csv")
+            assert flat(list(reader)) == [(None, True, 1.0), (None, False, 2.0)]
+            assert reader.bytes_read == path.stat().st_size
 
     def test_csv_quoting(self) -> None:
         """CSV fields may be quoted; malformed quoting is a data error at its line."""
@@ -384,9 +400,14 @@ class TestAtomicOutput:
         """An exception inside the block leaves the old file untouched and removes the temp."""
         target = tmp_path / "out.bin"
         target.write_bytes(b"old")
-        with pytest.raises(RuntimeError), atomic_output(target, binary=True) as out:
-            out.write(b"half")
-            raise RuntimeError("boom")
+
+        def write_half_then_fail() -> None:
+            with atomic_output(target, binary=True) as out:
+                out.write(b"half")
+                raise RuntimeError("boom")
+
+        with pytest.raises(RuntimeError, match="boom"):
+            write_half_then_fail()
         assert target.read_bytes() == b"old"
         assert os.listdir(tmp_path) == ["out.bin"]
 
@@ -398,7 +419,7 @@ class TestAtomicOutput:
 
 class TestWriteJson:
     def test_non_finite_floats_are_strings(self) -> None:
-        """NaN and infinities become "NaN", "Infinity", "-Infinity", so the output is strict JSON."""
+        """NaN and infinities become the strings "NaN", "Infinity", "-Infinity": strict JSON."""
         out = io.StringIO()
         write_json({"a": math.nan, "b": [math.inf, -math.inf], "c": np.float64(0.5)}, out)
         assert json.loads(out.getvalue()) == {"a": "NaN", "b": ["Infinity", "-Infinity"], "c": 0.5}
