@@ -31,6 +31,9 @@ _AFTER = math.inf  # ... and one above
 
 Entry = tuple[float, int, bool]
 
+# Smallest buffer before a merge; tests lower it to exercise merges often.
+MIN_BUFFER = 1024
+
 
 class CaseStore:
     """Ranked cases with O(log n) adds and rank queries; not thread-safe by itself."""
@@ -76,7 +79,7 @@ class CaseStore:
     def _buffer_limit(self) -> int:
         # Merging costs O(n); a buffer of n/128 keeps its amortised share of an
         # add constant, while every buffer operation stays O(log n).
-        return max(1024, self._keys.shape[0] >> 7)
+        return max(MIN_BUFFER, self._keys.shape[0] >> 7)
 
     # -------------------------------------------------------------- counting
     def _count_le(self, key: float) -> tuple[int, int]:
@@ -242,3 +245,25 @@ class CaseStore:
             head: Entry = buf_pos[0]
             rank = int(np.searchsorted(keys, head[0], side="right")) + buf.bisect_left(head) + 1
         return 1.0 / rank
+
+    # ---------------------------------------------------------------- checks
+    def _check(self) -> None:
+        """Assert every invariant (tests call this after each mutation). O(n log n)."""
+        keys, labels, cum_pos = self._keys, self._labels, self._cum_pos
+        assert keys.shape == labels.shape and cum_pos.shape == (keys.shape[0] + 1,)
+        assert not np.isnan(keys).any() and bool(np.all(keys[1:] >= keys[:-1]))
+        assert cum_pos[0] == 0 and np.array_equal(np.diff(cum_pos), labels.astype(np.int64))
+        buffered = list(self._buf)
+        assert buffered == sorted(buffered)
+        assert list(self._buf_pos) == [e for e in buffered if e[2]]
+        assert all(e[1] < self._seq for e in buffered)
+        assert self.pos_added == int(cum_pos[-1]) + len(self._buf_pos)
+        assert self.size == keys.shape[0] + len(buffered)
+        clone = CaseStore(self.ties)
+        clone._keys, clone._labels, clone._cum_pos = keys, labels, cum_pos
+        if buffered:
+            clone._insert_sorted(
+                np.array([e[0] for e in buffered], dtype=np.float64),
+                np.array([e[2] for e in buffered], dtype=np.bool_),
+            )
+        assert clone._pair_count2_from_arrays() == self.pair_count2
