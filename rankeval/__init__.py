@@ -13,7 +13,15 @@ A ten-line tour, on LingPipe's running example (10 scored cases, one miss):
 [[0.0, 1.0], [0.2, 0.6], [0.4, 0.6]]
 """
 
+from rankeval.counts import CostMatrix, MultiClassEvaluation, PrecisionRecallEvaluation, f_measure
 from rankeval.scored import ScoredPrecisionRecallEvaluation
 
 __version__ = "0.1.0"
-__all__ = ["ScoredPrecisionRecallEvaluation", "__version__"]
+__all__ = [
+    "CostMatrix",
+    "MultiClassEvaluation",
+    "PrecisionRecallEvaluation",
+    "ScoredPrecisionRecallEvaluation",
+    "__version__",
+    "f_measure",
+]

@@ -32,6 +32,8 @@ from typing import Any, Generic, Literal, TypeVar, cast, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from rankeval import metrics as _metrics
+
 __all__ = [
     "ConfusionMatrix",
     "CostMatrix",
@@ -126,29 +128,17 @@ def _ratio(numerator: int, denominator: int) -> float:
 # ---------------------------------------------------------------------------------------------
 
 
-def _java_divide_by_zero(numerator: float, denominator: float) -> float:
-    """What Java's ``numerator / denominator`` gives when ``denominator`` is +0.0 or -0.0."""
-    if numerator == 0.0 or math.isnan(numerator):
-        return math.nan
-    return math.copysign(math.inf, numerator) * math.copysign(1.0, denominator)
-
-
 def _f_measure_unchecked(beta: float, recall: float, precision: float) -> float:
     """LingPipe's static ``fMeasure`` with no validation, bit-exact with the Java code.
 
     For hot paths that have validated ``beta`` once already. Any ``beta`` (0, negative, NaN,
-    infinite) gives Java's result, as do NaN or infinite ``recall`` / ``precision``.
+    infinite) gives Java's result, as do NaN or infinite ``recall`` / ``precision``. The
+    formula itself lives in :func:`rankeval.metrics.f_measure_array`.
 
     >>> _f_measure_unchecked(1.0, 0.0, 0.0)
     nan
     """
-    b2 = float(beta) * float(beta)
-    # Same operations in the same order as Java: ((1 + b2) * recall) * precision.
-    numerator = (1.0 + b2) * float(recall) * float(precision)
-    denominator = float(recall) + b2 * float(precision)
-    if denominator == 0.0:
-        return _java_divide_by_zero(numerator, denominator)
-    return numerator / denominator
+    return float(_metrics.f_measure_array(float(beta), float(recall), float(precision)))
 
 
 def f_measure(beta: float, recall: float, precision: float) -> float:
@@ -236,15 +226,7 @@ def f_measure_array(beta: float, recall: ArrayLike, precision: ArrayLike) -> NDA
     >>> f_measure_array(1.0, [0.7, 0.7, 0.0], [0.4, 0.5, 0.0])
     array([0.50909091, 0.58333333,        nan])
     """
-    b = _beta(beta)
-    r = np.asarray(recall, dtype=np.float64)
-    p = np.asarray(precision, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        b2 = np.float64(b) * np.float64(b)
-        numerator = (np.float64(1.0) + b2) * r * p
-        denominator = r + b2 * p
-        result: NDArray[np.float64] = np.asarray(numerator / denominator, dtype=np.float64)
-    return result
+    return _metrics.f_measure_array(_beta(beta), recall, precision)
 
 
 def _f_measure_from_counts(beta: float, tp: int, fn: int, fp: int) -> float:

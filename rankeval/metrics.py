@@ -64,7 +64,7 @@ def f_measure_array(beta: float, recall: ArrayLike, precision: ArrayLike) -> Flo
     b2 = beta * beta
     r = np.asarray(recall, dtype=np.float64)
     p = np.asarray(precision, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):
         return np.asarray(((1.0 + b2) * r * p) / (r + b2 * p), dtype=np.float64)
 
 
