@@ -1,0 +1,282 @@
+"""Pictures of an evaluation: the precision-recall and ROC curves.
+
+Everything drawn is what the evaluation returns (``pr_curve``, ``roc_curve``, their areas and
+``pr_breakeven_point``); nothing is recomputed here. matplotlib is imported only when a
+function is called, so ``import rankeval`` never needs it; install it with
+``pip install 'rankeval[plot]'``.
+
+Typical use::
+
+    from rankeval import ScoredPrecisionRecallEvaluation
+    from rankeval.plotting import save_plot
+
+    evaluation = ScoredPrecisionRecallEvaluation()
+    evaluation.add_cases(labels, scores)
+    save_plot(evaluation, "curves.png")   # PR beside ROC, 1200 x 600 pixels
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rankeval.io import atomic_output
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["plot_evaluation", "plot_pr", "plot_roc", "require_matplotlib", "save_plot"]
+
+_INSTALL_HINT = "rankeval.plotting needs matplotlib: pip install 'rankeval[plot]'"
+#: Curves with at most this many points show a marker at each point; longer ones are lines.
+_MARKER_LIMIT = 60
+_FORMATS = (".png", ".svg")
+
+
+class Plottable(Protocol):
+    """What the plotting functions read from an evaluation."""
+
+    def pr_curve(self, interpolate: bool = False) -> NDArray[np.float64]: ...
+    def roc_curve(self, interpolate: bool = False) -> NDArray[np.float64]: ...
+    def area_under_pr_curve(self, interpolate: bool = False) -> float: ...
+    def area_under_roc_curve(self, interpolate: bool = False) -> float: ...
+    def pr_breakeven_point(self) -> float: ...
+    def num_positive_ref(self) -> int: ...
+
+
+def require_matplotlib() -> None:
+    """Raise ImportError with the install command when matplotlib is missing.
+
+    Complexity: O(1) once matplotlib is imported.
+    """
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as error:
+        raise ImportError(_INSTALL_HINT) from error
+
+
+def _number(value: float) -> str:
+    """Three decimals for a legend, or NaN."""
+    return "NaN" if math.isnan(value) else f"{value:.3f}"
+
+
+def _square_unit_axes(ax: Axes, xlabel: str, ylabel: str, title: str) -> None:
+    ax.set_xlim(0.0, 1.0)
+    ax.set_ylim(0.0, 1.0)
+    ax.set_box_aspect(1.0)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.set_xticks(np.linspace(0.0, 1.0, 6))
+    ax.set_yticks(np.linspace(0.0, 1.0, 6))
+    ax.grid(True, color="0.85", linewidth=0.6)
+    ax.set_axisbelow(True)
+
+
+def _draw(ax: Axes, curve: NDArray[np.float64], **style: Any) -> None:
+    """One curve; points at 0 or 1 sit on the frame, so they are not clipped."""
+    if curve.shape[0] <= _MARKER_LIMIT:
+        style.setdefault("marker", "o")
+        style.setdefault("markersize", 3.5)
+    ax.plot(curve[:, 0], curve[:, 1], clip_on=False, **style)
+
+
+def _axes(ax: Axes | None) -> Axes:
+    if ax is not None:
+        return ax
+    require_matplotlib()
+    import matplotlib.pyplot as plt
+
+    return plt.gca()
+
+
+def plot_pr(evaluation: Plottable, ax: Axes | None = None) -> Axes:
+    """Draw the precision-recall curve, raw and interpolated, and mark the break-even point.
+
+    The raw curve is ``evaluation.pr_curve(False)``, the interpolated one
+    ``pr_curve(True)`` (precision = the best precision at equal or higher recall); the
+    legend gives each area (``area_under_pr_curve``). The break-even point
+    ``b = pr_breakeven_point()`` is where precision equals recall, so it is marked at
+    ``(b, b)`` on the dotted diagonal P = R.
+
+    Parameters
+    ----------
+    evaluation : ScoredPrecisionRecallEvaluation
+        Or anything with the same curve methods.
+    ax : matplotlib Axes, optional
+        Where to draw; the current pyplot Axes by default.
+
+    Returns
+    -------
+    matplotlib Axes
+        ``ax``, with recall on x and precision on y, both on [0, 1], square.
+
+    Undefined when: with no positives (R = 0) recall is NaN, so only the limit points are
+    drawn, and no break-even point is marked (its value, 1.0 by LingPipe's convention, is
+    not a point of any curve).
+
+    Complexity: O(m) for m curve points (drawing dominates).
+    """
+    ax = _axes(ax)
+    _square_unit_axes(ax, "Recall", "Precision", "Precision-recall curve")
+    ax.plot([0.0, 1.0], [0.0, 1.0], linestyle=":", color="0.6", linewidth=0.9)
+    _draw(
+        ax,
+        evaluation.pr_curve(False),
+        color="C0",
+        linewidth=1.3,
+        label=f"uninterpolated (area {_number(evaluation.area_under_pr_curve(False))})",
+    )
+    _draw(
+        ax,
+        evaluation.pr_curve(True),
+        color="C1",
+        linewidth=1.8,
+        linestyle="--",
+        label=f"interpolated (area {_number(evaluation.area_under_pr_curve(True))})",
+    )
+    breakeven = evaluation.pr_breakeven_point()
+    if evaluation.num_positive_ref() > 0 and math.isfinite(breakeven):
+        ax.plot(
+            [breakeven],
+            [breakeven],
+            linestyle="none",
+            marker="D",
+            markersize=7,
+            color="C3",
+            clip_on=False,
+            zorder=5,
+            label=f"break-even point (P = R = {_number(breakeven)})",
+        )
+    ax.legend(loc="lower left", fontsize="small")
+    return ax
+
+
+def plot_roc(evaluation: Plottable, ax: Axes | None = None) -> Axes:
+    """Draw the ROC curve, raw and interpolated, with the chance diagonal for reference.
+
+    The raw curve is ``evaluation.roc_curve(False)`` and the interpolated one
+    ``roc_curve(True)``; the legend gives each area (``area_under_roc_curve``).
+
+    Parameters
+    ----------
+    evaluation : ScoredPrecisionRecallEvaluation
+        Or anything with the same curve methods.
+    ax : matplotlib Axes, optional
+        Where to draw; the current pyplot Axes by default.
+
+    Returns
+    -------
+    matplotlib Axes
+        ``ax``, with 1 - specificity on x and sensitivity on y, both on [0, 1], square.
+
+    Undefined when: with no positives (R = 0) or no negatives (N = 0) one coordinate is
+    NaN and the curve is not drawn; its area reads NaN.
+
+    Complexity: O(m) for m curve points (drawing dominates).
+    """
+    ax = _axes(ax)
+    _square_unit_axes(
+        ax,
+        "False positive rate (1 - specificity)",
+        "True positive rate (sensitivity)",
+        "ROC curve",
+    )
+    ax.plot([0.0, 1.0], [0.0, 1.0], linestyle=":", color="0.6", linewidth=0.9, label="chance")
+    _draw(
+        ax,
+        evaluation.roc_curve(False),
+        color="C0",
+        linewidth=1.3,
+        label=f"uninterpolated (AUC {_number(evaluation.area_under_roc_curve(False))})",
+    )
+    _draw(
+        ax,
+        evaluation.roc_curve(True),
+        color="C1",
+        linewidth=1.8,
+        linestyle="--",
+        label=f"interpolated (AUC {_number(evaluation.area_under_roc_curve(True))})",
+    )
+    ax.legend(loc="lower right", fontsize="small")
+    return ax
+
+
+def plot_evaluation(
+    evaluation: Plottable,
+    *,
+    title: str | None = None,
+    width_px: int = 1200,
+    height_px: int = 600,
+    dpi: int = 100,
+) -> Figure:
+    """One figure: the precision-recall curve (left) beside the ROC curve (right).
+
+    The figure is not attached to pyplot (no window, no global state); save it with
+    ``fig.savefig`` or use :func:`save_plot`.
+
+    Complexity: O(m) for m curve points.
+    """
+    require_matplotlib()
+    from matplotlib.figure import Figure
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    # A margin of about a tenth of an inch keeps the axis labels clear of the image's edge.
+    layout = ConstrainedLayoutEngine(w_pad=0.12, h_pad=0.12)
+    figure = Figure(figsize=(width_px / dpi, height_px / dpi), dpi=dpi, layout=layout)
+    pr_axes, roc_axes = figure.subplots(1, 2)
+    plot_pr(evaluation, pr_axes)
+    plot_roc(evaluation, roc_axes)
+    if title:
+        figure.suptitle(title)
+    return figure
+
+
+def save_plot(
+    evaluation: Plottable,
+    path: str | os.PathLike[str],
+    *,
+    title: str | None = None,
+    width_px: int = 1200,
+    height_px: int = 600,
+    dpi: int = 100,
+) -> None:
+    """Write :func:`plot_evaluation`'s figure to ``path`` (``.png`` or ``.svg``), atomically.
+
+    PNGs are rendered with the Agg backend at exactly ``width_px`` x ``height_px`` pixels.
+    The file appears complete or not at all: it is written beside ``path`` under a temporary
+    name and renamed.
+
+    Raises
+    ------
+    ValueError
+        If ``path`` does not end in ``.png`` or ``.svg``.
+    ImportError
+        If matplotlib is missing (with the install command).
+
+    Complexity: O(m) for m curve points.
+    """
+    suffix = os.path.splitext(os.fspath(path))[1].lower()
+    if suffix not in _FORMATS:
+        found = os.fspath(path)
+        raise ValueError(f"expected a plot file name ending in .png or .svg, found {found!r}")
+    figure = plot_evaluation(
+        evaluation, title=title, width_px=width_px, height_px=height_px, dpi=dpi
+    )
+    if suffix == ".png":
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(figure)
+        metadata: dict[str, Any] = {}
+    else:
+        from matplotlib.backends.backend_svg import FigureCanvasSVG
+
+        FigureCanvasSVG(figure)
+        metadata = {"Date": None}  # reproducible files: no timestamp
+    with atomic_output(path, binary=True) as out:
+        figure.savefig(out, format=suffix[1:], dpi=dpi, metadata=metadata)
