@@ -340,7 +340,7 @@ class TestJsonLines:
 
     def test_invalid_json_is_a_data_error(self) -> None:
         """Text that is not JSON names the line and the parser's complaint."""
-        error = error_of('[1, 0.5]\n[1, 0.5\n', "in.jsonl")
+        error = error_of("[1, 0.5]\n[1, 0.5\n", "in.jsonl")
         assert error.line == 2
         assert error.message.startswith("expected a JSON object or array, found '[1, 0.5' (")
 
@@ -477,7 +477,15 @@ class TestBundledData:
         assert rows == [
             (None, label, score)
             for label, score in [
-                (False, -1.21), (True, -1.27), (False, -1.39), (True, -1.47), (True, -1.6),
-                (False, -1.65), (False, -1.79), (False, -1.8), (True, -2.01), (False, -3.7),
+                (False, -1.21),
+                (True, -1.27),
+                (False, -1.39),
+                (True, -1.47),
+                (True, -1.6),
+                (False, -1.65),
+                (False, -1.79),
+                (False, -1.8),
+                (True, -2.01),
+                (False, -3.7),
             ]
         ]

@@ -1,0 +1,8 @@
+"""``python -m rankeval``: the same command line as the ``rankeval`` script."""
+
+import sys
+
+from rankeval.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

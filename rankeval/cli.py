@@ -1,0 +1,716 @@
+"""The ``rankeval`` command: evaluate a file of scored cases, print tables, draw the curves.
+
+::
+
+    rankeval scored FILE [--misses N] [--negative-misses N] [--ties insertion|grouped]
+                         [--json | --curve pr|roc|score [--interpolate]] [--plot OUT.png|OUT.svg]
+                         [--format tsv|csv|jsonl] [-o OUT]
+    rankeval demo [--output-dir DIR]
+    rankeval trec ...            (trec_eval drop-in; see ``rankeval trec --help``)
+
+Input formats and columns are described in :mod:`rankeval.io`. Exit status: 0 on success,
+1 for a data error (malformed line, unreadable file, missing matplotlib), 2 for a usage error.
+Every error is one line on standard error, ``rankeval: error: ...``; data errors name the
+place as ``FILE:LINE``.
+
+Output
+    By default the LingPipe ``toString()`` report (``str(evaluation)``). ``--curve`` prints
+    one curve as LingPipe's print methods do (``pr`` and ``score``); ``roc``, which LingPipe
+    cannot print, is written in the same style as rows of ``F6(1 - specificity)
+    F6(sensitivity)`` under the header ``" 1-SPEC.    SENS."``. ``--json`` writes every
+    derived value as one JSON object; non-finite numbers are the strings ``"NaN"``,
+    ``"Infinity"`` and ``"-Infinity"`` (as in the LingPipe reference data), so the output
+    is strict JSON.
+
+Queries
+    With a query column, each query is evaluated on its own; the output is one line per
+    query and the means over queries of average precision, reciprocal rank, R-precision and
+    the (uninterpolated) ROC area. Queries without a positive case are left out of every
+    mean, as trec_eval does; a query whose ROC area is undefined (no negative case) is left
+    out of that mean. Each mean says how many queries it covers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import math
+import os
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import IO, TYPE_CHECKING, Any, Literal, NoReturn, TextIO
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rankeval._javafmt import java_double_to_string, java_f6
+from rankeval.io import (
+    DEFAULT_CHUNK_ROWS,
+    Cases,
+    DataError,
+    FileFormat,
+    ScoredCaseReader,
+    atomic_output,
+    write_json,
+)
+
+if TYPE_CHECKING:
+    from rankeval.scored import ScoredPrecisionRecallEvaluation
+
+__all__ = ["Mean", "QuerySummary", "main", "print_roc_curve", "summarize_queries"]
+
+TiePolicy = Literal["insertion", "grouped"]
+CurveName = Literal["pr", "roc", "score"]
+
+#: Rows the reader parses before handing them on.
+CHUNK_ROWS = DEFAULT_CHUNK_ROWS
+#: Progress appears on a terminal once this many lines have been read.
+PROGRESS_MIN_LINES = 300_000
+#: Ranks reported as "Precision at r" (those of LingPipe's ``toString``).
+PRECISION_AT_RANKS = (5, 10, 25, 100, 500)
+
+_PLOT_SUFFIXES = (".png", ".svg")
+_DEMO_EXAMPLES = (
+    (
+        "lingpipe_running_example.tsv",
+        1,
+        "LingPipe's running example: 10 scored cases, and 1 positive case the system never "
+        "returned (a miss)",
+    ),
+    (
+        "spam_filter_20k.tsv",
+        0,
+        "A spam filter's scores for 20,000 held-out messages (synthetic, see "
+        "rankeval/data/README.md)",
+    ),
+)
+
+
+class _UsageError(Exception):
+    """A command line that cannot be carried out; exit status 2."""
+
+
+class _Exit(Exception):  # noqa: N818 -- not an error: --help and --version stop this way too
+    """argparse wants to stop (help, version, or a usage error already printed)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that returns control to :func:`main` instead of calling ``sys.exit``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"rankeval: error: {message}\n")
+        raise _Exit(2)
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if message:
+            sys.stderr.write(message)
+        raise _Exit(status)
+
+
+# --------------------------------------------------------------------------- summaries
+
+
+@dataclass(frozen=True)
+class Mean:
+    """A mean over queries and how many queries it covers (NaN when it covers none)."""
+
+    value: float
+    num_queries: int
+
+
+@dataclass(frozen=True)
+class QuerySummary:
+    """Means over the queries of a multi-query file.
+
+    Queries without positives are left out of every mean; a query with an undefined (NaN)
+    value is left out of that value's mean.
+    """
+
+    num_queries: int
+    num_without_positives: int
+    mean_average_precision: Mean
+    mean_reciprocal_rank: Mean
+    mean_r_precision: Mean
+    mean_area_under_roc_curve: Mean
+
+
+def _mean(values: Sequence[float]) -> Mean:
+    defined = [value for value in values if not math.isnan(value)]
+    return Mean(math.fsum(defined) / len(defined) if defined else math.nan, len(defined))
+
+
+def summarize_queries(evaluations: Mapping[str, ScoredPrecisionRecallEvaluation]) -> QuerySummary:
+    """Mean AP, reciprocal rank, R-precision and ROC area over queries with positives.
+
+    Undefined when: no query has a positive case (every mean is NaN over 0 queries).
+
+    Complexity: O(sum of the per-query evaluation costs).
+    """
+    judged = [ev for ev in evaluations.values() if ev.num_positive_ref() > 0]
+    return QuerySummary(
+        num_queries=len(evaluations),
+        num_without_positives=len(evaluations) - len(judged),
+        mean_average_precision=_mean([ev.average_precision() for ev in judged]),
+        mean_reciprocal_rank=_mean([ev.reciprocal_rank() for ev in judged]),
+        mean_r_precision=_mean([ev.r_precision() for ev in judged]),
+        mean_area_under_roc_curve=_mean([ev.area_under_roc_curve(False) for ev in judged]),
+    )
+
+
+# --------------------------------------------------------------------------- reading
+
+
+class _Progress:
+    """A one-line counter on a terminal's standard error; silent when stderr is not a TTY."""
+
+    def __init__(self, stream: TextIO, name: str, total_bytes: int | None) -> None:
+        self._stream = stream
+        self._name = name
+        self._total = total_bytes
+        self._enabled = _isatty(stream)
+        self._shown = 0
+
+    def update(self, lines: int, bytes_read: int | None) -> None:
+        if not self._enabled or lines < PROGRESS_MIN_LINES:
+            return
+        text = f"rankeval: reading {self._name}: {lines:,} lines"
+        if self._total and bytes_read is not None:
+            text += f" ({min(100, 100 * bytes_read // self._total)}%)"
+        self._stream.write("\r" + text.ljust(self._shown))
+        self._stream.flush()
+        self._shown = len(text)
+
+    def close(self) -> None:
+        if self._shown:
+            self._stream.write("\r" + " " * self._shown + "\r")
+            self._stream.flush()
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class _Feeder:
+    """Hands the reader's chunks to the evaluators in geometrically growing batches.
+
+    ``add_cases`` merges a batch into everything added before, so feeding a fixed-size
+    chunk at a time would cost O(n) per chunk, O(n^2 / chunk) in all. Holding back up to
+    an eighth of what a query already has keeps the total cost O(n log n) while the held
+    rows (9 bytes each) stay a small fraction of the evaluator's own arrays.
+    """
+
+    def __init__(self, make: Callable[[], ScoredPrecisionRecallEvaluation]) -> None:
+        self.evaluations: dict[str | None, ScoredPrecisionRecallEvaluation] = {}
+        self._make = make
+        self._pending: dict[str | None, list[Cases]] = {}
+        self._pending_rows: dict[str | None, int] = {}
+        self._added: dict[str | None, int] = {}
+        self._total_pending = 0
+        self._total_added = 0
+
+    def add(self, cases: Cases) -> None:
+        query = cases.query
+        if query not in self.evaluations:
+            self.evaluations[query] = self._make()
+            self._pending[query], self._pending_rows[query], self._added[query] = [], 0, 0
+        self._pending[query].append(cases)
+        self._pending_rows[query] += len(cases.labels)
+        self._total_pending += len(cases.labels)
+        if self._pending_rows[query] >= max(CHUNK_ROWS, self._added[query] // 8):
+            self._flush(query)
+        if self._total_pending >= max(4 * CHUNK_ROWS, self._total_added // 8):
+            self.finish()
+
+    def _flush(self, query: str | None) -> None:
+        batches = self._pending[query]
+        if not batches:
+            return
+        if len(batches) == 1:
+            labels, scores = batches[0].labels, batches[0].scores
+        else:
+            labels = np.concatenate([batch.labels for batch in batches])
+            scores = np.concatenate([batch.scores for batch in batches])
+        batches.clear()
+        self.evaluations[query].add_cases(labels, scores)
+        rows = self._pending_rows[query]
+        self._pending_rows[query] = 0
+        self._added[query] += rows
+        self._total_pending -= rows
+        self._total_added += rows
+
+    def finish(self) -> None:
+        for query in self._pending:
+            self._flush(query)
+
+
+@contextlib.contextmanager
+def _open_input(path: str) -> Iterator[tuple[IO[bytes] | TextIO, str, int | None]]:
+    """The input stream, the name for messages, and the size in bytes when known.
+
+    Binary, so that the reader decodes line by line and can name the line of bad bytes.
+    """
+    if path == "-":
+        yield getattr(sys.stdin, "buffer", sys.stdin), "<stdin>", None
+        return
+    try:
+        stream = open(path, "rb")  # noqa: SIM115
+    except OSError as error:
+        raise DataError(path, None, f"cannot read the file: {error.strerror or error}") from None
+    with stream:
+        try:
+            size: int | None = os.fstat(stream.fileno()).st_size or None
+        except OSError:
+            size = None
+        yield stream, path, size
+
+
+def _evaluate_stream(
+    stream: IO[bytes] | TextIO,
+    name: str,
+    *,
+    ties: TiePolicy,
+    file_format: FileFormat | None,
+    size: int | None,
+    check_layout: Callable[[ScoredCaseReader], None] = lambda reader: None,
+) -> tuple[ScoredCaseReader, dict[str | None, ScoredPrecisionRecallEvaluation]]:
+    """Read every case of ``stream`` into one evaluation per query (key None: no queries)."""
+    from rankeval.scored import ScoredPrecisionRecallEvaluation
+
+    reader = ScoredCaseReader(stream, name, file_format=file_format, chunk_rows=CHUNK_ROWS)
+    check_layout(reader)
+    feeder = _Feeder(lambda: ScoredPrecisionRecallEvaluation(ties=ties))
+    progress = _Progress(sys.stderr, name, size)
+    try:
+        for cases in reader:
+            feeder.add(cases)
+            progress.update(reader.lines_read, reader.bytes_read)
+        feeder.finish()
+    finally:
+        progress.close()
+    evaluations = feeder.evaluations
+    if not evaluations and not reader.has_query:
+        evaluations[None] = ScoredPrecisionRecallEvaluation(ties=ties)
+    return reader, evaluations
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def print_roc_curve(curve: NDArray[np.float64], file: IO[str] | None = None) -> None:
+    """Write a ROC curve in the style of LingPipe's curve printers.
+
+    LingPipe has no ROC printer; this one writes the header ``" 1-SPEC.    SENS."`` (``%8s
+    %8s``) and one row ``F6(1 - specificity) F6(sensitivity)`` per point, with LingPipe's
+    ``%8.6f`` (half-up on the decimal digits; NaN as ``"     NaN"``).
+
+    Complexity: O(m) for m rows.
+
+    Examples
+    --------
+    >>> print_roc_curve(np.array([[0.0, 0.0], [1.0 / 6.0, 0.2], [1.0, 1.0]]))
+     1-SPEC.    SENS.
+    0.000000 0.000000
+    0.166667 0.200000
+    1.000000 1.000000
+    """
+    out = sys.stdout if file is None else file
+    out.write(f"{'1-SPEC.':>8} {'SENS.':>8}\n")
+    f6 = java_f6
+    for start in range(0, curve.shape[0], CHUNK_ROWS):
+        block = curve[start : start + CHUNK_ROWS].tolist()
+        out.write("".join(f"{f6(x)} {f6(y)}\n" for x, y in block))
+    out.flush()
+
+
+def _print_curve(
+    evaluation: ScoredPrecisionRecallEvaluation, curve: CurveName, interpolate: bool, out: IO[str]
+) -> None:
+    if curve == "pr":
+        evaluation.print_precision_recall_curve(evaluation.pr_curve(interpolate), file=out)
+    elif curve == "score":
+        evaluation.print_score_precision_recall_curve(
+            evaluation.pr_score_curve(interpolate), file=out
+        )
+    else:
+        print_roc_curve(evaluation.roc_curve(interpolate), file=out)
+
+
+def _document(evaluation: ScoredPrecisionRecallEvaluation) -> dict[str, Any]:
+    """Every derived value of one evaluation, for ``--json``."""
+
+    def both(method: Callable[[bool], Any]) -> dict[str, Any]:
+        return {"uninterpolated": method(False), "interpolated": method(True)}
+
+    return {
+        "num_cases": evaluation.num_cases(),
+        "num_positive_ref": evaluation.num_positive_ref(),
+        "num_negative_ref": evaluation.num_negative_ref(),
+        "area_under_pr_curve": both(evaluation.area_under_pr_curve),
+        "area_under_roc_curve": both(evaluation.area_under_roc_curve),
+        "average_precision": evaluation.average_precision(),
+        "maximum_f_measure": evaluation.maximum_f_measure(),
+        "pr_breakeven_point": evaluation.pr_breakeven_point(),
+        "r_precision": evaluation.r_precision(),
+        "reciprocal_rank": evaluation.reciprocal_rank(),
+        "precision_at": {str(rank): evaluation.precision_at(rank) for rank in PRECISION_AT_RANKS},
+        "eleven_point_interpolated_precision": evaluation.eleven_point_interpolated_precision(),
+        "pr_curve": {"columns": ["recall", "precision"], **both(evaluation.pr_curve)},
+        "pr_score_curve": {
+            "columns": ["recall", "precision", "score"],
+            **both(evaluation.pr_score_curve),
+        },
+        "roc_curve": {"columns": ["1-specificity", "sensitivity"], **both(evaluation.roc_curve)},
+    }
+
+
+def _summary_document(summary: QuerySummary) -> dict[str, Any]:
+    def mean(value: Mean) -> dict[str, Any]:
+        return {"value": value.value, "num_queries": value.num_queries}
+
+    return {
+        "num_queries": summary.num_queries,
+        "num_queries_without_positives": summary.num_without_positives,
+        "mean_average_precision": mean(summary.mean_average_precision),
+        "mean_reciprocal_rank": mean(summary.mean_reciprocal_rank),
+        "mean_r_precision": mean(summary.mean_r_precision),
+        "mean_area_under_roc_curve": mean(summary.mean_area_under_roc_curve),
+    }
+
+
+def _write_query_report(
+    evaluations: Mapping[str, ScoredPrecisionRecallEvaluation], summary: QuerySummary, out: IO[str]
+) -> None:
+    d = java_double_to_string
+    out.write(
+        "query\tcases\tpositives\taverage precision\treciprocal rank\tR-precision\tROC area\n"
+    )
+    for query, ev in evaluations.items():
+        values = (
+            ev.average_precision(),
+            ev.reciprocal_rank(),
+            ev.r_precision(),
+            ev.area_under_roc_curve(False),
+        )
+        out.write(
+            f"{query}\t{ev.num_cases()}\t{ev.num_positive_ref()}\t"
+            + "\t".join(map(d, values))
+            + "\n"
+        )
+
+    def mean_line(name: str, mean: Mean) -> str:
+        queries = "query" if mean.num_queries == 1 else "queries"
+        return f"  {name}={d(mean.value)} (over {mean.num_queries} {queries})\n"
+
+    out.write("\n")
+    out.write(f"  Queries={summary.num_queries}\n")
+    out.write(f"  Queries without positives (left out)={summary.num_without_positives}\n")
+    out.write(mean_line("Mean Average Precision", summary.mean_average_precision))
+    out.write(mean_line("Mean Reciprocal Rank", summary.mean_reciprocal_rank))
+    out.write(mean_line("Mean R-Precision", summary.mean_r_precision))
+    out.write(
+        mean_line("Mean Area Under ROC Curve (uninterpolated)", summary.mean_area_under_roc_curve)
+    )
+
+
+@contextlib.contextmanager
+def _output(path: str | None) -> Iterator[IO[str]]:
+    if path is None or path == "-":
+        yield sys.stdout
+        sys.stdout.flush()
+    else:
+        with atomic_output(path) as out:
+            yield out
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def _run_scored(args: argparse.Namespace) -> int:
+    if args.interpolate and args.curve is None:
+        raise _UsageError("--interpolate applies to --curve; give --curve pr, roc or score")
+    if args.plot is not None:
+        _check_plot_path(args.plot)
+        _require_matplotlib()
+
+    def check_layout(reader: ScoredCaseReader) -> None:
+        if not reader.has_query:
+            return
+        where = f"{reader.path} has a query column"
+        if args.misses is not None or args.negative_misses is not None:
+            raise _UsageError(
+                f"--misses and --negative-misses apply to a single ranking, but {where}"
+            )
+        if args.curve is not None or args.plot is not None:
+            option = "--curve" if args.curve is not None else "--plot"
+            raise _UsageError(f"{option} draws a single ranking, but {where}")
+
+    with _open_input(args.file) as (stream, name, size):
+        reader, evaluations = _evaluate_stream(
+            stream,
+            name,
+            ties=args.ties,
+            file_format=args.format,
+            size=size,
+            check_layout=check_layout,
+        )
+
+    if reader.has_query:
+        by_query = {str(query): ev for query, ev in evaluations.items()}
+        summary = summarize_queries(by_query)
+        with _output(args.output) as out:
+            if args.json:
+                document = {
+                    "input": name,
+                    "ties": args.ties,
+                    "queries": [{"query": q, **_document(ev)} for q, ev in by_query.items()],
+                    "summary": _summary_document(summary),
+                }
+                write_json(document, out)
+            else:
+                _write_query_report(by_query, summary, out)
+        return 0
+
+    evaluation = evaluations[None]
+    evaluation.add_misses(args.misses or 0)
+    evaluation.add_negative_misses(args.negative_misses or 0)
+    with _output(args.output) as out:
+        if args.json:
+            header = {
+                "input": name,
+                "ties": args.ties,
+                "misses": args.misses or 0,
+                "negative_misses": args.negative_misses or 0,
+            }
+            write_json({**header, **_document(evaluation)}, out)
+        elif args.curve is not None:
+            _print_curve(evaluation, args.curve, args.interpolate, out)
+        else:
+            out.write(f"{evaluation}\n")
+    if args.plot is not None:
+        _save_plot(evaluation, args.plot, _plot_title(name, evaluation))
+    return 0
+
+
+def _plot_title(name: str, evaluation: ScoredPrecisionRecallEvaluation) -> str:
+    return (
+        f"{os.path.basename(name)}: {evaluation.num_cases():,} cases "
+        f"({evaluation.num_positive_ref():,} positive, {evaluation.num_negative_ref():,} negative)"
+    )
+
+
+def _check_plot_path(path: str) -> None:
+    if os.path.splitext(path)[1].lower() not in _PLOT_SUFFIXES:
+        raise _UsageError(f"--plot: expected a file name ending in .png or .svg, found {path!r}")
+
+
+def _require_matplotlib() -> None:
+    from rankeval.plotting import require_matplotlib
+
+    require_matplotlib()
+
+
+def _save_plot(evaluation: ScoredPrecisionRecallEvaluation, path: str, title: str) -> None:
+    from rankeval.plotting import save_plot
+
+    try:
+        save_plot(evaluation, path, title=title)
+    except OSError as error:
+        raise DataError(path, None, f"cannot write the plot: {error.strerror or error}") from None
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    out_dir: str = args.output_dir
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as error:
+        raise DataError(out_dir, None, f"cannot create the directory: {error.strerror}") from None
+    data = resources.files("rankeval") / "data"
+    out = sys.stdout
+    plots: list[tuple[ScoredPrecisionRecallEvaluation, str, str]] = []
+    for number, (file_name, misses, description) in enumerate(_DEMO_EXAMPLES):
+        with resources.as_file(data / file_name) as path:
+            command = "rankeval scored" + (f" --misses {misses}" if misses else "") + f" {path}"
+            with _open_input(str(path)) as (stream, _name, size):
+                _, evaluations = _evaluate_stream(
+                    stream, file_name, ties="insertion", file_format=None, size=size
+                )
+        evaluation = evaluations[None]
+        evaluation.add_misses(misses)
+        out.write(("\n" if number else "") + f"== {description}\n$ {command}\n{evaluation}\n")
+        if misses:
+            out.write(f"\n$ {command.replace('scored', 'scored --curve pr', 1)}\n")
+            evaluation.print_precision_recall_curve(evaluation.pr_curve(False), file=out)
+        plot_path = os.path.join(out_dir, os.path.splitext(file_name)[0] + ".png")
+        plots.append((evaluation, plot_path, _plot_title(file_name, evaluation)))
+    out.flush()
+    _require_matplotlib()
+    out.write("\n")
+    for evaluation, plot_path, title in plots:
+        _save_plot(evaluation, plot_path, title)
+        out.write(f"wrote {plot_path}\n")
+    return 0
+
+
+def _run_trec(argv: list[str]) -> int:
+    try:
+        trec_cli = importlib.import_module("rankeval.trec_cli")
+    except ModuleNotFoundError as error:
+        if error.name not in ("rankeval.trec_cli", "rankeval"):
+            raise
+        sys.stderr.write(
+            "rankeval: error: the trec subcommand is not available in this installation "
+            "(module rankeval.trec_cli is missing)\n"
+        )
+        return 1
+    status: int = trec_cli.main(argv)
+    return status
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, found {text!r}")
+    return value
+
+
+def _parser() -> _Parser:
+    from rankeval import __version__
+
+    parser = _Parser(
+        prog="rankeval",
+        description="Exact evaluation of scored decisions and ranked retrieval.",
+    )
+    parser.add_argument("--version", action="version", version=f"rankeval {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    scored = commands.add_parser(
+        "scored",
+        help="evaluate a file of scored cases (label, score)",
+        description=(
+            "Evaluate scored cases read from FILE (TSV, CSV or JSON Lines; '-' for standard "
+            "input). Columns: label, score, or query, label, score; a header row naming them "
+            "is recognised. Labels: true/false, 1/0, yes/no. Prints LingPipe's report unless "
+            "--json or --curve is given. In JSON output, non-finite numbers are the strings "
+            '"NaN", "Infinity" and "-Infinity".'
+        ),
+    )
+    scored.add_argument("file", metavar="FILE", help="input file, or - for standard input")
+    scored.add_argument(
+        "--misses",
+        type=_non_negative,
+        metavar="N",
+        help="positive cases the system never returned (count toward recall)",
+    )
+    scored.add_argument(
+        "--negative-misses",
+        type=_non_negative,
+        metavar="N",
+        help="negative cases the system never returned (count toward specificity)",
+    )
+    scored.add_argument(
+        "--ties",
+        choices=("insertion", "grouped"),
+        default="insertion",
+        help="equal scores rank in file order (insertion, LingPipe's rule, the default) or "
+        "as one block (grouped: independent of order)",
+    )
+    scored.add_argument(
+        "--format",
+        choices=("tsv", "csv", "jsonl"),
+        default=None,
+        help="input format (default: detected from the first line)",
+    )
+    shown = scored.add_mutually_exclusive_group()
+    shown.add_argument("--json", action="store_true", help="print every derived value as JSON")
+    shown.add_argument(
+        "--curve",
+        choices=("pr", "roc", "score"),
+        default=None,
+        help="print one curve as a table, as LingPipe's print methods do",
+    )
+    scored.add_argument(
+        "--interpolate", action="store_true", help="with --curve: the interpolated curve"
+    )
+    scored.add_argument(
+        "--plot", metavar="OUT", help="also draw the PR and ROC curves to OUT.png or OUT.svg"
+    )
+    scored.add_argument(
+        "-o", "--output", metavar="OUT", help="write the text output to OUT instead of stdout"
+    )
+    scored.set_defaults(run=_run_scored)
+
+    demo = commands.add_parser(
+        "demo",
+        help="evaluate the bundled examples and draw their curves",
+        description="Evaluate the bundled examples, print the reports and write the plots.",
+    )
+    demo.add_argument(
+        "--output-dir",
+        default="demo-output",
+        metavar="DIR",
+        help="where to write the plots (default: demo-output)",
+    )
+    demo.set_defaults(run=_run_demo)
+
+    commands.add_parser(
+        "trec",
+        help="trec_eval drop-in (rankeval trec --help)",
+        add_help=False,
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``rankeval`` command line; return the exit status (0, 1 or 2).
+
+    Never calls ``sys.exit``: the console script does that with the returned status.
+
+    Complexity: O(size of the input) time; memory is the evaluator's plus one chunk.
+    """
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["trec"]:
+        return _run_trec(arguments[1:])
+    parser = _parser()
+    try:
+        args = parser.parse_args(arguments)
+        if args.command is None:
+            parser.error("expected a command: scored, demo or trec")
+        status: int = args.run(args)
+        return status
+    except _Exit as stop:
+        return stop.status
+    except _UsageError as error:
+        _report(str(error))
+        return 2
+    except DataError as error:
+        _report(str(error))
+        return 1
+    except ImportError as error:
+        if "rankeval[plot]" not in str(error):
+            raise
+        _report(str(error))
+        return 1
+    except BrokenPipeError:
+        # The reader went away (``rankeval scored big.tsv --curve pr | head``): not an error.
+        # Point stdout at /dev/null so the interpreter's final flush does not fail again.
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _report(message: str) -> None:
+    sys.stderr.write(f"rankeval: error: {message}\n")
