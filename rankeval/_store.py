@@ -1,19 +1,22 @@
-"""Storage of scored cases: sorted NumPy arrays plus a small sorted buffer.
+"""Storage of scored cases: three tiers of sorted runs, merged lazily.
 
-Bulk storage is three NumPy arrays in rank order (``keys = -score`` ascending,
-``labels``, and ``cum_pos``, the running count of positives): 17 bytes a case.
-Recent single adds go to a :class:`sortedcontainers.SortedList` buffer of
-``(key, seq, label)`` tuples; when it outgrows a fraction of the arrays it is
-merged into them in one O(n) pass, so adding costs O(log n) amortised.
+* **main**: NumPy arrays in rank order — ``keys`` (``-score``, ascending),
+  ``labels``, ``cum`` (running count of positives, with a leading 0): 17
+  bytes a case.
+* **buffer**: the same three arrays for recent cases, kept at most about
+  n/128 long and merged into *main* in one O(n) pass when it outgrows that.
+* **pending**: two plain lists the adds append to in O(1); they are sorted and
+  folded into the buffer (O(p log p + b)) by the first read that needs them,
+  or when they reach :data:`PENDING_LIMIT`.
 
-Ties: the arrays keep equal keys in insertion order, and every buffered case is
-newer than every case in the arrays, so the rank order is (key, arrays before
-buffer, buffer sequence number) — exactly LingPipe's stable sort. The grouped
-policy only ever looks at whole blocks of equal keys.
+Ties: every tier keeps equal keys in insertion order and every case of a
+later tier is newer than every case of an earlier one, so the rank order is
+(key, tier, position) — LingPipe's stable sort. The grouped policy only looks
+at whole blocks of equal keys.
 
-Everything a streaming reader wants after each add — counts, the exact ROC pair
-count, precision at a rank, reciprocal rank — is answered from binary searches
-over both parts in O(log n), without merging. Full curves merge first.
+The exact ROC pair count is updated at each fold from vectorised binary
+searches, so reading counts, the ROC area, precision at a rank or the
+reciprocal rank never needs a full merge: O(log n) after folding.
 """
 
 from __future__ import annotations
@@ -21,249 +24,259 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from sortedcontainers import SortedList
 
 from rankeval._ranking import BoolArray, FloatArray, IntArray, TiePolicy, tie_block_ends
 from rankeval.metrics import expected_precision_at, expected_reciprocal_rank
 
-_BEFORE = -1  # a sequence number below every buffered case's
-_AFTER = math.inf  # ... and one above
+# Tier sizes; tests lower them to exercise the merge paths constantly.
+MIN_BUFFER = 4096
+PENDING_LIMIT = 4096
 
-Entry = tuple[float, int, bool]
 
-# Smallest buffer before a merge; tests lower it to exercise merges often.
-MIN_BUFFER = 1024
+def _cumulative(labels: BoolArray) -> IntArray:
+    cum = np.empty(labels.shape[0] + 1, dtype=np.int64)
+    cum[0] = 0
+    np.cumsum(labels, out=cum[1:])
+    return cum
+
+
+def pair_count2(keys: FloatArray, labels: BoolArray, cum: IntArray, ties: TiePolicy) -> int:
+    """Twice the (positive above negative) pairs within one sorted run; ties count 1/2 if grouped.
+
+    Complexity: O(n).
+    """
+    if ties == "insertion":
+        return 2 * int(cum[:-1][~labels].sum(dtype=np.int64))
+    ends = tie_block_ends(keys)
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    pos_before = cum[starts]
+    pos_in = cum[ends + 1] - pos_before
+    neg_in = (ends + 1 - starts) - pos_in
+    return int((neg_in * (2 * pos_before + pos_in)).sum(dtype=np.int64))
+
+
+class _Run:
+    """One sorted run of cases: keys ascending, ties in insertion order."""
+
+    __slots__ = ("cum", "keys", "labels")
+
+    def __init__(self, keys: FloatArray, labels: BoolArray, cum: IntArray | None = None) -> None:
+        self.keys = keys
+        self.labels = labels
+        self.cum = _cumulative(labels) if cum is None else cum
+
+    @classmethod
+    def empty(cls) -> _Run:
+        return cls(np.zeros(0, dtype=np.float64), np.zeros(0, dtype=np.bool_))
+
+    @property
+    def size(self) -> int:
+        return int(self.keys.shape[0])
+
+    def merged(self, keys: FloatArray, labels: BoolArray) -> _Run:
+        """A new run with sorted, newer cases inserted behind their equal-key elders."""
+        if self.size == 0:
+            return _Run(keys, labels)
+        where = self.keys.searchsorted(keys, side="right")
+        return _Run(np.insert(self.keys, where, keys), np.insert(self.labels, where, labels))
+
+    def older_pairs2(self, keys: FloatArray, labels: BoolArray, ties: TiePolicy) -> int:
+        """Twice the pairs between newer cases (any order) and this run's cases."""
+        if self.size == 0 or keys.shape[0] == 0:
+            return 0
+        cum, total_pos = self.cum, int(self.cum[-1])
+        le = self.keys.searchsorted(keys, side="right")
+        le_pos = cum[le]
+        # A new positive beats the older negatives strictly below it; a new
+        # negative loses to the older positives at or above it (insertion) ...
+        neg_gt = (self.size - le) - (total_pos - le_pos)
+        if ties == "insertion":
+            return 2 * int(neg_gt[labels].sum() + le_pos[~labels].sum())
+        # ... or ties count one half (grouped).
+        lt = self.keys.searchsorted(keys, side="left")
+        lt_pos = cum[lt]
+        neg_eq = (le - lt) - (le_pos - lt_pos)
+        pos_eq = le_pos - lt_pos
+        return int((2 * neg_gt + neg_eq)[labels].sum() + (2 * lt_pos + pos_eq)[~labels].sum())
 
 
 class CaseStore:
-    """Ranked cases with O(log n) adds and rank queries; not thread-safe by itself."""
+    """Ranked cases with O(1) adds and O(log n) rank queries; not thread-safe by itself."""
 
-    __slots__ = (
-        "_buf",
-        "_buf_pos",
-        "_cum_pos",
-        "_keys",
-        "_labels",
-        "_seq",
-        "neg_added",
-        "pair_count2",
-        "pos_added",
-        "ties",
-    )
+    __slots__ = ("_buffer", "_main", "_pend_keys", "_pend_labels", "neg_added", "pair_count2",
+                 "pos_added", "ties")
 
     def __init__(self, ties: TiePolicy) -> None:
         self.ties: TiePolicy = ties
-        self._keys: FloatArray = np.zeros(0, dtype=np.float64)
-        self._labels: BoolArray = np.zeros(0, dtype=np.bool_)
-        self._cum_pos: IntArray = np.zeros(1, dtype=np.int64)
-        self._buf: SortedList = SortedList()
-        self._buf_pos: SortedList = SortedList()
-        self._seq = 0
+        self._main = _Run.empty()
+        self._buffer = _Run.empty()
+        self._pend_keys: list[float] = []
+        self._pend_labels: list[bool] = []
         self.pos_added = 0
         self.neg_added = 0
         # Twice the number of (positive, negative) ranked pairs with the positive
-        # above; a tied pair counts one half under the grouped policy.
+        # above, a tied pair counting one half under the grouped policy. Covers
+        # the main and buffer tiers; pending cases join it when folded.
         self.pair_count2 = 0
 
-    # ----------------------------------------------------------------- sizes
     @property
     def size(self) -> int:
         """Number of ranked cases."""
         return self.pos_added + self.neg_added
 
-    @property
-    def buffered(self) -> int:
-        """Cases not yet merged into the arrays."""
-        return len(self._buf)
-
-    def _buffer_limit(self) -> int:
-        # Merging costs O(n); a buffer of n/128 keeps its amortised share of an
-        # add constant, while every buffer operation stays O(log n).
-        return max(MIN_BUFFER, self._keys.shape[0] >> 7)
-
-    # -------------------------------------------------------------- counting
-    def _count_le(self, key: float) -> tuple[int, int]:
-        """(cases, positives) with key <= ``key``."""
-        i = int(np.searchsorted(self._keys, key, side="right"))
-        bound = (key, _AFTER)
-        return (
-            i + self._buf.bisect_left(bound),
-            int(self._cum_pos[i]) + self._buf_pos.bisect_left(bound),
-        )
-
-    def _count_lt(self, key: float) -> tuple[int, int]:
-        """(cases, positives) with key < ``key``."""
-        i = int(np.searchsorted(self._keys, key, side="left"))
-        bound = (key, _BEFORE)
-        return (
-            i + self._buf.bisect_left(bound),
-            int(self._cum_pos[i]) + self._buf_pos.bisect_left(bound),
-        )
-
-    def _pair_delta2(self, correct: bool, key: float) -> int:
-        """Change of ``pair_count2`` when a case joins behind its equal-key elders."""
-        le_all, le_pos = self._count_le(key)
-        if self.ties == "insertion":
-            if correct:  # beats every negative strictly below it
-                return 2 * ((self.size - le_all) - (self.pos_added - le_pos))
-            return 2 * le_pos  # loses to every positive at or above it
-        lt_all, lt_pos = self._count_lt(key)
-        if correct:
-            neg_gt = (self.size - le_all) - (self.pos_added - le_pos)
-            return 2 * neg_gt + (le_all - le_pos) - (lt_all - lt_pos)
-        return 2 * lt_pos + (le_pos - lt_pos)
-
     # ------------------------------------------------------------- mutation
     def add(self, correct: bool, key: float) -> None:
-        """Add one case. Complexity: O(log n) amortised."""
-        self.pair_count2 += self._pair_delta2(correct, key)
-        entry: Entry = (key, self._seq, correct)
-        self._seq += 1
-        self._buf.add(entry)
+        """Add one case. Complexity: O(1) amortised (folds every PENDING_LIMIT adds)."""
+        self._pend_keys.append(key)
+        self._pend_labels.append(correct)
         if correct:
-            self._buf_pos.add(entry)
             self.pos_added += 1
         else:
             self.neg_added += 1
-        if len(self._buf) > self._buffer_limit():
-            self.flush()
+        if len(self._pend_keys) >= PENDING_LIMIT:
+            self.fold()
 
-    def add_sorted_batch(self, labels: BoolArray, keys: FloatArray) -> None:
-        """Add many cases given in insertion order. Complexity: O((n + m) + m log m)."""
-        self.flush()
-        order = np.argsort(keys, kind="stable")
-        self._insert_sorted(keys[order], labels[order])
+    def add_batch(self, labels: BoolArray, keys: FloatArray) -> None:
+        """Add many cases given in insertion order. Complexity: O(n + m log m)."""
+        self.fold()
         added_pos = int(np.count_nonzero(labels))
+        self._absorb(labels, keys)
         self.pos_added += added_pos
         self.neg_added += labels.shape[0] - added_pos
-        self.pair_count2 = self._pair_count2_from_arrays()
 
-    def flush(self) -> None:
-        """Merge the buffer into the arrays. Complexity: O(n + b)."""
-        count = len(self._buf)
-        if not count:
+    def fold(self) -> None:
+        """Sort the pending adds into the buffer. Complexity: O(p log p + b + p log n)."""
+        if not self._pend_keys:
             return
-        keys = np.fromiter((e[0] for e in self._buf), dtype=np.float64, count=count)
-        labels = np.fromiter((e[2] for e in self._buf), dtype=np.bool_, count=count)
-        self._insert_sorted(keys, labels)
-        self._buf.clear()
-        self._buf_pos.clear()
+        keys = np.array(self._pend_keys, dtype=np.float64)
+        labels = np.array(self._pend_labels, dtype=np.bool_)
+        self._pend_keys = []
+        self._pend_labels = []
+        self._absorb(labels, keys)
 
-    def _insert_sorted(self, keys: FloatArray, labels: BoolArray) -> None:
-        """Merge cases sorted by key (ties in insertion order), all newer than the arrays."""
-        if self._keys.shape[0] == 0:
-            self._keys, self._labels = keys.copy(), labels.copy()
-        else:
-            where = np.searchsorted(self._keys, keys, side="right")
-            self._keys = np.insert(self._keys, where, keys)
-            self._labels = np.insert(self._labels, where, labels)
-        cum_pos = np.empty(self._labels.shape[0] + 1, dtype=np.int64)
-        cum_pos[0] = 0
-        np.cumsum(self._labels, out=cum_pos[1:])
-        self._cum_pos = cum_pos
+    def _absorb(self, labels: BoolArray, keys: FloatArray) -> None:
+        """Count the new pairs and merge cases (insertion order, all newest) into the buffer."""
+        order = np.argsort(keys, kind="stable")
+        keys, labels = keys[order], labels[order]
+        run = _Run(keys, labels)
+        self.pair_count2 += (
+            self._main.older_pairs2(keys, labels, self.ties)
+            + self._buffer.older_pairs2(keys, labels, self.ties)
+            + pair_count2(keys, labels, run.cum, self.ties)
+        )
+        if self._buffer.size == 0 and keys.shape[0] > self._buffer_limit():
+            self._main = self._main.merged(keys, labels)
+            return
+        self._buffer = self._buffer.merged(keys, labels) if self._buffer.size else run
+        if self._buffer.size > self._buffer_limit():
+            self._merge_buffer()
 
-    def _pair_count2_from_arrays(self) -> int:
-        """Recount ``pair_count2`` over the arrays (buffer empty). Complexity: O(n)."""
-        labels, cum_pos = self._labels, self._cum_pos
-        if self.ties == "insertion":
-            return 2 * int(cum_pos[:-1][~labels].sum(dtype=np.int64))
-        ends = tie_block_ends(self._keys)
-        starts = np.concatenate(([0], ends[:-1] + 1))
-        pos_before = cum_pos[starts]
-        pos_in = cum_pos[ends + 1] - pos_before
-        neg_in = (ends + 1 - starts) - pos_in
-        return int((neg_in * (2 * pos_before + pos_in)).sum(dtype=np.int64))
+    def _buffer_limit(self) -> int:
+        # Merging costs O(n); a buffer of n/128 keeps its share of an add small
+        # while every read over the buffer stays cheap.
+        return max(MIN_BUFFER, self._main.size >> 7)
+
+    def _merge_buffer(self) -> None:
+        if self._buffer.size:
+            self._main = self._main.merged(self._buffer.keys, self._buffer.labels)
+            self._buffer = _Run.empty()
 
     # ---------------------------------------------------------------- reads
     def ranking(self) -> tuple[FloatArray, BoolArray, IntArray]:
-        """Keys, labels and ``cum_pos`` in rank order (merges the buffer first)."""
-        self.flush()
-        return self._keys, self._labels, self._cum_pos
+        """Keys, labels and running positive counts in rank order (merges every tier)."""
+        self.fold()
+        self._merge_buffer()
+        return self._main.keys, self._main.labels, self._main.cum
+
+    def _count_le(self, key: float) -> tuple[int, int]:
+        """(cases, positives) with key <= ``key`` (pending cases folded first by callers)."""
+        main, buffer = self._main, self._buffer
+        i = int(main.keys.searchsorted(key, side="right"))
+        j = int(buffer.keys.searchsorted(key, side="right"))
+        return i + j, int(main.cum[i]) + int(buffer.cum[j])
+
+    def _count_lt(self, key: float) -> tuple[int, int]:
+        """(cases, positives) with key < ``key``."""
+        main, buffer = self._main, self._buffer
+        i = int(main.keys.searchsorted(key, side="left"))
+        j = int(buffer.keys.searchsorted(key, side="left"))
+        return i + j, int(main.cum[i]) + int(buffer.cum[j])
 
     def _split(self, k: int) -> tuple[int, int]:
-        """How many of the top ``k`` come from the arrays (i) and the buffer (j).
+        """How many of the top ``k`` come from main (i) and from the buffer (j).
 
-        Binary search on j: take more from the buffer while the last array case
-        taken ranks below the next buffered one (arrays win ties).
-        Complexity: O(log b · log b).
+        Binary search on j: take more from the buffer while the last main case
+        taken ranks below the next buffered one (main wins ties: it is older).
+        Complexity: O(log b).
         """
-        keys, buf = self._keys, self._buf
-        lo, hi = max(0, k - keys.shape[0]), min(k, len(buf))
+        main_keys, buffer_keys = self._main.keys, self._buffer.keys
+        lo, hi = max(0, k - main_keys.shape[0]), min(k, buffer_keys.shape[0])
         while lo < hi:
             j = (lo + hi) // 2
             i = k - j
-            if i > 0 and keys[i - 1] > buf[j][0]:
+            if i > 0 and main_keys[i - 1] > buffer_keys[j]:
                 lo = j + 1
             else:
                 hi = j
         return k - lo, lo
 
-    def _kth_key(self, k: int) -> float:
-        """Key of the k-th ranked case, 1 <= k <= size."""
-        i, j = self._split(k)
-        candidates = []
-        if i:
-            candidates.append(float(self._keys[i - 1]))
-        if j:
-            candidates.append(self._buf[j - 1][0])
-        return max(candidates)
-
     def precision_at(self, rank: int) -> float:
-        """Precision at ``rank`` under the tie policy. Complexity: O(log² n)."""
+        """Precision at ``rank`` under the tie policy. Complexity: O(log n) after a fold."""
+        self.fold()
         k = min(rank, self.size)
         if rank == 0 or k == 0:
             return expected_precision_at(0, 0, 0, 0, rank)
+        i, j = self._split(k)
         if self.ties == "insertion":
-            i, j = self._split(k)
-            buf_hits = (
-                self._buf_pos.bisect_left(self._buf[j]) if j < len(self._buf) else len(self._buf_pos)
-            )
-            return expected_precision_at(int(self._cum_pos[i]) + buf_hits, 0, 0, k, rank)
-        key = self._kth_key(k)
+            hits = int(self._main.cum[i]) + int(self._buffer.cum[j])
+            return expected_precision_at(hits, 0, 0, k, rank)
+        key = max(
+            float(self._main.keys[i - 1]) if i else -math.inf,
+            float(self._buffer.keys[j - 1]) if j else -math.inf,
+        )
         lt_all, lt_pos = self._count_lt(key)
         le_all, le_pos = self._count_le(key)
         return expected_precision_at(lt_pos, le_pos - lt_pos, le_all - lt_all, lt_all, rank)
 
     def reciprocal_rank(self) -> float:
         """1 / rank of the first positive (expected value for grouped ties). O(log n)."""
+        self.fold()
         if self.pos_added == 0:
             return 0.0
-        keys, buf, buf_pos = self._keys, self._buf, self._buf_pos
-        in_arrays = int(self._cum_pos[-1]) > 0
-        a = int(np.searchsorted(self._cum_pos, 1, side="left")) - 1 if in_arrays else -1
-        first_key = float(keys[a]) if in_arrays else math.inf
-        if buf_pos:
-            first_key = min(first_key, buf_pos[0][0])
+        firsts = []  # (key, tier, index) of each tier's first positive
+        for tier, run in enumerate((self._main, self._buffer)):
+            if run.cum[-1] > 0:
+                index = int(run.cum.searchsorted(1, side="left")) - 1
+                firsts.append((float(run.keys[index]), tier, index))
+        key, tier, index = min(firsts)
         if self.ties == "grouped":
-            lt_all, lt_pos = self._count_lt(first_key)  # lt_pos is 0: first_key is the top
-            le_all, le_pos = self._count_le(first_key)
+            lt_all, lt_pos = self._count_lt(key)  # lt_pos is 0: key is the top positive's
+            le_all, le_pos = self._count_le(key)
             tied_pos = le_pos - lt_pos
             return expected_reciprocal_rank(lt_all, tied_pos, (le_all - lt_all) - tied_pos)
-        if in_arrays and float(keys[a]) == first_key:
-            rank = a + 1 + buf.bisect_left((first_key, _BEFORE))
+        if tier == 0:
+            above = index + int(self._buffer.keys.searchsorted(key, side="left"))
         else:
-            head: Entry = buf_pos[0]
-            rank = int(np.searchsorted(keys, head[0], side="right")) + buf.bisect_left(head) + 1
-        return 1.0 / rank
+            above = int(self._main.keys.searchsorted(key, side="right")) + index
+        return 1.0 / (above + 1)
+
+    def folded_pair_count2(self) -> int:
+        """``pair_count2`` including every pending case. Complexity: O(p log n)."""
+        self.fold()
+        return self.pair_count2
 
     # ---------------------------------------------------------------- checks
     def _check(self) -> None:
         """Assert every invariant (tests call this after each mutation). O(n log n)."""
-        keys, labels, cum_pos = self._keys, self._labels, self._cum_pos
-        assert keys.shape == labels.shape and cum_pos.shape == (keys.shape[0] + 1,)
-        assert not np.isnan(keys).any() and bool(np.all(keys[1:] >= keys[:-1]))
-        assert cum_pos[0] == 0 and np.array_equal(np.diff(cum_pos), labels.astype(np.int64))
-        buffered = list(self._buf)
-        assert buffered == sorted(buffered)
-        assert list(self._buf_pos) == [e for e in buffered if e[2]]
-        assert all(e[1] < self._seq for e in buffered)
-        assert self.pos_added == int(cum_pos[-1]) + len(self._buf_pos)
-        assert self.size == keys.shape[0] + len(buffered)
-        clone = CaseStore(self.ties)
-        clone._keys, clone._labels, clone._cum_pos = keys, labels, cum_pos
-        if buffered:
-            clone._insert_sorted(
-                np.array([e[0] for e in buffered], dtype=np.float64),
-                np.array([e[2] for e in buffered], dtype=np.bool_),
-            )
-        assert clone._pair_count2_from_arrays() == self.pair_count2
+        for run in (self._main, self._buffer):
+            keys = run.keys
+            assert keys.shape == run.labels.shape and run.cum.shape == (keys.shape[0] + 1,)
+            assert not np.isnan(keys).any() and bool(np.all(keys[1:] >= keys[:-1]))
+            assert run.cum[0] == 0
+            assert np.array_equal(np.diff(run.cum), run.labels.astype(np.int64))
+        assert len(self._pend_keys) == len(self._pend_labels) < max(PENDING_LIMIT, 1)
+        pending_pos = sum(self._pend_labels)
+        assert self.pos_added == int(self._main.cum[-1] + self._buffer.cum[-1]) + pending_pos
+        assert self.size == self._main.size + self._buffer.size + len(self._pend_keys)
+        merged = self._main.merged(self._buffer.keys, self._buffer.labels)
+        assert pair_count2(merged.keys, merged.labels, merged.cum, self.ties) == self.pair_count2

@@ -27,6 +27,8 @@ def check_ties(ties: object) -> TiePolicy:
 
 def check_correct(correct: object, name: str = "correct") -> bool:
     """A case label: bool, NumPy bool, or the integer 0 or 1."""
+    if correct is True or correct is False:
+        return correct
     if isinstance(correct, (bool, np.bool_)):
         return bool(correct)
     if isinstance(correct, (int, np.integer)):
@@ -38,6 +40,10 @@ def check_correct(correct: object, name: str = "correct") -> bool:
 
 def check_score(score: object, name: str = "score") -> float:
     """A finite or infinite real score; NaN, bools, strings and None are rejected."""
+    if type(score) is float:
+        if score != score:
+            raise ValueError(f"{name} must not be NaN (NaN scores cannot be ranked)")
+        return score
     if isinstance(score, (bool, np.bool_)) or not isinstance(score, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(score).__name__} {score!r}")
     try:

@@ -61,7 +61,7 @@ class ScoredPrecisionRecallEvaluation:
 
     Notes
     -----
-    Complexity: adding a case is O(log n) amortised; counts, the uninterpolated
+    Complexity: adding a case is O(1) amortised; counts, the uninterpolated
     ROC area, :meth:`precision_at`, :meth:`r_precision` and
     :meth:`reciprocal_rank` are O(log n) reads at any time; curves and the
     values derived from them cost O(n) after a change and O(1) when cached.
@@ -120,13 +120,14 @@ class ScoredPrecisionRecallEvaluation:
 
         Raises ``TypeError``/``ValueError`` without changing anything on bad input.
 
-        Complexity: O(log n) amortised.
+        Complexity: O(1) amortised; the case is sorted in by the next read.
         """
         label = check_correct(correct)
         key = -check_score(score)
         with self._lock:
             self._store.add(label, key)
-            self._cache.clear()
+            if self._cache:
+                self._cache.clear()
 
     def add_cases(self, correct: ArrayLike, scores: ArrayLike) -> None:
         """Add many cases at once, in the given order (which settles ties).
@@ -144,7 +145,7 @@ class ScoredPrecisionRecallEvaluation:
         labels, values = check_case_arrays(correct, scores)
         keys = np.negative(values)
         with self._lock:
-            self._store.add_sorted_batch(labels, keys)
+            self._store.add_batch(labels, keys)
             self._cache.clear()
 
     def add_misses(self, count: int) -> None:
@@ -342,7 +343,7 @@ class ScoredPrecisionRecallEvaluation:
         with self._lock:
             store = self._store
             return metrics.roc_auc_from_pairs(
-                store.pair_count2,
+                store.folded_pair_count2(),
                 store.pos_added,
                 self._pos_missed,
                 store.neg_added,

@@ -32,12 +32,12 @@ SEEDS = {entry["name"]: entry for entry in json.loads((DATA / "seed_golden.json"
 @contextlib.contextmanager
 def small_buffer(size: int = 2) -> Iterator[None]:
     """Merge the add buffer into the arrays every few adds, to exercise both paths."""
-    saved = rankeval._store.MIN_BUFFER
-    rankeval._store.MIN_BUFFER = size
+    saved = rankeval._store.MIN_BUFFER, rankeval._store.PENDING_LIMIT
+    rankeval._store.MIN_BUFFER, rankeval._store.PENDING_LIMIT = size, max(1, size // 2)
     try:
         yield
     finally:
-        rankeval._store.MIN_BUFFER = saved
+        rankeval._store.MIN_BUFFER, rankeval._store.PENDING_LIMIT = saved
 
 
 def from_cases(cases: list[tuple[bool, float]], misses: int = 0, negative_misses: int = 0,
