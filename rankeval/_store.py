@@ -181,6 +181,15 @@ class CaseStore:
             self._main = self._main.merged(self._buffer.keys, self._buffer.labels)
             self._buffer = _Run.empty()
 
+    def copy(self) -> CaseStore:
+        """An independent store with the same cases. O(p): runs are never written in place."""
+        clone = CaseStore(self.ties)
+        clone._main, clone._buffer = self._main, self._buffer
+        clone._pend_keys, clone._pend_labels = list(self._pend_keys), list(self._pend_labels)
+        clone.pos_added, clone.neg_added = self.pos_added, self.neg_added
+        clone.pair_count2 = self.pair_count2
+        return clone
+
     # ---------------------------------------------------------------- reads
     def ranking(self) -> tuple[FloatArray, BoolArray, IntArray]:
         """Keys, labels and running positive counts in rank order (merges every tier)."""
