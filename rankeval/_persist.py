@@ -1,0 +1,647 @@
+r"""Saved evaluator state: a versioned, self-checking binary file, written atomically.
+
+:func:`save_state` writes an :class:`EvaluatorState` and :func:`load_state` reads
+it back; ``ScoredPrecisionRecallEvaluation.save`` / ``.load`` are thin wrappers.
+The format is simple enough to read without rankeval (a dozen lines of Python
+with ``struct``, ``json`` and ``numpy.frombuffer``, or any language).
+
+File format, version 1
+----------------------
+All integers are little-endian. ``n`` is the number of ranked cases.
+
+======  ======  ==========  ===============================================
+offset  size    type        field
+======  ======  ==========  ===============================================
+0       8       bytes       magic ``89 52 4B 56 0D 0A 1A 0A`` (``b"\x89RKV\r\n\x1a\n"``)
+8       4       uint32      format version, ``1``
+12      4       uint32      flags, ``0`` (no flag is defined in version 1)
+16      8       uint64      ``M``: metadata length in bytes
+24      8       uint64      ``K``: keys length in bytes, ``8 n``
+32      8       uint64      ``A``: ages length in bytes, ``8 n`` with a window, else ``0``
+40      8       uint64      ``L``: labels length in bytes, ``n``
+48      M       UTF-8       metadata: one JSON object, padded with spaces so that
+                            ``48 + M`` is a multiple of 8 (the arrays are aligned)
+48+M    K       float64     keys, ``-score`` in rank order (ascending; equal keys in
+                            insertion order); never NaN
+\+K     A       int64       ages: insertion sequence number of each case, same order
+\+A     L       uint8       labels: ``1`` positive, ``0`` negative, same order
+\+L     32      bytes       SHA-256 of every preceding byte of the file
+======  ======  ==========  ===============================================
+
+The file is exactly ``48 + M + K + A + L + 32`` bytes long. The metadata object
+has exactly these members:
+
+- ``"ties"``: ``"insertion"`` or ``"grouped"``;
+- ``"cases"``: ``n``, a JSON integer (a cross-check of the header);
+- ``"pos_missed"``, ``"neg_missed"``: the miss counts as *decimal strings*
+  (``"0"``, ``"12"``; no sign, no leading zeros), since they may exceed 2**63;
+- ``"window"``: ``null``, or the window length, a positive JSON integer
+  ``>= n``; the ages section is present exactly when it is not ``null``;
+- ``"next_age"``: the sequence number the next case will get, a JSON integer
+  in ``[n, 2**63)``, above every age.
+
+Ages are unique, non-negative, and increase along each run of equal keys.
+
+The magic is built like PNG's: the high-bit first byte catches 7-bit
+transfers, ``\r\n`` and the final ``\n`` catch newline translation, and
+``\x1a`` stops a DOS ``type``. A reader checks, in this order: magic, version,
+flags, header lengths against each other, file size against the header
+("truncated" / "trailing data"), the SHA-256, then the metadata and every
+invariant above. Any failure raises :class:`PersistenceError` naming the file
+and the problem; nothing is returned half-filled.
+
+Atomic saves
+------------
+:func:`save_state` writes a temporary file in the target's directory, named
+``.<target name>.<16 hex digits>.rankeval-tmp``, flushes and ``fsync``\ s it,
+renames it onto the target with :func:`os.replace` (atomic on POSIX and
+Windows), then ``fsync``\ s the directory. A crash or ``SIGKILL`` at any moment
+leaves the target either as it was or completely new. A save that fails with
+an exception removes its temporary file; a killed one may leave it behind.
+:func:`load_state` only ever opens the path it is given, so a leftover
+temporary file is never read; it is safe to delete any file matching
+``.*.rankeval-tmp`` that no process is writing.
+
+The checksum detects corruption, not tampering; loading a file never executes
+code (unlike :mod:`pickle`).
+
+Examples
+--------
+>>> import os, tempfile
+>>> import numpy as np
+>>> state = EvaluatorState(ties="insertion", keys=np.array([-0.9, -0.5, -0.5]),
+...                        labels=np.array([True, False, True]), pos_missed=1,
+...                        neg_missed=0, window=None, ages=None, next_age=3)
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     path = os.path.join(tmp, "eval.rankeval")
+...     save_state(path, state)
+...     size = os.path.getsize(path)
+...     loaded = load_state(path)
+>>> loaded == state, size
+(True, 203)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import json
+import numbers
+import os
+import re
+import secrets
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from io import BufferedReader
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rankeval._ranking import TIE_POLICIES, TiePolicy
+
+if TYPE_CHECKING:
+    from hashlib import _Hash
+
+__all__ = [
+    "FORMAT_VERSION",
+    "MAGIC",
+    "TEMP_SUFFIX",
+    "EvaluatorState",
+    "PersistenceError",
+    "load_state",
+    "save_state",
+]
+
+MAGIC = b"\x89RKV\r\n\x1a\n"
+FORMAT_VERSION = 1
+TEMP_SUFFIX = ".rankeval-tmp"
+
+_HEADER = struct.Struct("<8sIIQQQQ")  # magic, version, flags, M, K, A, L
+_DIGEST_SIZE = hashlib.sha256().digest_size
+_ALIGN = 8
+_MAX_AGE = 2**63 - 1
+_DECIMAL = re.compile(r"(?:0|[1-9][0-9]*)\Z")
+_META_MEMBERS = frozenset({"ties", "cases", "pos_missed", "neg_missed", "window", "next_age"})
+# Bitmap uniqueness check for ages when their span is at most this many times n;
+# past that, sorting is cheaper in memory.
+_BITMAP_SPAN_FACTOR = 8
+_CHUNK = 1 << 20
+
+
+class PersistenceError(ValueError):
+    """A saved-state file that cannot be loaded: the message names the file and the problem.
+
+    Attributes
+    ----------
+    path : str
+        The file, as given to :func:`load_state`.
+    problem : str
+        What is wrong with it, e.g. ``"checksum mismatch"``.
+    """
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path = path
+        self.problem = problem
+
+    def __reduce__(self) -> tuple[type[PersistenceError], tuple[str, str]]:
+        return type(self), (self.path, self.problem)
+
+
+@dataclass(frozen=True, eq=False)
+class EvaluatorState:
+    """Everything needed to rebuild a scored evaluator, validated on construction.
+
+    Parameters
+    ----------
+    ties : {"insertion", "grouped"}
+        The tie policy.
+    keys : ndarray of float64, shape (n,)
+        ``-score`` of each case in rank order (ascending), equal keys in
+        insertion order; no NaN.
+    labels : ndarray of bool, shape (n,)
+        Whether each case (same order) is a positive.
+    pos_missed, neg_missed : int
+        Positives and negatives declared missed; non-negative, unbounded.
+    window : int or None
+        The sliding-window length (>= n), or None for an unbounded evaluator.
+    ages : ndarray of int64, shape (n,), or None
+        Insertion sequence number of each case (same order): unique,
+        non-negative, below ``next_age``, increasing along equal keys. Present
+        exactly when ``window`` is not None.
+    next_age : int
+        The sequence number the next case will get; ``n <= next_age < 2**63``.
+
+    Raises
+    ------
+    TypeError
+        A field has the wrong type, dtype or dimension.
+    ValueError
+        A field has a wrong value or the fields disagree.
+
+    Notes
+    -----
+    Equality compares every field, keys bit for bit (so ``-0.0 != 0.0``).
+    The arrays are not copied; do not change them while the state is in use.
+    Complexity: construction is O(n) (O(n log n) for ages spread over a
+    range much wider than n).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> EvaluatorState("grouped", np.array([-1.0]), np.array([True]), 0, 2,
+    ...                None, None, 1).neg_missed
+    2
+    >>> EvaluatorState("grouped", np.array([-1.0, -2.0]), np.array([True, False]),
+    ...                0, 0, None, None, 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: keys must be sorted ascending (rank order); keys[1] = -2.0 < keys[0] = -1.0
+    """
+
+    ties: TiePolicy
+    keys: NDArray[np.float64]
+    labels: NDArray[np.bool_]
+    pos_missed: int
+    neg_missed: int
+    window: int | None
+    ages: NDArray[np.int64] | None
+    next_age: int
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, EvaluatorState):
+            return NotImplemented
+        return (
+            self.ties == other.ties
+            and self.pos_missed == other.pos_missed
+            and self.neg_missed == other.neg_missed
+            and self.window == other.window
+            and self.next_age == other.next_age
+            and np.array_equal(self.keys.view(np.int64), other.keys.view(np.int64))
+            and np.array_equal(self.labels, other.labels)
+            and (
+                (self.ages is None and other.ages is None)
+                or (
+                    self.ages is not None
+                    and other.ages is not None
+                    and np.array_equal(self.ages, other.ages)
+                )
+            )
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # holds mutable arrays
+
+    @property
+    def num_cases(self) -> int:
+        """n, the number of ranked cases."""
+        return int(self.keys.shape[0])
+
+
+# ---------------------------------------------------------------- validation
+def _count(name: str, value: object) -> int:
+    """A non-negative Python-int field (NumPy integers accepted)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    number = int(value)
+    if number < 0:
+        raise ValueError(f"{name} must be non-negative, got {number}")
+    return number
+
+
+def _array(name: str, value: object, dtype: type[np.generic]) -> None:
+    if not isinstance(value, np.ndarray):
+        raise TypeError(f"{name} must be a NumPy array, got {type(value).__name__}")
+    if value.dtype != np.dtype(dtype) or value.ndim != 1:
+        raise TypeError(
+            f"{name} must be a 1-d array of {np.dtype(dtype)}, "
+            f"got {value.ndim}-d array of {value.dtype}"
+        )
+
+
+def _validate(state: EvaluatorState) -> None:
+    """Check every invariant of the format; normalise integer fields to ``int``."""
+    if not isinstance(state.ties, str):
+        raise TypeError(f"ties must be a str, got {type(state.ties).__name__} {state.ties!r}")
+    if state.ties not in TIE_POLICIES:
+        raise ValueError(f"ties must be one of {TIE_POLICIES}, got {state.ties!r}")
+    _array("keys", state.keys, np.float64)
+    _array("labels", state.labels, np.bool_)
+    n = state.keys.shape[0]
+    if state.labels.shape[0] != n:
+        raise ValueError(f"labels has {state.labels.shape[0]} entries, keys has {n}")
+    for name in ("pos_missed", "neg_missed", "next_age"):
+        object.__setattr__(state, name, _count(name, getattr(state, name)))
+    if state.window is not None:
+        window = _count("window", state.window)
+        if window < 1:
+            raise ValueError("window must be positive, got 0")
+        if n > window:
+            raise ValueError(f"{n} cases do not fit in a window of {window}")
+        object.__setattr__(state, "window", window)
+    if state.next_age > _MAX_AGE:
+        raise ValueError(f"next_age must be below 2**63, got {state.next_age}")
+    if state.next_age < n:
+        raise ValueError(f"next_age {state.next_age} is below the number of cases {n}")
+    keys = state.keys
+    if n:
+        nan = np.isnan(keys)
+        if nan.any():
+            raise ValueError(f"keys must not be NaN; keys[{int(np.argmax(nan))}] is NaN")
+        down = keys[1:] < keys[:-1]
+        if down.any():
+            i = int(np.argmax(down)) + 1
+            raise ValueError(
+                "keys must be sorted ascending (rank order); "
+                f"keys[{i}] = {float(keys[i])!r} < keys[{i - 1}] = {float(keys[i - 1])!r}"
+            )
+    if (state.window is None) != (state.ages is None):
+        raise ValueError("ages must be given exactly when window is not None")
+    if state.ages is not None:
+        _validate_ages(state.ages, keys, state.next_age)
+
+
+def _validate_ages(ages: object, keys: NDArray[np.float64], next_age: int) -> None:
+    _array("ages", ages, np.int64)
+    assert isinstance(ages, np.ndarray)
+    n = keys.shape[0]
+    if ages.shape[0] != n:
+        raise ValueError(f"ages has {ages.shape[0]} entries, keys has {n}")
+    if not n:
+        return
+    lo, hi = int(ages.min()), int(ages.max())
+    if lo < 0:
+        raise ValueError(f"ages must be non-negative, found {lo}")
+    if hi >= next_age:
+        raise ValueError(f"ages must be below next_age {next_age}, found {hi}")
+    if not _all_unique(ages, lo, hi):
+        raise ValueError("ages must be unique")
+    backwards = (keys[1:] == keys[:-1]) & (ages[1:] <= ages[:-1])
+    if backwards.any():
+        i = int(np.argmax(backwards)) + 1
+        raise ValueError(
+            f"equal keys must be in insertion order; ages[{i}] = {int(ages[i])} "
+            f"follows ages[{i - 1}] = {int(ages[i - 1])}"
+        )
+
+
+def _all_unique(values: NDArray[np.int64], lo: int, hi: int) -> bool:
+    """Whether ``values`` (all in ``[lo, hi]``) are distinct. O(n), or O(n log n) if sparse."""
+    n = int(values.shape[0])
+    span = hi - lo + 1
+    if span < n:
+        return False  # pigeonhole
+    if span > _BITMAP_SPAN_FACTOR * n:
+        ordered = np.sort(values)
+        return not (ordered[1:] == ordered[:-1]).any()
+    seen = np.zeros(span, dtype=np.bool_)
+    for start in range(0, n, _CHUNK):
+        seen[values[start : start + _CHUNK] - lo] = True
+    return int(np.count_nonzero(seen)) == n
+
+
+# --------------------------------------------------------------------- save
+def _metadata(state: EvaluatorState) -> bytes:
+    """The JSON metadata, space-padded so the arrays after it are 8-byte aligned."""
+    meta = {
+        "ties": state.ties,
+        "cases": state.num_cases,
+        # str(int) refuses more than 4300 digits; Decimal has no such limit.
+        "pos_missed": str(Decimal(state.pos_missed)),
+        "neg_missed": str(Decimal(state.neg_missed)),
+        "window": state.window,
+        "next_age": state.next_age,
+    }
+    text = json.dumps(meta, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    raw = text.encode("utf-8")
+    pad = -(_HEADER.size + len(raw)) % _ALIGN
+    return raw + b" " * pad
+
+
+def _sections(state: EvaluatorState) -> list[NDArray[Any]]:
+    """The arrays in file order, little-endian and contiguous (copied only if not already)."""
+    parts: list[NDArray[Any]] = [np.ascontiguousarray(state.keys, dtype="<f8")]
+    if state.ages is not None:
+        parts.append(np.ascontiguousarray(state.ages, dtype="<i8"))
+    parts.append(np.ascontiguousarray(state.labels).view(np.uint8))
+    return parts
+
+
+def _open_temp(directory: str, base: str) -> tuple[str, int]:
+    """Create a fresh temporary file next to the target (mode 0o666 less the umask)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0)
+    stem = base[:100]  # keeps the name under NAME_MAX for long targets
+    while True:
+        temp = os.path.join(directory, f".{stem}.{secrets.token_hex(8)}{TEMP_SUFFIX}")
+        try:
+            return temp, os.open(temp, flags, 0o666)
+        except FileExistsError:  # pragma: no cover - 64 random bits collided
+            continue
+
+
+def _fsync_directory(directory: str) -> None:
+    """Make the rename durable; a no-op where directories cannot be opened or synced."""
+    if os.name == "nt":  # pragma: no cover - Windows cannot open a directory
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    except OSError as error:  # pragma: no cover - depends on the filesystem
+        if error.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
+            raise
+    finally:
+        os.close(fd)
+
+
+def save_state(path: str | os.PathLike[str], state: EvaluatorState) -> None:
+    """Write ``state`` to ``path`` atomically, in format version 1.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The target file; its directory must exist. An existing file is
+        replaced (a symbolic link is replaced by a regular file).
+    state : EvaluatorState
+        Validated again before anything is written (its arrays may have
+        changed since it was built), so a saved file always loads.
+
+    Raises
+    ------
+    TypeError
+        ``state`` is not an :class:`EvaluatorState`, or ``path`` is not a path.
+    ValueError
+        The state breaks an invariant (see :class:`EvaluatorState`).
+    OSError
+        The file could not be written; the target is then unchanged.
+
+    Notes
+    -----
+    The temporary file ``.<name>.<16 hex digits>.rankeval-tmp`` is removed on
+    any failure except a kill. Memory: no copy of the arrays on little-endian
+    machines; the SHA-256 is computed as the sections are written.
+    Complexity: O(n) time and I/O, plus two ``fsync`` calls.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> state = EvaluatorState("grouped", np.array([-2.0, 1.5]), np.array([True, False]),
+    ...                        0, 0, window=4, ages=np.array([1, 0]), next_age=2)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     save_state(os.path.join(tmp, "s"), state)
+    ...     sorted(os.listdir(tmp))
+    ['s']
+    """
+    if not isinstance(state, EvaluatorState):
+        raise TypeError(f"state must be an EvaluatorState, got {type(state).__name__}")
+    target = os.fspath(path)
+    if not isinstance(target, str):
+        raise TypeError(f"path must be a str or os.PathLike[str], got {target!r}")
+    _validate(state)
+    meta = _metadata(state)
+    parts = _sections(state)
+    keys_bytes = parts[0].nbytes
+    ages_bytes = parts[1].nbytes if state.ages is not None else 0
+    labels_bytes = parts[-1].nbytes
+    header = _HEADER.pack(MAGIC, FORMAT_VERSION, 0, len(meta), keys_bytes, ages_bytes, labels_bytes)
+    directory, base = os.path.split(os.path.abspath(target))
+    temp, fd = _open_temp(directory, base)
+    try:
+        with open(fd, "wb") as out:
+            digest = hashlib.sha256()
+            for chunk in (header, meta):
+                out.write(chunk)
+                digest.update(chunk)
+            for part in parts:
+                if part.nbytes:
+                    view = part.data.cast("B")
+                    out.write(view)
+                    digest.update(view)
+            out.write(digest.digest())
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):  # already renamed or removed
+            os.unlink(temp)
+        raise
+    _fsync_directory(directory)
+
+
+# --------------------------------------------------------------------- load
+def _read_into(stream: BufferedReader, array: NDArray[Any], digest: _Hash) -> int:
+    """Fill ``array`` from ``stream`` and hash it; return the bytes actually read."""
+    view = array.data.cast("B")
+    done = 0
+    while done < len(view):
+        got = stream.readinto(view[done:])
+        if not got:
+            break
+        done += got
+    digest.update(view[:done])
+    return done
+
+
+def load_state(path: str | os.PathLike[str]) -> EvaluatorState:
+    """Read a state saved by :func:`save_state`, checking everything.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file. Temporary files of interrupted saves are never read.
+
+    Returns
+    -------
+    EvaluatorState
+        A fully validated state whose arrays are freshly allocated and owned by
+        it (an evaluator may adopt them without copying).
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file (other ``OSError``\\ s likewise propagate).
+    PersistenceError
+        The file is not a complete, intact version-1 state file; the message
+        names the file and the problem, e.g. ``"checksum mismatch"``,
+        ``"truncated: expected 203 bytes, found 100"``, ``"not a rankeval
+        state file (bad magic)"``, ``"unsupported format version 7 (this
+        rankeval reads 1)"``.
+
+    Notes
+    -----
+    Memory: the arrays are read straight into their final buffers and hashed
+    in place; nothing else of size n is kept. Complexity: O(n) time and I/O
+    (O(n log n) for ages spread over a range much wider than n).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "not-state.json")
+    ...     with open(path, "w") as f:
+    ...         _ = f.write('{"ties": "insertion"}')
+    ...     load_state(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rankeval._persist.PersistenceError: ...not-state.json: not a rankeval state file (bad magic)
+    """
+    name = os.fspath(path)
+    if not isinstance(name, str):
+        raise TypeError(f"path must be a str or os.PathLike[str], got {name!r}")
+
+    def fail(problem: str) -> NoReturn:
+        raise PersistenceError(name, problem)
+
+    with open(name, "rb") as stream:
+        size = os.fstat(stream.fileno()).st_size
+        head = stream.read(_HEADER.size)
+        if len(head) < len(MAGIC):
+            if not head:
+                fail("empty file; not a rankeval state file")
+            if MAGIC.startswith(head):
+                fail(f"truncated: expected at least {_HEADER.size} bytes, found {len(head)}")
+            fail("not a rankeval state file (bad magic)")
+        if head[: len(MAGIC)] != MAGIC:
+            fail("not a rankeval state file (bad magic)")
+        if len(head) < _HEADER.size:
+            fail(f"truncated: expected at least {_HEADER.size} bytes, found {len(head)}")
+        _, version, flags, meta_len, keys_len, ages_len, labels_len = _HEADER.unpack(head)
+        if version != FORMAT_VERSION:
+            fail(f"unsupported format version {version} (this rankeval reads {FORMAT_VERSION})")
+        if flags != 0:
+            fail(f"unknown header flags {flags:#x} (version {FORMAT_VERSION} defines none)")
+        n = labels_len
+        if keys_len != 8 * n or ages_len not in (0, 8 * n):
+            fail(
+                f"inconsistent header: {keys_len} key bytes, {ages_len} age bytes "
+                f"and {labels_len} label bytes do not describe one number of cases"
+            )
+        expected = _HEADER.size + meta_len + keys_len + ages_len + labels_len + _DIGEST_SIZE
+        if size < expected:
+            fail(f"truncated: expected {expected} bytes, found {size}")
+        if size > expected:
+            fail(f"trailing data: expected {expected} bytes, found {size}")
+
+        digest = hashlib.sha256(head)
+        meta_raw = stream.read(meta_len)
+        digest.update(meta_raw)
+        keys = np.empty(n, dtype="<f8")
+        ages = np.empty(n, dtype="<i8") if ages_len else None
+        labels = np.empty(n, dtype=np.uint8)
+        got = len(meta_raw) + _read_into(stream, keys, digest)
+        if ages is not None:
+            got += _read_into(stream, ages, digest)
+        got += _read_into(stream, labels, digest)
+        stored = stream.read(_DIGEST_SIZE)
+        if got + len(stored) != expected - _HEADER.size:  # the file shrank while we read
+            fail(f"truncated: expected {expected} bytes, found {_HEADER.size + got + len(stored)}")
+        if stored != digest.digest():
+            fail("checksum mismatch (the file is corrupted)")
+
+    meta = _parse_metadata(meta_raw, fail)
+    if meta["cases"] != n:
+        fail(f"metadata says {meta['cases']} cases, the header {n}")
+    if (meta["window"] is None) != (ages is None):
+        fail("ages section must be present exactly when the metadata has a window")
+    if n and int(labels.max()) > 1:
+        fail(f"label bytes must be 0 or 1, found {int(labels.max())}")
+    try:
+        return EvaluatorState(
+            ties=meta["ties"],
+            keys=keys.astype(np.float64, copy=False),
+            labels=labels.view(np.bool_),
+            pos_missed=meta["pos_missed"],
+            neg_missed=meta["neg_missed"],
+            window=meta["window"],
+            ages=None if ages is None else ages.astype(np.int64, copy=False),
+            next_age=meta["next_age"],
+        )
+    except (TypeError, ValueError) as error:
+        fail(f"invalid state: {error}")
+
+
+def _reject_constant(token: str) -> NoReturn:
+    raise ValueError(f"JSON constant {token} is not allowed")
+
+
+def _unique_members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("duplicate member in metadata")
+    return out
+
+
+def _parse_metadata(raw: bytes, fail: Callable[[str], NoReturn]) -> dict[str, Any]:
+    """Decode and type-check the metadata object (values are checked by EvaluatorState)."""
+    try:
+        meta = json.loads(
+            raw.decode("utf-8"),
+            parse_constant=_reject_constant,
+            object_pairs_hook=_unique_members,
+        )
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        fail(f"bad metadata: {error}")
+    if not isinstance(meta, dict):
+        fail(f"bad metadata: expected a JSON object, got {type(meta).__name__}")
+    if set(meta) != _META_MEMBERS:
+        fail(f"bad metadata: members {sorted(meta)}, expected {sorted(_META_MEMBERS)}")
+    if meta["ties"] not in TIE_POLICIES:
+        fail(f"bad metadata: ties {meta['ties']!r} is not one of {TIE_POLICIES}")
+    for member in ("cases", "next_age"):
+        if type(meta[member]) is not int:
+            fail(f"bad metadata: {member} must be an integer, got {meta[member]!r}")
+    if meta["window"] is not None and type(meta["window"]) is not int:
+        fail(f"bad metadata: window must be an integer or null, got {meta['window']!r}")
+    for member in ("pos_missed", "neg_missed"):
+        text = meta[member]
+        if not isinstance(text, str) or not _DECIMAL.match(text):
+            fail(f"bad metadata: {member} must be a decimal string, got {text!r}")
+        meta[member] = int(Decimal(text))
+    return meta
