@@ -153,6 +153,17 @@ def summarize_queries(evaluations: Mapping[str, ScoredPrecisionRecallEvaluation]
     Undefined when: no query has a positive case (every mean is NaN over 0 queries).
 
     Complexity: O(sum of the per-query evaluation costs).
+
+    Examples
+    --------
+    >>> from rankeval import ScoredPrecisionRecallEvaluation
+    >>> a, b, c = (ScoredPrecisionRecallEvaluation() for _ in range(3))
+    >>> a.add_cases([False, True], [2.0, 1.0])  # RR 1/2
+    >>> b.add_cases([True, False], [2.0, 1.0])  # RR 1
+    >>> c.add_cases([False], [1.0])  # no positive: left out
+    >>> summary = summarize_queries({"a": a, "b": b, "c": c})
+    >>> summary.mean_reciprocal_rank, summary.num_without_positives
+    (Mean(value=0.75, num_queries=2), 1)
     """
     judged = [ev for ev in evaluations.values() if ev.num_positive_ref() > 0]
     return QuerySummary(

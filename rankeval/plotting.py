@@ -121,6 +121,16 @@ def plot_pr(evaluation: Plottable, ax: Axes | None = None) -> Axes:
     not a point of any curve).
 
     Complexity: O(m) for m curve points (drawing dominates).
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from rankeval import ScoredPrecisionRecallEvaluation
+    >>> evaluation = ScoredPrecisionRecallEvaluation()
+    >>> evaluation.add_cases([True, False, True, False], [0.9, 0.8, 0.7, 0.1])
+    >>> ax = plot_pr(evaluation, Figure().subplots())
+    >>> [line.get_label() for line in ax.lines][1:]
+    ['uninterpolated (area 0.792)', 'interpolated (area 0.917)', 'break-even point (P = R = 0.500)']
     """
     ax = _axes(ax)
     _square_unit_axes(ax, "Recall", "Precision", "Precision-recall curve")
@@ -179,6 +189,16 @@ def plot_roc(evaluation: Plottable, ax: Axes | None = None) -> Axes:
     NaN and the curve is not drawn; its area reads NaN.
 
     Complexity: O(m) for m curve points (drawing dominates).
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> from rankeval import ScoredPrecisionRecallEvaluation
+    >>> evaluation = ScoredPrecisionRecallEvaluation()
+    >>> evaluation.add_cases([True, False, True, False], [0.9, 0.8, 0.7, 0.1])
+    >>> ax = plot_roc(evaluation, Figure().subplots())
+    >>> [line.get_label() for line in ax.lines]
+    ['chance', 'uninterpolated (AUC 0.750)', 'interpolated (AUC 0.875)']
     """
     ax = _axes(ax)
     _square_unit_axes(
@@ -221,6 +241,13 @@ def plot_evaluation(
     ``fig.savefig`` or use :func:`save_plot`.
 
     Complexity: O(m) for m curve points.
+
+    Examples
+    --------
+    >>> from rankeval import ScoredPrecisionRecallEvaluation
+    >>> figure = plot_evaluation(ScoredPrecisionRecallEvaluation(), title="nothing yet")
+    >>> [ax.get_title() for ax in figure.axes], figure.get_size_inches().tolist()
+    (['Precision-recall curve', 'ROC curve'], [12.0, 6.0])
     """
     require_matplotlib()
     from matplotlib.figure import Figure
@@ -260,6 +287,17 @@ def save_plot(
         If matplotlib is missing (with the install command).
 
     Complexity: O(m) for m curve points.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from rankeval import ScoredPrecisionRecallEvaluation
+    >>> evaluation = ScoredPrecisionRecallEvaluation()
+    >>> evaluation.add_cases([True, False, True, False], [0.9, 0.8, 0.7, 0.1])
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "curves.png"
+    >>> save_plot(evaluation, target, width_px=1000, height_px=500)
+    >>> target.read_bytes()[:4]
+    b'\x89PNG'
     """
     suffix = os.path.splitext(os.fspath(path))[1].lower()
     if suffix not in _FORMATS:
