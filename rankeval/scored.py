@@ -8,6 +8,7 @@ exactly as LingPipe 4.1.0 does.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -36,6 +37,8 @@ __all__ = ["ScoredPrecisionRecallEvaluation"]
 _T = TypeVar("_T")
 
 _PRECISION_AT_RANKS = (5, 10, 25, 100, 500)
+
+Self = TypeVar("Self", bound="ScoredPrecisionRecallEvaluation")
 
 
 class ScoredPrecisionRecallEvaluation:
@@ -95,6 +98,7 @@ class ScoredPrecisionRecallEvaluation:
         self._neg_missed = 0
         self._cache: dict[object, Any] = {}
         self._lock = threading.RLock()
+        self._read_only = False
 
     @property
     def ties(self) -> TiePolicy:
@@ -125,6 +129,8 @@ class ScoredPrecisionRecallEvaluation:
         label = check_correct(correct)
         key = -check_score(score)
         with self._lock:
+            if self._read_only:
+                self._refuse()
             self._store.add(label, key)
             if self._cache:
                 self._cache.clear()
@@ -145,6 +151,8 @@ class ScoredPrecisionRecallEvaluation:
         labels, values = check_case_arrays(correct, scores)
         keys = np.negative(values)
         with self._lock:
+            if self._read_only:
+                self._refuse()
             self._store.add_batch(labels, keys)
             self._cache.clear()
 
@@ -156,6 +164,8 @@ class ScoredPrecisionRecallEvaluation:
         """
         value = check_count(count)
         with self._lock:
+            if self._read_only:
+                self._refuse()
             self._pos_missed += value
             self._cache.clear()
 
@@ -166,6 +176,8 @@ class ScoredPrecisionRecallEvaluation:
         """
         value = check_count(count)
         with self._lock:
+            if self._read_only:
+                self._refuse()
             self._neg_missed += value
             self._cache.clear()
 
@@ -416,6 +428,162 @@ class ScoredPrecisionRecallEvaluation:
             for r, p, s in zip(rows[:, 0].tolist(), rows[:, 1].tolist(), rows[:, 2].tolist())
         ]
         _write(text, file)
+
+
+    # ------------------------------------------------------ service features
+    def _refuse(self) -> None:
+        raise TypeError("this evaluation is a read-only snapshot; add to the live evaluator")
+
+    def reset(self) -> None:
+        """Forget every case and miss, keeping the settings. Complexity: O(1)."""
+        with self._lock:
+            if self._read_only:
+                self._refuse()
+            self._store = CaseStore(self.ties)
+            self._pos_missed = self._neg_missed = 0
+            self._cache.clear()
+
+    def snapshot(self) -> ScoredPrecisionRecallEvaluation:
+        """A read-only copy that later adds to this evaluator do not change.
+
+        Cheap: the sorted arrays are shared (they are never written in place),
+        only cases added since the last read are copied. Mutating the snapshot
+        raises ``TypeError``.
+
+        >>> ev = ScoredPrecisionRecallEvaluation()
+        >>> ev.add_case(True, 1.0)
+        >>> frozen = ev.snapshot()
+        >>> ev.add_case(False, 2.0)
+        >>> frozen.num_cases(), ev.num_cases()
+        (1, 2)
+
+        Complexity: O(p) for p cases added since the last read.
+        """
+        with self._lock:
+            clone = self._copy()
+        clone._read_only = True
+        return clone
+
+    def _copy(self) -> ScoredPrecisionRecallEvaluation:
+        clone = type(self).__new__(type(self))
+        clone.__setstate__(self.__getstate__())
+        return clone
+
+    def __getstate__(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                "store": self._store.copy(),
+                "pos_missed": self._pos_missed,
+                "neg_missed": self._neg_missed,
+                "read_only": self._read_only,
+            }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._store = state["store"]
+        self._pos_missed = state["pos_missed"]
+        self._neg_missed = state["neg_missed"]
+        self._read_only = state["read_only"]
+        self._cache = {}
+        self._lock = threading.RLock()
+
+    def _canonical(self) -> tuple[Any, ...]:
+        """Settings, counts and the ranking; tie blocks sorted when their order is moot."""
+        with self._lock:
+            keys, labels, _ = self._store.ranking()
+            if self.ties == "grouped":
+                order = np.lexsort((labels, keys))
+                keys, labels = keys[order], labels[order]
+            return self.ties, self._pos_missed, self._neg_missed, keys, labels
+
+    def __eq__(self, other: object) -> bool:
+        """Same settings, misses and ranked cases (equal derived values follow)."""
+        if not isinstance(other, ScoredPrecisionRecallEvaluation):
+            return NotImplemented
+        mine, theirs = self._canonical(), other._canonical()
+        return mine[:3] == theirs[:3] and all(
+            np.array_equal(a, b) for a, b in zip(mine[3:], theirs[3:])
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def merge(self, other: ScoredPrecisionRecallEvaluation) -> None:
+        """Add every case and miss of ``other``, as if its adds had followed ours.
+
+        Insertion policy: the result equals one evaluator that saw this one's
+        cases, then ``other``'s, in order. Grouped: any order. Evaluators with
+        different settings cannot be merged (``ValueError``).
+
+        >>> a, b = ScoredPrecisionRecallEvaluation(), ScoredPrecisionRecallEvaluation()
+        >>> a.add_case(True, 1.0); b.add_case(False, 1.0); b.add_misses(1)
+        >>> a.merge(b); a.num_cases(), a.reciprocal_rank()
+        (3, 1.0)
+
+        Complexity: O(n + m log m).
+        """
+        if not isinstance(other, ScoredPrecisionRecallEvaluation):
+            raise TypeError(f"can only merge a ScoredPrecisionRecallEvaluation, got {type(other).__name__}")
+        if other.ties != self.ties:
+            raise ValueError(f"cannot merge ties={other.ties!r} into ties={self.ties!r}")
+        with other._lock:
+            keys, labels, _ = other._store.ranking()
+            pos_missed, neg_missed = other._pos_missed, other._neg_missed
+        with self._lock:
+            if self._read_only:
+                self._refuse()
+            # other's ranking lists its equal scores in its own arrival order, and
+            # the batch path sorts stably, so that order survives the merge.
+            self._store.add_batch(labels, keys)
+            self._pos_missed += pos_missed
+            self._neg_missed += neg_missed
+            self._cache.clear()
+
+    def __add__(self, other: object) -> ScoredPrecisionRecallEvaluation:
+        """A new evaluator: this one's cases, then ``other``'s (see :meth:`merge`)."""
+        if not isinstance(other, ScoredPrecisionRecallEvaluation):
+            return NotImplemented
+        with self._lock:
+            result = self._copy()
+        result._read_only = False
+        result.merge(other)
+        return result
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write every case, the misses and the settings to ``path``, atomically.
+
+        The file format is documented in :mod:`rankeval._persist`: versioned,
+        checksummed; a crash at any moment leaves the old file or the new one.
+        Complexity: O(n).
+        """
+        from rankeval._persist import EvaluatorState, save_state
+
+        with self._lock:
+            keys, labels, _ = self._store.ranking()
+            state = EvaluatorState(
+                self.ties, keys, labels, self._pos_missed, self._neg_missed,
+                None, None, keys.shape[0],
+            )
+        save_state(path, state)
+
+    @classmethod
+    def load(cls: type[Self], path: str | os.PathLike[str]) -> Self:
+        """Read an evaluator written by :meth:`save`.
+
+        Raises :class:`rankeval.PersistenceError` (a ``ValueError``) naming the
+        file and the problem for a truncated, corrupted, foreign or
+        wrong-version file; never returns a partly filled evaluator.
+        Complexity: O(n).
+        """
+        from rankeval._persist import PersistenceError, load_state
+
+        state = load_state(path)
+        if state.window is not None:
+            raise PersistenceError(os.fspath(path), "sliding-window states are not supported yet")
+        evaluation = cls(ties=state.ties)
+        if state.keys.shape[0]:
+            evaluation._store.add_batch(state.labels, state.keys.copy())
+        evaluation._pos_missed = state.pos_missed
+        evaluation._neg_missed = state.neg_missed
+        return evaluation
 
     # ------------------------------------------------------ LingPipe aliases
     addCase = add_case  # noqa: N815

@@ -1,0 +1,222 @@
+"""Living inside a service: threads, merging, copies, snapshots, reset, save/load."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankeval import ScoredPrecisionRecallEvaluation
+from tests import strategies
+from tests.conftest import RUNNING_EXAMPLE, same, snapshot
+
+
+def build(cases: list[tuple[bool, float]], ties: str = "insertion", misses: int = 0,
+          negative_misses: int = 0) -> ScoredPrecisionRecallEvaluation:
+    ev = ScoredPrecisionRecallEvaluation(ties=ties)  # type: ignore[arg-type]
+    for correct, score in cases:
+        ev.add_case(correct, score)
+    ev.add_misses(misses)
+    ev.add_negative_misses(negative_misses)
+    return ev
+
+
+def evaluate_shard(seed: int) -> ScoredPrecisionRecallEvaluation:
+    """A worker process: evaluate one shard of a classifier's output."""
+    rng = np.random.default_rng(seed)
+    labels = rng.random(5_000) < 0.3
+    ev = ScoredPrecisionRecallEvaluation(ties="grouped")
+    ev.add_cases(labels, np.round(rng.normal(labels * 1.0, 1.0), 2))
+    return ev
+
+
+class TestThreads:
+    """Many writers and readers share one evaluator safely."""
+
+    def test_stress(self) -> None:
+        """8 threads x 25,000 adds with 2 readers: exact counts, metrics equal a serial run."""
+        rng = np.random.default_rng(7)
+        shards = []
+        for _ in range(8):
+            labels = rng.random(25_000) < 0.3
+            shards.append((labels.tolist(), np.round(rng.normal(labels * 1.0, 1.0), 2).tolist()))
+        ev = ScoredPrecisionRecallEvaluation(ties="grouped")
+        stop = threading.Event()
+        errors: list[BaseException] = []
+        reads = [0, 0]
+
+        def writer(labels: list[bool], scores: list[float]) -> None:
+            try:
+                for i, (correct, score) in enumerate(zip(labels, scores)):
+                    ev.add_case(correct, score)
+                    if i % 5000 == 4999:
+                        ev.add_misses(1)
+            except BaseException as error:  # pragma: no cover - reported below
+                errors.append(error)
+
+        def reader(slot: int) -> None:
+            try:
+                while not stop.is_set():
+                    n = ev.num_cases()
+                    auc = ev.area_under_roc_curve()
+                    assert 0.0 <= auc <= 1.0 or n == 0
+                    ev.precision_at(10)
+                    ev.reciprocal_rank()
+                    if reads[slot] % 50 == 0:
+                        curve = ev.pr_curve()
+                        assert curve[0].tolist() == [0.0, 1.0]
+                    reads[slot] += 1
+            except BaseException as error:  # pragma: no cover - reported below
+                errors.append(error)
+
+        readers = [threading.Thread(target=reader, args=(i,)) for i in range(2)]
+        writers = [threading.Thread(target=writer, args=shard) for shard in shards]
+        for thread in readers + writers:
+            thread.start()
+        for thread in writers:
+            thread.join(timeout=120)
+        stop.set()
+        for thread in readers:
+            thread.join(timeout=30)
+        assert not errors
+        assert min(reads) > 0
+        assert ev.num_cases() == 8 * 25_000 + 8 * 5
+        serial = ScoredPrecisionRecallEvaluation(ties="grouped")
+        for labels, scores in shards:
+            serial.add_cases(labels, scores)
+        serial.add_misses(8 * 5)
+        assert ev == serial
+        assert same(snapshot(ev), snapshot(serial))
+
+
+class TestMerge:
+    """merge and + equal one evaluator that saw both streams."""
+
+    @settings(max_examples=50, deadline=None)
+    @given(a=strategies.cases, b=strategies.cases, ties=strategies.ties,
+           misses=strategies.miss_counts)
+    def test_merge_equals_sequential(self, a: list[Any], b: list[Any], ties: str,
+                                     misses: int) -> None:
+        """a.merge(b) equals one evaluator fed a's cases then b's (and a + b too)."""
+        left, right = build(a, ties), build(b, ties, misses=misses, negative_misses=1)
+        combined = left + right
+        left.merge(right)
+        expected = build(a + b, ties, misses=misses, negative_misses=1)
+        assert left == expected == combined
+        assert same(snapshot(left), snapshot(expected))
+
+    @settings(max_examples=40, deadline=None)
+    @given(a=strategies.cases, b=strategies.cases, c=strategies.cases, ties=strategies.ties)
+    def test_associative(self, a: list[Any], b: list[Any], c: list[Any], ties: str) -> None:
+        """(a + b) + c == a + (b + c)."""
+        x, y, z = build(a, ties), build(b, ties, misses=1), build(c, ties, negative_misses=2)
+        assert (x + y) + z == x + (y + z)
+        assert same(snapshot((x + y) + z), snapshot(x + (y + z)))
+
+    @settings(max_examples=40, deadline=None)
+    @given(a=strategies.tied_cases, b=strategies.tied_cases)
+    def test_grouped_commutative(self, a: list[Any], b: list[Any]) -> None:
+        """Under grouped ties the merge order does not matter."""
+        assert build(a, "grouped") + build(b, "grouped") == build(b, "grouped") + build(a, "grouped")
+
+    def test_settings_mismatch(self) -> None:
+        """Merging evaluators with different tie policies is a ValueError, nothing changes."""
+        a, b = build(RUNNING_EXAMPLE), build(RUNNING_EXAMPLE, "grouped")
+        before = snapshot(a)
+        with pytest.raises(ValueError, match="cannot merge"):
+            a.merge(b)
+        with pytest.raises(TypeError):
+            a.merge([1, 2])  # type: ignore[arg-type]
+        assert same(snapshot(a), before)
+
+    def test_process_pool_shards(self) -> None:
+        """Shards evaluated in worker processes merge into the whole-data result."""
+        with ProcessPoolExecutor(max_workers=2) as pool:
+            parts = list(pool.map(evaluate_shard, range(4)))
+        total = ScoredPrecisionRecallEvaluation(ties="grouped")
+        for part in parts:
+            total.merge(part)
+        serial = ScoredPrecisionRecallEvaluation(ties="grouped")
+        for seed in range(4):
+            serial.merge(evaluate_shard(seed))
+        assert total == serial
+        assert total.num_cases() == 20_000
+        assert total.area_under_roc_curve() == serial.area_under_roc_curve()
+
+
+class TestCopies:
+    """pickle, deepcopy, snapshot, reset."""
+
+    @settings(max_examples=40, deadline=None)
+    @given(cases=strategies.cases, ties=strategies.ties, misses=strategies.miss_counts)
+    def test_pickle_and_deepcopy(self, cases: list[Any], ties: str, misses: int) -> None:
+        """pickle and deepcopy round-trip to an equal, independent evaluator."""
+        ev = build(cases, ties, misses=misses)
+        for clone in (pickle.loads(pickle.dumps(ev)), copy.deepcopy(ev)):
+            assert clone == ev
+            assert same(snapshot(clone), snapshot(ev))
+            clone.add_case(True, 0.0)
+            assert clone.num_cases() == ev.num_cases() + 1
+
+    def test_snapshot_is_frozen(self) -> None:
+        """A snapshot keeps its values when the live evaluator changes, and refuses adds."""
+        ev = build(RUNNING_EXAMPLE, misses=1)
+        ev.add_case(True, -1.0)  # still pending when the snapshot is taken
+        frozen = ev.snapshot()
+        before = snapshot(frozen)
+        ev.add_case(True, 10.0)
+        ev.add_cases([False] * 5, [5.0] * 5)
+        ev.add_misses(3)
+        assert same(snapshot(frozen), before)
+        for call in (lambda: frozen.add_case(True, 1.0), lambda: frozen.add_misses(1),
+                     lambda: frozen.add_cases([True], [1.0]), frozen.reset,
+                     lambda: frozen.merge(ev)):
+            with pytest.raises(TypeError, match="read-only"):
+                call()
+        assert same(snapshot(frozen), before)
+        assert (frozen + ev).num_cases() == frozen.num_cases() + ev.num_cases()
+
+    def test_reset(self) -> None:
+        """reset() returns to the empty evaluation and keeps the tie policy."""
+        ev = build(RUNNING_EXAMPLE, "grouped", misses=2)
+        ev.reset()
+        assert ev == ScoredPrecisionRecallEvaluation(ties="grouped")
+        assert same(snapshot(ev), snapshot(ScoredPrecisionRecallEvaluation(ties="grouped")))
+
+
+class TestSaveLoad:
+    """save -> load gives an equal evaluator."""
+
+    @settings(max_examples=40, deadline=None)
+    @given(cases=strategies.cases, ties=strategies.ties, misses=strategies.miss_counts,
+           huge=st.booleans())
+    def test_round_trip(self, tmp_path_factory: pytest.TempPathFactory, cases: list[Any],
+                        ties: str, misses: int, huge: bool) -> None:
+        """Every case, miss count (even beyond 64 bits) and the tie policy survive."""
+        ev = build(cases, ties, misses=misses)
+        if huge:
+            ev.add_negative_misses(2**40)
+        path = tmp_path_factory.mktemp("state") / "ev.rankeval"
+        ev.save(path)
+        loaded = ScoredPrecisionRecallEvaluation.load(path)
+        assert loaded == ev
+        assert same(snapshot(loaded), snapshot(ev))
+
+    def test_overwrite_and_garbage(self, tmp_path: Path) -> None:
+        """Saving replaces the file whole; a foreign file is refused with its name."""
+        path = tmp_path / "ev.rankeval"
+        build(RUNNING_EXAMPLE).save(path)
+        bigger = build(RUNNING_EXAMPLE * 3, misses=2)
+        bigger.save(path)
+        assert ScoredPrecisionRecallEvaluation.load(path) == bigger
+        path.write_bytes(b"not a state file")
+        with pytest.raises(ValueError, match="ev.rankeval"):
+            ScoredPrecisionRecallEvaluation.load(path)
