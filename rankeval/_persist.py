@@ -588,6 +588,8 @@ def load_state(path: str | os.PathLike[str]) -> EvaluatorState:
     meta = _parse_metadata(meta_raw, fail)
     if meta["cases"] != n:
         fail(f"metadata says {meta['cases']} cases, the header {n}")
+    if meta["window"] is not None and ages is None and n == 0:
+        ages = np.empty(0, dtype="<i8")  # an empty ages section is indistinguishable from none
     if (meta["window"] is None) != (ages is None):
         fail("ages section must be present exactly when the metadata has a window")
     if n and int(labels.max()) > 1:

@@ -1,0 +1,436 @@
+"""The saved-state file format: round trips, the documented layout, and every way a file can be bad.
+
+Round trips are hypothesis properties over random states; damage (truncation at
+every offset, every byte flipped, foreign files, forged files with a valid
+checksum but broken content) must always raise :class:`PersistenceError` naming
+the file, never return a state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import struct
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rankeval._persist import (
+    FORMAT_VERSION,
+    MAGIC,
+    TEMP_SUFFIX,
+    EvaluatorState,
+    PersistenceError,
+    load_state,
+    save_state,
+)
+from tests import strategies
+
+HEADER = struct.Struct("<8sIIQQQQ")
+
+
+@st.composite
+def states(draw: st.DrawFn) -> EvaluatorState:
+    """A valid state as an evaluator would hold it: cases sorted stably by -score."""
+    cases = draw(st.lists(st.tuples(st.booleans(), strategies.scores), max_size=30))
+    n = len(cases)
+    windowed = draw(st.booleans())
+    first_age = draw(st.integers(0, 2**40)) if windowed else 0
+    next_age = first_age + n + draw(st.integers(0, 5))
+    keys = -np.array([s for _, s in cases], dtype=np.float64)
+    order = np.argsort(keys, kind="stable")
+    ages = first_age + np.arange(n, dtype=np.int64)
+    big = st.one_of(st.integers(0, 5), st.integers(0, 2**70), st.just(10**5000))
+    return EvaluatorState(
+        ties=draw(strategies.ties),
+        keys=keys[order],
+        labels=np.array([c for c, _ in cases], dtype=np.bool_)[order],
+        pos_missed=draw(big),
+        neg_missed=draw(big),
+        window=n + draw(st.integers(0 if n else 1, 10)) if windowed else None,
+        ages=ages[order] if windowed else None,
+        next_age=next_age,
+    )
+
+
+def small_state(window: int | None = None) -> EvaluatorState:
+    """Three cases with a tie, one miss; windowed if ``window`` is given."""
+    return EvaluatorState(
+        ties="insertion",
+        keys=np.array([-0.9, -0.5, -0.5]),
+        labels=np.array([True, False, True]),
+        pos_missed=1,
+        neg_missed=2,
+        window=window,
+        ages=None if window is None else np.array([2, 0, 1]),
+        next_age=3,
+    )
+
+
+def forge(path: Path, meta: dict[str, Any], keys: bytes, ages: bytes, labels: bytes,
+          version: int = FORMAT_VERSION, flags: int = 0) -> None:
+    """Write a file with any content but a correct header and checksum."""
+    raw = json.dumps(meta).encode()
+    head = HEADER.pack(MAGIC, version, flags, len(raw), len(keys), len(ages), len(labels))
+    body = head + raw + keys + ages + labels
+    path.write_bytes(body + hashlib.sha256(body).digest())
+
+
+def good_meta(**changes: Any) -> dict[str, Any]:
+    """Metadata of :func:`small_state` (no window), with ``changes`` applied."""
+    meta: dict[str, Any] = {"ties": "insertion", "cases": 3, "pos_missed": "1",
+                            "neg_missed": "2", "window": None, "next_age": 3}
+    meta.update(changes)
+    return meta
+
+
+KEYS = np.array([-0.9, -0.5, -0.5], dtype="<f8").tobytes()
+LABELS = bytes([1, 0, 1])
+
+
+def load_error(path: Path) -> str:
+    """Load ``path`` expecting a PersistenceError; return its message."""
+    with pytest.raises(PersistenceError) as info:
+        load_state(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: ")
+    assert info.value.path == str(path)
+    return info.value.problem
+
+
+class TestRoundTrip:
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(state=states())
+    def test_random_states_round_trip(self, state: EvaluatorState, tmp_path_factory: Any) -> None:
+        """save -> load gives an equal state, keys bit for bit, for random states."""
+        path = tmp_path_factory.mktemp("rt") / "state.rankeval"
+        save_state(path, state)
+        loaded = load_state(path)
+        assert loaded == state
+        assert loaded.keys.tobytes() == state.keys.tobytes()
+        assert type(loaded.pos_missed) is int
+        assert type(loaded.next_age) is int
+        assert os.listdir(path.parent) == ["state.rankeval"]
+
+    def test_empty_state_round_trips(self, tmp_path: Path) -> None:
+        """An evaluator with no case and no miss saves and loads."""
+        empty = EvaluatorState("grouped", np.zeros(0), np.zeros(0, dtype=bool), 0, 0, None, None, 0)
+        save_state(tmp_path / "e", empty)
+        assert load_state(tmp_path / "e") == empty
+
+    def test_saving_twice_gives_identical_bytes(self, tmp_path: Path) -> None:
+        """The file is a deterministic function of the state (no timestamps, sorted metadata)."""
+        save_state(tmp_path / "a", small_state(window=5))
+        save_state(tmp_path / "b", small_state(window=5))
+        assert (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()
+
+    def test_overwrites_and_accepts_str_paths(self, tmp_path: Path) -> None:
+        """Saving over an existing file replaces it; str and PathLike paths both work."""
+        target = tmp_path / "s"
+        save_state(str(target), small_state())
+        save_state(target, small_state(window=3))
+        assert load_state(str(target)) == small_state(window=3)
+        assert os.listdir(tmp_path) == ["s"]
+
+    def test_loaded_arrays_are_fresh_and_typed(self, tmp_path: Path) -> None:
+        """Loaded arrays are native float64/bool/int64, writeable, and not views of one buffer."""
+        save_state(tmp_path / "s", small_state(window=3))
+        loaded = load_state(tmp_path / "s")
+        assert loaded.ages is not None
+        assert (loaded.keys.dtype, loaded.labels.dtype, loaded.ages.dtype) == (
+            np.float64, np.bool_, np.int64)
+        assert not np.shares_memory(loaded.keys, loaded.ages)
+        assert loaded.keys.flags.writeable
+        assert loaded.keys.flags.c_contiguous
+
+    def test_state_equality_is_exact(self) -> None:
+        """States differ when any field differs, including -0.0 against 0.0."""
+        a = EvaluatorState("insertion", np.array([0.0]), np.array([True]), 0, 0, None, None, 1)
+        b = EvaluatorState("insertion", np.array([-0.0]), np.array([True]), 0, 0, None, None, 1)
+        assert a == a
+        assert a != b
+        assert a != "state"
+        assert small_state() != small_state(window=3)
+
+
+class TestLayout:
+    def test_file_matches_the_documented_layout(self, tmp_path: Path) -> None:
+        """An independent reader (struct, json, numpy, hashlib) decodes the file as documented."""
+        save_state(tmp_path / "s", small_state(window=4))
+        data = (tmp_path / "s").read_bytes()
+        magic, version, flags, m, k, a, lab = HEADER.unpack_from(data)
+        assert (magic, version, flags) == (b"\x89RKV\r\n\x1a\n", 1, 0)
+        assert (k, a, lab) == (24, 24, 3)
+        assert len(data) == 48 + m + k + a + lab + 32
+        assert (48 + m) % 8 == 0
+        meta = json.loads(data[48 : 48 + m])
+        assert meta == {"ties": "insertion", "cases": 3, "pos_missed": "1", "neg_missed": "2",
+                        "window": 4, "next_age": 3}
+        at = 48 + m
+        assert np.frombuffer(data, "<f8", 3, at).tolist() == [-0.9, -0.5, -0.5]
+        assert np.frombuffer(data, "<i8", 3, at + k).tolist() == [2, 0, 1]
+        assert list(data[at + k + a : at + k + a + lab]) == [1, 0, 1]
+        assert data[-32:] == hashlib.sha256(data[:-32]).digest()
+
+    def test_unwindowed_file_has_no_ages_section(self, tmp_path: Path) -> None:
+        """Without a window the ages length is 0 and the labels follow the keys."""
+        save_state(tmp_path / "s", small_state())
+        _, _, _, _m, k, a, lab = HEADER.unpack_from((tmp_path / "s").read_bytes())
+        assert (k, a, lab) == (24, 0, 3)
+
+    def test_huge_miss_counts_are_decimal_strings(self, tmp_path: Path) -> None:
+        """Counts past 2**63 (even past Python's 4300-digit str limit) are stored exactly."""
+        huge = 10**5000 + 7
+        state = EvaluatorState("grouped", np.zeros(0), np.zeros(0, bool), huge, 2**64,
+                               None, None, 0)
+        save_state(tmp_path / "s", state)
+        loaded = load_state(tmp_path / "s")
+        assert loaded.pos_missed == huge
+        assert loaded.neg_missed == 2**64
+
+
+class TestDamage:
+    def test_truncation_at_every_offset_is_refused(self, tmp_path: Path) -> None:
+        """A file cut at any byte offset raises PersistenceError naming the file."""
+        save_state(tmp_path / "s", small_state(window=3))
+        data = (tmp_path / "s").read_bytes()
+        cut = tmp_path / "cut"
+        for size in range(len(data)):
+            cut.write_bytes(data[:size])
+            problem = load_error(cut)
+            assert "truncated" in problem or "empty" in problem, (size, problem)
+        assert load_error(cut).startswith(f"truncated: expected {len(data)} bytes, found")
+
+    def test_flipping_any_byte_is_refused(self, tmp_path: Path) -> None:
+        """Changing any single byte (all bits, or only the lowest) raises PersistenceError."""
+        save_state(tmp_path / "s", small_state(window=3))
+        data = (tmp_path / "s").read_bytes()
+        bad = tmp_path / "bad"
+        for offset in range(len(data)):
+            for mask in (0xFF, 0x01):
+                damaged = bytearray(data)
+                damaged[offset] ^= mask
+                bad.write_bytes(bytes(damaged))
+                load_error(bad)
+
+    def test_payload_corruption_is_a_checksum_mismatch(self, tmp_path: Path) -> None:
+        """A flipped bit inside the arrays is reported as a checksum mismatch."""
+        save_state(tmp_path / "s", small_state())
+        data = bytearray((tmp_path / "s").read_bytes())
+        data[-40] ^= 0x10
+        (tmp_path / "s").write_bytes(bytes(data))
+        assert load_error(tmp_path / "s").startswith("checksum mismatch")
+
+    def test_trailing_data_is_refused(self, tmp_path: Path) -> None:
+        """Bytes after the checksum are an error, not ignored."""
+        save_state(tmp_path / "s", small_state())
+        with open(tmp_path / "s", "ab") as f:
+            f.write(b"\0")
+        assert load_error(tmp_path / "s").startswith("trailing data: expected")
+
+    def test_future_version_is_refused_by_number(self, tmp_path: Path) -> None:
+        """A file of format version 7 is refused as unsupported, naming both versions."""
+        save_state(tmp_path / "s", small_state())
+        data = bytearray((tmp_path / "s").read_bytes())
+        data[8:12] = struct.pack("<I", 7)
+        (tmp_path / "s").write_bytes(bytes(data))
+        assert load_error(tmp_path / "s") == "unsupported format version 7 (this rankeval reads 1)"
+
+    @pytest.mark.parametrize(
+        ("content", "problem"),
+        [
+            (b"", "empty file; not a rankeval state file"),
+            (b"\x89PNG\r\n\x1a\n" + bytes(100), "not a rankeval state file (bad magic)"),
+            (b'{"ties": "insertion", "cases": 0}\n', "not a rankeval state file (bad magic)"),
+            (b"\x80\x04\x95", "not a rankeval state file (bad magic)"),  # a pickle's start
+            (MAGIC[:5], "truncated: expected at least 48 bytes, found 5"),
+        ],
+        ids=["empty", "png", "json", "pickle", "magic-prefix"],
+    )
+    def test_foreign_files_are_refused(self, tmp_path: Path, content: bytes, problem: str) -> None:
+        """Empty, PNG, JSON and pickle files are not mistaken for state files."""
+        (tmp_path / "f").write_bytes(content)
+        assert load_error(tmp_path / "f") == problem
+
+    @settings(max_examples=200, deadline=None)
+    @given(blob=st.binary(max_size=300), keep_magic=st.booleans())
+    def test_random_bytes_are_refused(self, blob: bytes, keep_magic: bool,
+                                      tmp_path_factory: Any) -> None:
+        """Random bytes, with or without the right magic in front, raise PersistenceError."""
+        path = tmp_path_factory.mktemp("rand") / "f"
+        path.write_bytes(MAGIC + blob if keep_magic else blob)
+        load_error(path)
+
+    def test_missing_file_is_file_not_found(self, tmp_path: Path) -> None:
+        """A path that does not exist raises the usual FileNotFoundError."""
+        with pytest.raises(FileNotFoundError):
+            load_state(tmp_path / "absent")
+
+    def test_error_is_a_picklable_value_error(self) -> None:
+        """PersistenceError is a ValueError and survives pickling with its fields."""
+        error = PersistenceError("/x/y", "checksum mismatch")
+        copy = pickle.loads(pickle.dumps(error))
+        assert isinstance(copy, ValueError)
+        assert (str(copy), copy.path, copy.problem) == (
+            "/x/y: checksum mismatch", "/x/y", "checksum mismatch")
+
+
+class TestForgedContent:
+    """Files with a correct checksum whose content breaks an invariant (a buggy writer)."""
+
+    def test_forge_helper_writes_a_loadable_file(self, tmp_path: Path) -> None:
+        """The forging helper itself produces a valid file from valid content."""
+        forge(tmp_path / "f", good_meta(), KEYS, b"", LABELS)
+        assert load_state(tmp_path / "f") == small_state()
+
+    @pytest.mark.parametrize(
+        ("meta", "keys", "ages", "labels", "problem"),
+        [
+            (good_meta(), KEYS[::-1], b"", LABELS, "invalid state: keys must be sorted"),
+            (good_meta(), np.array([np.nan, 1, 2]).tobytes(), b"", LABELS,
+             "invalid state: keys must not be NaN"),
+            (good_meta(), KEYS, b"", bytes([1, 2, 0]), "label bytes must be 0 or 1"),
+            (good_meta(cases=4), KEYS, b"", LABELS, "metadata says 4 cases"),
+            (good_meta(pos_missed="-1"), KEYS, b"", LABELS, "pos_missed must be a decimal"),
+            (good_meta(neg_missed=2), KEYS, b"", LABELS, "neg_missed must be a decimal"),
+            (good_meta(pos_missed="01"), KEYS, b"", LABELS, "pos_missed must be a decimal"),
+            (good_meta(ties="random"), KEYS, b"", LABELS, "ties 'random'"),
+            (good_meta(extra=1), KEYS, b"", LABELS, "bad metadata: members"),
+            (good_meta(next_age=2), KEYS, b"", LABELS, "invalid state: next_age 2"),
+            (good_meta(next_age=True), KEYS, b"", LABELS, "next_age must be an integer"),
+            (good_meta(window=3), KEYS, b"", LABELS, "ages section must be present"),
+            (good_meta(window=2), KEYS, np.array([0, 1, 2]).tobytes(), LABELS,
+             "do not fit in a window of 2"),
+            (good_meta(window=3), KEYS, np.array([0, 1, 1]).tobytes(), LABELS,
+             "ages must be unique"),
+            (good_meta(window=3), KEYS, np.array([0, 2, 1]).tobytes(), LABELS,
+             "equal keys must be in insertion order"),
+            (good_meta(window=3), KEYS, np.array([0, 1, 3]).tobytes(), LABELS,
+             "ages must be below next_age 3"),
+            (good_meta(window=3), KEYS, np.array([-1, 0, 1]).tobytes(), LABELS,
+             "ages must be non-negative"),
+            (good_meta(window=3), KEYS[:8], b"", LABELS, "inconsistent header"),
+        ],
+    )
+    def test_broken_content_is_refused(self, tmp_path: Path, meta: dict[str, Any], keys: bytes,
+                                       ages: bytes, labels: bytes, problem: str) -> None:
+        """Each broken invariant is reported by name, despite the valid checksum."""
+        forge(tmp_path / "f", meta, keys, ages, labels)
+        assert problem in load_error(tmp_path / "f")
+
+    @pytest.mark.parametrize(
+        "raw",
+        [b"[1, 2]", b"{\"ties\": NaN}", b"\xff\xfe", b"{\"a\": 1, \"a\": 2}", b"[" * 100000],
+        ids=["array", "nan", "not-utf8", "duplicate", "deep"],
+    )
+    def test_malformed_metadata_is_refused(self, tmp_path: Path, raw: bytes) -> None:
+        """Metadata that is not one well-formed JSON object is a PersistenceError."""
+        head = HEADER.pack(MAGIC, 1, 0, len(raw), 0, 0, 0)
+        body = head + raw
+        (tmp_path / "f").write_bytes(body + hashlib.sha256(body).digest())
+        assert load_error(tmp_path / "f").startswith("bad metadata")
+
+    def test_unknown_flags_are_refused(self, tmp_path: Path) -> None:
+        """Version 1 defines no header flag; a set flag is refused."""
+        forge(tmp_path / "f", good_meta(), KEYS, b"", LABELS, flags=4)
+        assert load_error(tmp_path / "f").startswith("unknown header flags 0x4")
+
+
+class TestStateValidation:
+    @pytest.mark.parametrize(
+        ("changes", "error"),
+        [
+            ({"ties": "best"}, ValueError),
+            ({"ties": 1}, TypeError),
+            ({"keys": [-1.0, 0.0, 0.0]}, TypeError),
+            ({"keys": np.array([-1, 0, 0])}, TypeError),
+            ({"keys": np.zeros((3, 1))}, TypeError),
+            ({"labels": np.array([1, 0, 1])}, TypeError),
+            ({"labels": np.array([True, False])}, ValueError),
+            ({"pos_missed": -1}, ValueError),
+            ({"neg_missed": 1.0}, TypeError),
+            ({"neg_missed": True}, TypeError),
+            ({"window": 0, "ages": np.zeros(0, np.int64)}, ValueError),
+            ({"window": 5}, ValueError),
+            ({"ages": np.array([0, 1, 2])}, ValueError),
+            ({"window": 5, "ages": np.array([0.0, 1.0, 2.0])}, TypeError),
+            ({"next_age": 2**63}, ValueError),
+        ],
+    )
+    def test_bad_fields_are_refused(self, changes: dict[str, Any], error: type) -> None:
+        """Wrong types raise TypeError, wrong values ValueError, at construction."""
+        fields: dict[str, Any] = {
+            "ties": "grouped", "keys": np.array([-1.0, 0.0, 0.0]),
+            "labels": np.array([True, False, True]), "pos_missed": 0, "neg_missed": 0,
+            "window": None, "ages": None, "next_age": 3,
+        }
+        fields.update(changes)
+        with pytest.raises(error):
+            EvaluatorState(**fields)
+
+    def test_numpy_integers_become_python_ints(self) -> None:
+        """Integer fields given as NumPy integers are stored as Python ints."""
+        state = EvaluatorState("grouped", np.zeros(0), np.zeros(0, bool), np.int64(3),
+                               np.uint8(1), np.int32(4), np.zeros(0, np.int64), np.int64(0))
+        assert [type(v) for v in (state.pos_missed, state.neg_missed, state.window,
+                                  state.next_age)] == [int] * 4
+
+    def test_sparse_ages_are_checked_for_duplicates(self) -> None:
+        """Ages spread far wider than n are still checked for uniqueness (sorting path)."""
+        keys = np.array([-1.0, 0.0])
+        with pytest.raises(ValueError, match="unique"):
+            EvaluatorState("grouped", keys, np.array([1, 0], bool), 0, 0, 2,
+                           np.array([10**12, 10**12]), 10**12 + 1)
+        EvaluatorState("grouped", keys, np.array([1, 0], bool), 0, 0, 2,
+                       np.array([5, 10**12]), 10**12 + 1)
+
+    def test_save_revalidates_mutated_arrays(self, tmp_path: Path) -> None:
+        """A state whose arrays were changed after construction is refused before writing."""
+        state = small_state()
+        state.keys[0] = 5.0  # now unsorted
+        with pytest.raises(ValueError, match="sorted"):
+            save_state(tmp_path / "s", state)
+        assert os.listdir(tmp_path) == []
+
+    def test_save_refuses_non_states(self, tmp_path: Path) -> None:
+        """save_state takes an EvaluatorState and a path, nothing else."""
+        with pytest.raises(TypeError):
+            save_state(tmp_path / "s", {"ties": "grouped"})  # type: ignore[arg-type]
+        with pytest.raises(TypeError):
+            save_state(b"/tmp/s", small_state())  # type: ignore[arg-type]
+
+
+class TestAtomicSave:
+    def test_failed_save_keeps_the_old_file_and_no_temp(self, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+        """If writing fails midway, the old file is untouched and the temp file is removed."""
+        target = tmp_path / "s"
+        save_state(target, small_state())
+        before = target.read_bytes()
+
+        def broken_fsync(fd: int) -> None:
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(os, "fsync", broken_fsync)
+        with pytest.raises(OSError, match="No space"):
+            save_state(target, small_state(window=3))
+        assert target.read_bytes() == before
+        assert os.listdir(tmp_path) == ["s"]
+
+    def test_leftover_temp_file_is_ignored(self, tmp_path: Path) -> None:
+        """A temp file left by a killed save does not affect loading the target."""
+        save_state(tmp_path / "s", small_state())
+        (tmp_path / f".s.0123456789abcdef{TEMP_SUFFIX}").write_bytes(MAGIC + b"half")
+        assert load_state(tmp_path / "s") == small_state()
+
+    def test_missing_directory_raises_and_leaves_nothing(self, tmp_path: Path) -> None:
+        """Saving into a directory that does not exist is a FileNotFoundError."""
+        with pytest.raises(FileNotFoundError):
+            save_state(tmp_path / "no" / "s", small_state())
+        assert os.listdir(tmp_path) == []
