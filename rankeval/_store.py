@@ -124,6 +124,10 @@ class CaseStore:
         """Number of ranked cases."""
         return self.pos_added + self.neg_added
 
+    def counts(self) -> tuple[int, int]:
+        """(positive, negative) cases ranked. Complexity: O(1)."""
+        return self.pos_added, self.neg_added
+
     # ------------------------------------------------------------- mutation
     def add(self, correct: bool, key: float) -> None:
         """Add one case. Complexity: O(1) amortised (folds every PENDING_LIMIT adds)."""
