@@ -25,6 +25,17 @@ def check_ties(ties: object) -> TiePolicy:
     raise ValueError(f"ties must be one of {TIE_POLICIES}, got {ties!r}")
 
 
+def check_window(window: object) -> int | None:
+    """None, or a positive integer window length."""
+    if window is None:
+        return None
+    if isinstance(window, (bool, np.bool_)) or not isinstance(window, (int, np.integer)):
+        raise TypeError(f"window must be a positive integer or None, got {window!r}")
+    if window <= 0:
+        raise ValueError(f"window must be a positive integer or None, got {window!r}")
+    return int(window)
+
+
 def check_correct(correct: object, name: str = "correct") -> bool:
     """A case label: bool, NumPy bool, or the integer 0 or 1."""
     if correct is True or correct is False:

@@ -19,8 +19,9 @@ from numpy.typing import ArrayLike
 
 from rankeval import curves, metrics
 from rankeval._javafmt import java_double_to_string, java_f6
-from rankeval._ranking import FloatArray, OperatingPoints, TiePolicy, operating_points
+from rankeval._ranking import BoolArray, FloatArray, OperatingPoints, TiePolicy, operating_points
 from rankeval._store import CaseStore
+from rankeval._window import WindowStore
 from rankeval._validation import (
     check_beta,
     check_bool,
@@ -30,6 +31,7 @@ from rankeval._validation import (
     check_rank,
     check_score,
     check_ties,
+    check_window,
 )
 
 __all__ = ["ScoredPrecisionRecallEvaluation"]
@@ -61,6 +63,9 @@ class ScoredPrecisionRecallEvaluation:
         once; every result is independent of arrival order (ROC area = the
         Mann-Whitney statistic with ties counted one half; rank-based values are
         expectations over the orders inside a block).
+    window : int, optional
+        Keep only the ``window`` most recent cases; every derived value is then
+        exact over those cases (misses are counts, not cases, and are kept).
 
     Notes
     -----
@@ -92,8 +97,8 @@ class ScoredPrecisionRecallEvaluation:
     (0.4666666666666667, 0.55)
     """
 
-    def __init__(self, ties: TiePolicy = "insertion") -> None:
-        self._store = CaseStore(check_ties(ties))
+    def __init__(self, ties: TiePolicy = "insertion", window: int | None = None) -> None:
+        self._store = _new_store(check_ties(ties), check_window(window))
         self._pos_missed = 0
         self._neg_missed = 0
         self._cache: dict[object, Any] = {}
@@ -105,9 +110,15 @@ class ScoredPrecisionRecallEvaluation:
         """The tie policy, ``"insertion"`` or ``"grouped"``."""
         return self._store.ties
 
+    @property
+    def window(self) -> int | None:
+        """How many of the most recent cases are kept (None: all of them)."""
+        return self._store.window if isinstance(self._store, WindowStore) else None
+
     def __repr__(self) -> str:
         return (
-            f"{type(self).__name__}(ties={self.ties!r}) with {self._store.size} cases, "
+            f"{type(self).__name__}(ties={self.ties!r}, window={self.window!r}) with "
+            f"{sum(self._store.counts())} cases, "
             f"{self._pos_missed} misses, {self._neg_missed} negative misses"
         )
 
@@ -185,17 +196,17 @@ class ScoredPrecisionRecallEvaluation:
     def num_cases(self) -> int:
         """R + N: every case added plus every miss of either kind. O(1)."""
         with self._lock:
-            return self._store.size + self._pos_missed + self._neg_missed
+            return sum(self._store.counts()) + self._pos_missed + self._neg_missed
 
     def num_positive_ref(self) -> int:
         """R: positive cases added plus misses. O(1)."""
         with self._lock:
-            return self._store.pos_added + self._pos_missed
+            return self._store.counts()[0] + self._pos_missed
 
     def num_negative_ref(self) -> int:
         """N: negative cases added plus negative misses. O(1)."""
         with self._lock:
-            return self._store.neg_added + self._neg_missed
+            return self._store.counts()[1] + self._neg_missed
 
     # ----------------------------------------------------------- derivation
     def _cached(self, key: object, compute: Callable[[], _T]) -> _T:
@@ -212,7 +223,7 @@ class ScoredPrecisionRecallEvaluation:
             return operating_points(
                 keys,
                 labels,
-                self._store.pos_added + self._pos_missed,
+                self._store.pos_added + self._pos_missed,  # counted by ranking()
                 self._store.neg_added + self._neg_missed,
                 self.ties,
                 cum_pos,
@@ -310,7 +321,7 @@ class ScoredPrecisionRecallEvaluation:
         coincidence; this is precision@R. Complexity: O(log² n).
         """
         with self._lock:
-            num_pos = self._store.pos_added + self._pos_missed
+            num_pos = self._store.counts()[0] + self._pos_missed
             return self._store.precision_at(num_pos) if num_pos else 1.0
 
     def pr_breakeven_point(self) -> float:
@@ -354,12 +365,10 @@ class ScoredPrecisionRecallEvaluation:
             )
         with self._lock:
             store = self._store
+            pair_count2 = store.folded_pair_count2()
+            pos, neg = store.counts()
             return metrics.roc_auc_from_pairs(
-                store.folded_pair_count2(),
-                store.pos_added,
-                self._pos_missed,
-                store.neg_added,
-                self._neg_missed,
+                pair_count2, pos, self._pos_missed, neg, self._neg_missed
             )
 
     def _lingpipe_roc_area(self) -> float:
@@ -387,7 +396,7 @@ class ScoredPrecisionRecallEvaluation:
                 f"  BEP (Precision-Recall break even point)={_d(self.pr_breakeven_point())}",
                 f"  Reciprocal Rank={_d(self.reciprocal_rank())}",
             ]
-            n = self._store.size
+            n = sum(self._store.counts())
             lines += [
                 f"  Precision at {r}={_d(self.precision_at(r))}"
                 for r in _PRECISION_AT_RANKS
@@ -439,7 +448,7 @@ class ScoredPrecisionRecallEvaluation:
         with self._lock:
             if self._read_only:
                 self._refuse()
-            self._store = CaseStore(self.ties)
+            self._store = _new_store(self.ties, self.window)
             self._pos_missed = self._neg_missed = 0
             self._cache.clear()
 
@@ -486,6 +495,14 @@ class ScoredPrecisionRecallEvaluation:
         self._cache = {}
         self._lock = threading.RLock()
 
+    def _arrival_order(self) -> tuple[FloatArray, BoolArray]:
+        """Cases in an order that, replayed, rebuilds this evaluator (ties included)."""
+        store = self._store
+        if isinstance(store, WindowStore):
+            return store.arrival_order()
+        keys, labels, _ = store.ranking()
+        return keys, labels
+
     def _canonical(self) -> tuple[Any, ...]:
         """Settings, counts and the ranking; tie blocks sorted when their order is moot."""
         with self._lock:
@@ -493,7 +510,7 @@ class ScoredPrecisionRecallEvaluation:
             if self.ties == "grouped":
                 order = np.lexsort((labels, keys))
                 keys, labels = keys[order], labels[order]
-            return self.ties, self._pos_missed, self._neg_missed, keys, labels
+            return (self.ties, self.window), self._pos_missed, self._neg_missed, keys, labels
 
     def __eq__(self, other: object) -> bool:
         """Same settings, misses and ranked cases (equal derived values follow)."""
@@ -522,10 +539,13 @@ class ScoredPrecisionRecallEvaluation:
         """
         if not isinstance(other, ScoredPrecisionRecallEvaluation):
             raise TypeError(f"can only merge a ScoredPrecisionRecallEvaluation, got {type(other).__name__}")
-        if other.ties != self.ties:
-            raise ValueError(f"cannot merge ties={other.ties!r} into ties={self.ties!r}")
+        if (other.ties, other.window) != (self.ties, self.window):
+            raise ValueError(
+                f"cannot merge ties={other.ties!r}, window={other.window!r} into "
+                f"ties={self.ties!r}, window={self.window!r}"
+            )
         with other._lock:
-            keys, labels, _ = other._store.ranking()
+            keys, labels = other._arrival_order()
             pos_missed, neg_missed = other._pos_missed, other._neg_missed
         with self._lock:
             if self._read_only:
@@ -557,11 +577,21 @@ class ScoredPrecisionRecallEvaluation:
         from rankeval._persist import EvaluatorState, save_state
 
         with self._lock:
-            keys, labels, _ = self._store.ranking()
-            state = EvaluatorState(
-                self.ties, keys, labels, self._pos_missed, self._neg_missed,
-                None, None, keys.shape[0],
-            )
+            store = self._store
+            if isinstance(store, WindowStore):
+                keys, labels = store.arrival_order()
+                ages = np.arange(store.added - keys.shape[0], store.added, dtype=np.int64)
+                order = np.argsort(keys, kind="stable")
+                state = EvaluatorState(
+                    self.ties, keys[order], labels[order], self._pos_missed,
+                    self._neg_missed, store.window, ages[order], store.added,
+                )
+            else:
+                keys, labels, _ = store.ranking()
+                state = EvaluatorState(
+                    self.ties, keys, labels, self._pos_missed, self._neg_missed,
+                    None, None, keys.shape[0],
+                )
         save_state(path, state)
 
     @classmethod
@@ -573,14 +603,18 @@ class ScoredPrecisionRecallEvaluation:
         wrong-version file; never returns a partly filled evaluator.
         Complexity: O(n).
         """
-        from rankeval._persist import PersistenceError, load_state
+        from rankeval._persist import load_state
 
         state = load_state(path)
-        if state.window is not None:
-            raise PersistenceError(os.fspath(path), "sliding-window states are not supported yet")
-        evaluation = cls(ties=state.ties)
-        if state.keys.shape[0]:
-            evaluation._store.add_batch(state.labels, state.keys.copy())
+        evaluation = cls(ties=state.ties, window=state.window)
+        keys, labels = state.keys, state.labels
+        if state.ages is not None:  # a window: replay in arrival order
+            order = np.argsort(state.ages, kind="stable")
+            keys, labels = keys[order], labels[order]
+        if keys.shape[0]:
+            evaluation._store.add_batch(labels, keys.copy())
+        if isinstance(evaluation._store, WindowStore):
+            evaluation._store.added = state.next_age
         evaluation._pos_missed = state.pos_missed
         evaluation._neg_missed = state.neg_missed
         return evaluation
@@ -610,6 +644,10 @@ class ScoredPrecisionRecallEvaluation:
     def toString(self) -> str:  # noqa: N802
         """LingPipe's spelling of ``str(evaluation)``."""
         return str(self)
+
+
+def _new_store(ties: TiePolicy, window: int | None) -> CaseStore:
+    return CaseStore(ties) if window is None else WindowStore(ties, window)
 
 
 def _d(value: float) -> str:

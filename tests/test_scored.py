@@ -7,12 +7,10 @@ and scikit-learn.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
 import math
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -20,24 +18,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import rankeval._store
 from rankeval import ScoredPrecisionRecallEvaluation
 from tests import strategies
 from tests.conftest import DATA, RUNNING_EXAMPLE, close, same, snapshot
+from tests.helpers import assert_matches_reference, small_buffer
 from tests.reference import Reference
 
 SEEDS = {entry["name"]: entry for entry in json.loads((DATA / "seed_golden.json").read_text())}
-
-
-@contextlib.contextmanager
-def small_buffer(size: int = 2) -> Iterator[None]:
-    """Merge the add buffer into the arrays every few adds, to exercise both paths."""
-    saved = rankeval._store.MIN_BUFFER, rankeval._store.PENDING_LIMIT
-    rankeval._store.MIN_BUFFER, rankeval._store.PENDING_LIMIT = size, max(1, size // 2)
-    try:
-        yield
-    finally:
-        rankeval._store.MIN_BUFFER, rankeval._store.PENDING_LIMIT = saved
 
 
 def from_cases(cases: list[tuple[bool, float]], misses: int = 0, negative_misses: int = 0,
@@ -48,35 +35,6 @@ def from_cases(cases: list[tuple[bool, float]], misses: int = 0, negative_misses
     ev.add_misses(misses)
     ev.add_negative_misses(negative_misses)
     return ev
-
-
-def reference_snapshot(cases: list[tuple[bool, float]], misses: int, negative_misses: int,
-                       ties: str) -> dict[str, Any]:
-    """What tests.conftest.snapshot should return, from the slow reference."""
-    ref = Reference(cases, misses, negative_misses, ties)
-    out: dict[str, Any] = {}
-    for flag in (False, True):
-        out[f"pr{flag}"] = ref.pr_curve(flag)
-        out[f"prs{flag}"] = ref.pr_score_curve(flag)
-        out[f"roc{flag}"] = ref.roc_curve(flag)
-        out[f"aupr{flag}"] = ref.area(ref.pr_curve(flag))
-    out["aurocTrue"] = ref.area(ref.roc_curve(True))
-    out["aurocFalse"] = ref.roc_auc_pairs(misses, negative_misses)
-    out["eleven"] = ref.eleven_point()
-    out["ap"] = ref.average_precision()
-    out["maxf"] = [ref.maximum_f(b) for b in (0.5, 1.0, 2.0)]
-    out["p_at"] = [ref.precision_at(k) for k in (0, 1, 2, 3, 5, 10, 50)]
-    out["rprec"] = ref.r_precision()
-    out["rr"] = ref.reciprocal_rank()
-    return out
-
-
-def assert_matches_reference(ev: ScoredPrecisionRecallEvaluation, cases: list[tuple[bool, float]],
-                             misses: int, negative_misses: int) -> None:
-    got = snapshot(ev)
-    expected = reference_snapshot(cases, misses, negative_misses, ev.ties)
-    for key, value in expected.items():
-        assert close(got[key], value, 1e-12), key
 
 
 class TestRunningExample:

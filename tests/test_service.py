@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 import pickle
 import threading
 from concurrent.futures import ProcessPoolExecutor
@@ -16,7 +17,9 @@ from hypothesis import strategies as st
 
 from rankeval import ScoredPrecisionRecallEvaluation
 from tests import strategies
-from tests.conftest import RUNNING_EXAMPLE, same, snapshot
+from tests.conftest import RUNNING_EXAMPLE, close, same, snapshot
+from tests.helpers import assert_matches_reference, small_buffer
+from tests.reference import Reference
 
 
 def build(cases: list[tuple[bool, float]], ties: str = "insertion", misses: int = 0,
@@ -65,9 +68,8 @@ class TestThreads:
         def reader(slot: int) -> None:
             try:
                 while not stop.is_set():
-                    n = ev.num_cases()
                     auc = ev.area_under_roc_curve()
-                    assert 0.0 <= auc <= 1.0 or n == 0
+                    assert math.isnan(auc) or 0.0 <= auc <= 1.0  # NaN until R, N > 0
                     ev.precision_at(10)
                     ev.reciprocal_rank()
                     if reads[slot] % 50 == 0:
@@ -220,3 +222,73 @@ class TestSaveLoad:
         path.write_bytes(b"not a state file")
         with pytest.raises(ValueError, match="ev.rankeval"):
             ScoredPrecisionRecallEvaluation.load(path)
+
+
+class TestWindow:
+    """window=W: every value exact over the W most recent cases."""
+
+    @settings(max_examples=80, deadline=None)
+    @given(ops=strategies.operations, ties=strategies.ties, window=st.integers(1, 12),
+           buffer=st.sampled_from([1, 2, 5, 1024]))
+    def test_equals_reference_on_last_w(self, ops: list[Any], ties: str, window: int,
+                                        buffer: int) -> None:
+        """After every operation the window equals a fresh evaluator of the last W cases."""
+        with small_buffer(buffer):
+            ev = ScoredPrecisionRecallEvaluation(ties=ties, window=window)  # type: ignore[arg-type]
+            cases: list[tuple[bool, float]] = []
+            misses = negative_misses = 0
+            for step, op in enumerate(ops):
+                if op[0] == "case":
+                    ev.add_case(op[1], op[2])
+                    cases.append((op[1], op[2]))
+                elif op[0] == "cases":
+                    ev.add_cases([c for c, _ in op[1]], [s for _, s in op[1]])
+                    cases.extend(op[1])
+                elif op[0] == "misses":
+                    ev.add_misses(op[1])
+                    misses += op[1]
+                else:
+                    ev.add_negative_misses(op[1])
+                    negative_misses += op[1]
+                live = cases[-window:]
+                ref = Reference(live, misses, negative_misses, ties)
+                assert ev.num_cases() == len(live) + misses + negative_misses
+                assert close(ev.area_under_roc_curve(), ref.roc_auc_pairs(misses, negative_misses))
+                for k in (1, 2, 5, len(live) + 1):
+                    assert close(ev.precision_at(k), ref.precision_at(k)), k
+                assert close(ev.reciprocal_rank(), ref.reciprocal_rank())
+                ev._store._check()
+                if step % 3 == 2:
+                    assert_matches_reference(ev, live, misses, negative_misses)
+
+    @settings(max_examples=30, deadline=None)
+    @given(a=strategies.cases, b=strategies.cases, ties=strategies.ties, window=st.integers(1, 30))
+    def test_copies_merge_and_files(self, tmp_path_factory: pytest.TempPathFactory,
+                                    a: list[Any], b: list[Any], ties: str, window: int) -> None:
+        """merge = one stream, and save/load, pickle keep the window and its arrival order."""
+        x = build_window(a, ties, window)
+        y = build_window(b, ties, window)
+        assert x + y == build_window(a + b, ties, window)
+        path = tmp_path_factory.mktemp("window") / "w.rankeval"
+        x.save(path)
+        loaded = ScoredPrecisionRecallEvaluation.load(path)
+        assert loaded == x and loaded.window == window
+        for clone in (loaded, pickle.loads(pickle.dumps(x))):
+            clone.add_cases([c for c, _ in b], [s for _, s in b])
+            assert clone == build_window(a + b, ties, window)
+
+    def test_window_settings(self) -> None:
+        """Bad windows are refused; different windows do not merge."""
+        with pytest.raises(ValueError, match="window"):
+            ScoredPrecisionRecallEvaluation(window=0)
+        with pytest.raises(TypeError, match="window"):
+            ScoredPrecisionRecallEvaluation(window=2.5)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="cannot merge"):
+            ScoredPrecisionRecallEvaluation(window=3).merge(ScoredPrecisionRecallEvaluation())
+
+
+def build_window(cases: list[tuple[bool, float]], ties: str, window: int) -> ScoredPrecisionRecallEvaluation:
+    ev = ScoredPrecisionRecallEvaluation(ties=ties, window=window)  # type: ignore[arg-type]
+    for correct, score in cases:
+        ev.add_case(correct, score)
+    return ev
