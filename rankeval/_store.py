@@ -5,9 +5,13 @@
   bytes a case.
 * **buffer**: the same three arrays for recent cases, kept at most about
   n/128 long and merged into *main* in one O(n) pass when it outgrows that.
-* **pending**: two plain lists the adds append to in O(1); they are sorted and
-  folded into the buffer (O(p log p + b)) by the first read that needs them,
-  or when they reach :data:`PENDING_LIMIT`.
+* **pending**: a plain list of ``(label, key)`` tuples the adds append to in
+  O(1), without any lock (``list.append`` is atomic); a fold, under the
+  evaluator's lock, consumes a prefix of it (slicing and ``del`` of a slice are
+  atomic too, so an append racing with a fold lands after the prefix and is
+  kept). Folding sorts the prefix into the buffer (O(p log p + b)); the first
+  read that needs it folds, and so does an add that finds
+  :data:`PENDING_LIMIT` cases waiting.
 
 Ties: every tier keeps equal keys in insertion order and every case of a
 later tier is newer than every case of an earlier one, so the rank order is
@@ -101,17 +105,23 @@ class _Run:
 
 
 class CaseStore:
-    """Ranked cases with O(1) adds and O(log n) rank queries; not thread-safe by itself."""
+    """Ranked cases with O(1) adds and O(log n) rank queries.
 
-    __slots__ = ("_buffer", "_main", "_pend_keys", "_pend_labels", "neg_added", "pair_count2",
-                 "pos_added", "ties")
+    Appending to :attr:`pending` is safe from any thread; everything else
+    must be serialised by the caller (the evaluator's lock).
+    """
+
+    __slots__ = ("_buffer", "_main", "neg_added", "pair_count2", "pending", "pos_added", "ties",
+                 "version")
 
     def __init__(self, ties: TiePolicy) -> None:
         self.ties: TiePolicy = ties
         self._main = _Run.empty()
         self._buffer = _Run.empty()
-        self._pend_keys: list[float] = []
-        self._pend_labels: list[bool] = []
+        self.pending: list[tuple[bool, float]] = []
+        # Bumped whenever the ranked cases change, so caches know when to go.
+        self.version = 0
+        # Cases folded into the sorted tiers; pending ones are counted by the fold.
         self.pos_added = 0
         self.neg_added = 0
         # Twice the number of (positive, negative) ranked pairs with the positive
@@ -121,45 +131,52 @@ class CaseStore:
 
     @property
     def size(self) -> int:
-        """Number of ranked cases."""
+        """Number of cases in the sorted tiers (pending ones not included)."""
         return self.pos_added + self.neg_added
 
     def counts(self) -> tuple[int, int]:
-        """(positive, negative) cases ranked. Complexity: O(1)."""
+        """(positive, negative) cases, pending ones included. Complexity: O(p log n)."""
+        self.fold()
         return self.pos_added, self.neg_added
 
     # ------------------------------------------------------------- mutation
     def add(self, correct: bool, key: float) -> None:
-        """Add one case. Complexity: O(1) amortised (folds every PENDING_LIMIT adds)."""
-        self._pend_keys.append(key)
-        self._pend_labels.append(correct)
-        if correct:
-            self.pos_added += 1
-        else:
-            self.neg_added += 1
-        if len(self._pend_keys) >= PENDING_LIMIT:
+        """Add one case (the evaluator appends to :attr:`pending` itself). O(1) amortised."""
+        self.pending.append((correct, key))
+        if len(self.pending) >= PENDING_LIMIT:
             self.fold()
 
     def add_batch(self, labels: BoolArray, keys: FloatArray) -> None:
         """Add many cases given in insertion order. Complexity: O(n + m log m)."""
         self.fold()
+        self._enter(labels, keys)
+
+    def fold(self) -> bool:
+        """Sort the pending adds into the tiers; True if there were any.
+
+        Complexity: O(p log p + b + p log n).
+        """
+        pending = self.pending
+        count = len(pending)
+        if not count:
+            return False
+        batch = pending[:count]
+        del pending[:count]  # appends made meanwhile sit after the prefix and stay
+        labels = np.fromiter((case[0] for case in batch), dtype=np.bool_, count=count)
+        keys = np.fromiter((case[1] for case in batch), dtype=np.float64, count=count)
+        self._enter(labels, keys)
+        return True
+
+    def _enter(self, labels: BoolArray, keys: FloatArray) -> None:
+        """Rank new cases (insertion order, all newer than every ranked case)."""
         added_pos = int(np.count_nonzero(labels))
         self._absorb(labels, keys)
         self.pos_added += added_pos
         self.neg_added += labels.shape[0] - added_pos
 
-    def fold(self) -> None:
-        """Sort the pending adds into the buffer. Complexity: O(p log p + b + p log n)."""
-        if not self._pend_keys:
-            return
-        keys = np.array(self._pend_keys, dtype=np.float64)
-        labels = np.array(self._pend_labels, dtype=np.bool_)
-        self._pend_keys = []
-        self._pend_labels = []
-        self._absorb(labels, keys)
-
     def _absorb(self, labels: BoolArray, keys: FloatArray) -> None:
         """Count the new pairs and merge cases (insertion order, all newest) into the buffer."""
+        self.version += 1
         order = np.argsort(keys, kind="stable")
         keys, labels = keys[order], labels[order]
         run = _Run(keys, labels)
@@ -189,9 +206,10 @@ class CaseStore:
         """An independent store with the same cases. O(p): runs are never written in place."""
         clone = CaseStore(self.ties)
         clone._main, clone._buffer = self._main, self._buffer
-        clone._pend_keys, clone._pend_labels = list(self._pend_keys), list(self._pend_labels)
+        clone.pending = list(self.pending)
         clone.pos_added, clone.neg_added = self.pos_added, self.neg_added
         clone.pair_count2 = self.pair_count2
+        clone.version = self.version
         return clone
 
     # ---------------------------------------------------------------- reads
@@ -287,9 +305,8 @@ class CaseStore:
             assert not np.isnan(keys).any() and bool(np.all(keys[1:] >= keys[:-1]))
             assert run.cum[0] == 0
             assert np.array_equal(np.diff(run.cum), run.labels.astype(np.int64))
-        assert len(self._pend_keys) == len(self._pend_labels) < max(PENDING_LIMIT, 1)
-        pending_pos = sum(self._pend_labels)
-        assert self.pos_added == int(self._main.cum[-1] + self._buffer.cum[-1]) + pending_pos
-        assert self.size == self._main.size + self._buffer.size + len(self._pend_keys)
+        assert len(self.pending) < max(PENDING_LIMIT, 1)
+        assert self.pos_added == int(self._main.cum[-1] + self._buffer.cum[-1])
+        assert self.size == self._main.size + self._buffer.size
         merged = self._main.merged(self._buffer.keys, self._buffer.labels)
         assert pair_count2(merged.keys, merged.labels, merged.cum, self.ties) == self.pair_count2

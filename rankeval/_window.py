@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from rankeval._ranking import BoolArray, FloatArray, IntArray, TiePolicy
+from rankeval import _store
 from rankeval._store import CaseStore, _Run, pair_count2
 
 
@@ -80,36 +81,8 @@ class WindowStore(CaseStore):
         self._ring_size = 0
         self.added = 0  # cases ever added; the next case's age
 
-    # The parent keeps pos_added / neg_added current on every add; here they
-    # count the cases in the window, which only a fold can tell.
-    def add(self, correct: bool, key: float) -> None:
-        """Add one case. Complexity: O(1) amortised."""
-        self._pend_keys.append(key)
-        self._pend_labels.append(correct)
-        if len(self._pend_keys) >= min(self.window, _pending_limit()):
-            self.fold()
-
-    def add_batch(self, labels: BoolArray, keys: FloatArray) -> None:
-        """Add many cases given in arrival order. Complexity: O(W + m log W)."""
-        self.fold()
-        self._enter(labels, keys)
-
-    def counts(self) -> tuple[int, int]:
-        """(positives, negatives) in the window."""
-        self.fold()
-        return self.pos_added, self.neg_added
-
-    def fold(self) -> None:
-        """Evict what the pending adds push out, then absorb them."""
-        if not self._pend_keys:
-            return
-        keys = np.array(self._pend_keys, dtype=np.float64)
-        labels = np.array(self._pend_labels, dtype=np.bool_)
-        self._pend_keys = []
-        self._pend_labels = []
-        self._enter(labels, keys)
-
     def _enter(self, labels: BoolArray, keys: FloatArray) -> None:
+        """Evict what the new cases push out of the window, then rank them."""
         count = keys.shape[0]
         self.added += count
         if count >= self.window:
@@ -151,6 +124,7 @@ class WindowStore(CaseStore):
         """Remove the ``count`` oldest cases and their pairs. Complexity: O(W + c log W)."""
         if count <= 0:
             return
+        self.version += 1
         slots = self._ring_slots(self._ring_start, count)
         self._ring_start = int((self._ring_start + count) % self.window)
         self._ring_size -= count
@@ -182,9 +156,10 @@ class WindowStore(CaseStore):
         """An independent store with the same window. O(W)."""
         clone = WindowStore(self.ties, self.window)
         clone._main, clone._buffer = self._main, self._buffer
-        clone._pend_keys, clone._pend_labels = list(self._pend_keys), list(self._pend_labels)
+        clone.pending = list(self.pending)
         clone.pos_added, clone.neg_added = self.pos_added, self.neg_added
         clone.pair_count2 = self.pair_count2
+        clone.version = self.version
         clone._ring_keys, clone._ring_labels = self._ring_keys.copy(), self._ring_labels.copy()
         clone._ring_start, clone._ring_size, clone.added = (
             self._ring_start, self._ring_size, self.added
@@ -196,7 +171,7 @@ class WindowStore(CaseStore):
         for run in (self._main, self._buffer):
             assert bool(np.all(run.keys[1:] >= run.keys[:-1]))
             assert np.array_equal(np.diff(run.cum), run.labels.astype(np.int64))
-        assert len(self._pend_keys) == len(self._pend_labels) < max(self.window, 1) + 1
+        assert len(self.pending) < max(_store.PENDING_LIMIT, 1)
         assert self._ring_size == self._main.size + self._buffer.size == self.size <= self.window
         assert self.pos_added == int(self._main.cum[-1] + self._buffer.cum[-1])
         slots = self._ring_slots(self._ring_start, self._ring_size)
@@ -213,9 +188,3 @@ class WindowStore(CaseStore):
             order = np.argsort(self._ring_keys[slots], kind="stable")
             assert np.array_equal(self._ring_labels[slots][order], merged.labels)
         assert pair_count2(merged.keys, merged.labels, merged.cum, self.ties) == self.pair_count2
-
-
-def _pending_limit() -> int:
-    from rankeval import _store
-
-    return _store.PENDING_LIMIT

@@ -17,6 +17,7 @@ from typing import IO, Any, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
+from rankeval import _store as _store_module
 from rankeval import curves, metrics
 from rankeval._javafmt import java_double_to_string, java_f6
 from rankeval._ranking import BoolArray, FloatArray, OperatingPoints, TiePolicy, operating_points
@@ -75,10 +76,14 @@ class ScoredPrecisionRecallEvaluation:
     values derived from them cost O(n) after a change and O(1) when cached.
     Memory: about 17 bytes a case.
 
-    Thread safety: every method holds one re-entrant lock, so concurrent adds
-    from many threads never lose a case and every read is computed from one
-    consistent state, as if the calls had happened in some order. Returned
-    arrays are read-only and never change afterwards.
+    Thread safety: share one evaluator between any number of threads.
+    :meth:`add_case` takes no lock (it appends one tuple to a list, which is
+    atomic); every other method holds one re-entrant lock, and every read
+    first sorts in the cases added so far. So concurrent adds never lose a
+    case, and every read is computed from one consistent state, as if the
+    calls had happened in some order (an add racing with a read may or may not
+    be included in it). Returned arrays are read-only and never change
+    afterwards.
 
     Examples
     --------
@@ -102,6 +107,7 @@ class ScoredPrecisionRecallEvaluation:
         self._pos_missed = 0
         self._neg_missed = 0
         self._cache: dict[object, Any] = {}
+        self._cache_version = 0
         self._lock = threading.RLock()
         self._read_only = False
 
@@ -137,14 +143,19 @@ class ScoredPrecisionRecallEvaluation:
 
         Complexity: O(1) amortised; the case is sorted in by the next read.
         """
-        label = check_correct(correct)
-        key = -check_score(score)
-        with self._lock:
-            if self._read_only:
-                self._refuse()
-            self._store.add(label, key)
-            if self._cache:
-                self._cache.clear()
+        if (correct is True or correct is False) and type(score) is float and score == score:
+            case = (correct, -score)  # the common case, validated inline for speed
+        else:
+            case = (check_correct(correct), -check_score(score))
+        if self._read_only:
+            self._refuse()
+        # No lock: list.append is atomic, and folds consume the pending list by
+        # prefix under the lock, so a racing add is never lost.
+        pending = self._store.pending
+        pending.append(case)
+        if len(pending) >= _store_module.PENDING_LIMIT:
+            with self._lock:
+                self._store.fold()
 
     def add_cases(self, correct: ArrayLike, scores: ArrayLike) -> None:
         """Add many cases at once, in the given order (which settles ties).
@@ -211,6 +222,11 @@ class ScoredPrecisionRecallEvaluation:
     # ----------------------------------------------------------- derivation
     def _cached(self, key: object, compute: Callable[[], _T]) -> _T:
         with self._lock:
+            store = self._store
+            store.fold()
+            if store.version != self._cache_version:
+                self._cache.clear()
+                self._cache_version = store.version
             try:
                 return self._cache[key]  # type: ignore[no-any-return]
             except KeyError:
@@ -493,6 +509,7 @@ class ScoredPrecisionRecallEvaluation:
         self._neg_missed = state["neg_missed"]
         self._read_only = state["read_only"]
         self._cache = {}
+        self._cache_version = self._store.version
         self._lock = threading.RLock()
 
     def _arrival_order(self) -> tuple[FloatArray, BoolArray]:
