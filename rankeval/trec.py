@@ -1,0 +1,451 @@
+"""trec_eval's measure catalogue: names, parameters, profiles, nicknames and output format.
+
+Every measure trec_eval computes from a run and a qrels file is listed here, in trec_eval's
+output order, with its default parameters and how its value is averaged and printed. The
+numbers themselves come from :mod:`rankeval.trec_measures`; this module only knows *what* to
+compute and *how to print it*.
+
+Two profiles:
+
+``"trec_eval9"`` (default)
+    trec_eval 9.0.x, what pytrec_eval-terrier bundles: scores compared as C ``float``,
+    ``iprec_at_recall`` cutoffs ``(long)(p*R + 0.9)``; ``-m all_trec`` has 34 measures.
+``"trec_eval10"``
+    trec_eval 10.0: ``double`` scores, ``lround(p*R)`` cutoffs, and ``rbp``, ``rbp_resid``,
+    ``unj`` in ``all_trec``.
+
+Measure specifications follow trec_eval's ``-m`` syntax: ``"map"``, ``"P.5,10"``,
+``"ndcg.1=3.5,2=9"``, or a nickname (``"official"``, ``"all_trec"``, ``"set"``). For
+convenience the printed name of one value is accepted too (``"P_10"``, ``"ndcg_cut_5"``,
+``"iprec_at_recall_0.10"``).
+
+Examples
+--------
+>>> [c.name for c in resolve(["P.5,10", "map"], "trec_eval9").columns]
+['map', 'P_5', 'P_10']
+>>> format_line("map", "all", 0.25)
+'map                   \\tall\\t0.2500\\n'
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+__all__ = [
+    "MEASURES",
+    "NICKNAMES",
+    "PROFILES",
+    "Column",
+    "MeasureDef",
+    "MeasureRequest",
+    "Profile",
+    "Resolved",
+    "format_line",
+    "format_value",
+    "measure_names",
+    "parse_spec",
+    "resolve",
+]
+
+Profile = Literal["trec_eval9", "trec_eval10"]
+PROFILES: tuple[Profile, ...] = ("trec_eval9", "trec_eval10")
+
+ParamKind = Literal["none", "cutoffs", "levels", "values", "pairs"]
+Printed = Literal["float", "count", "text", "id"]
+Aggregate = Literal["mean", "sum", "geometric", "none"]
+
+_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+@dataclass(frozen=True)
+class MeasureDef:
+    """One trec_eval measure.
+
+    Attributes
+    ----------
+    name : str
+        trec_eval's name.
+    params : {"none", "cutoffs", "levels", "values", "pairs"}
+        Parameter style: integer rank cutoffs (one value each, ``P_5``), recall or R-multiple
+        levels (one value each, ``iprec_at_recall_0.10``), a list of numbers or
+        ``name=value`` pairs (one value, named ``name_<params>`` when given).
+    default : tuple
+        Default parameters (cutoffs or levels or numbers).
+    printed : {"float", "count", "text"}
+        ``%6.4f``, ``%ld`` of the value, or a quoted string (``relstring``).
+    aggregate : {"mean", "sum", "geometric", "none"}
+        How the ``all`` line combines queries.
+    per_query : bool
+        Printed for each query with ``-q``.
+    summary : bool
+        Printed on the ``all`` line.
+    doc : str
+        One-line description.
+    """
+
+    name: str
+    params: ParamKind
+    default: tuple[float, ...]
+    printed: Printed
+    aggregate: Aggregate
+    per_query: bool
+    summary: bool
+    doc: str
+
+
+def _m(
+    name: str,
+    doc: str,
+    params: ParamKind = "none",
+    default: tuple[float, ...] = (),
+    printed: Printed = "float",
+    aggregate: Aggregate = "mean",
+    per_query: bool = True,
+    summary: bool = True,
+) -> MeasureDef:
+    return MeasureDef(name, params, default, printed, aggregate, per_query, summary, doc)
+
+
+#: Every measure, in trec_eval's output order.
+MEASURES: tuple[MeasureDef, ...] = (
+    _m("runid", "Run id of the results file (its last line).", printed="id",
+       aggregate="none", per_query=False),
+    _m("num_q", "Number of queries averaged over.", printed="count", aggregate="sum",
+       per_query=False),
+    _m("num_ret", "Documents retrieved (summed over queries).", printed="count",
+       aggregate="sum"),
+    _m("num_rel", "Relevant documents in the qrels (summed).", printed="count",
+       aggregate="sum"),
+    _m("num_rel_ret", "Relevant documents retrieved (summed).", printed="count",
+       aggregate="sum"),
+    _m("map", "Average precision: sum of precision at relevant ranks / R."),
+    _m("gm_map", "Geometric mean over queries of AP (floored at 1e-5).",
+       aggregate="geometric", per_query=False),
+    _m("Rprec", "Precision after R documents (R = relevant documents)."),
+    _m("bpref", "Binary preference over judged documents."),
+    _m("recip_rank", "Reciprocal rank of the first relevant document."),
+    _m("iprec_at_recall", "Interpolated precision at recall levels.", "levels",
+       _RECALL_LEVELS),
+    _m("P", "Precision at rank cutoffs (missing ranks non-relevant).", "cutoffs", _CUTOFFS),
+    _m("relstring", "Relevance values of the first N documents, as a string.", "values",
+       (10.0,), printed="text", aggregate="none", summary=False),
+    _m("recall", "Recall at rank cutoffs.", "cutoffs", _CUTOFFS),
+    _m("infAP", "Inferred AP (Yilmaz and Aslam), for sampled judgments."),
+    _m("gm_bpref", "Geometric mean over queries of bpref.", aggregate="geometric",
+       per_query=False),
+    _m("Rprec_mult", "Precision at multiples of R.", "levels",
+       (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
+    _m("utility", "Set utility a*rel_ret + b*nonrel_ret + c*rel_nonret + d*rest.", "values",
+       (1.0, -1.0, 0.0, 0.0)),
+    _m("11pt_avg", "Interpolated precision averaged over recall levels.", "values",
+       _RECALL_LEVELS),
+    _m("binG", "Binary G: gain 1/log2(2 + non-relevant docs above) per relevant doc."),
+    _m("G", "Normalized gain G.", "pairs"),
+    _m("dcg", "Discounted cumulative gain.", "pairs"),
+    _m("ideal_dcg", "Ideal discounted cumulative gain.", "pairs"),
+    _m("ndcg", "Normalized discounted cumulative gain (Jarvelin and Kekalainen).", "pairs"),
+    _m("ndcg_rel", "nDCG averaged over relevant documents.", "pairs"),
+    _m("Rndcg", "nDCG averaged at the R levels of the ideal ranking.", "pairs"),
+    _m("ndcg_cut", "nDCG at rank cutoffs.", "cutoffs", _CUTOFFS),
+    _m("map_cut", "Average precision at rank cutoffs (still divided by R).", "cutoffs",
+       _CUTOFFS),
+    _m("relative_P", "Precision at cutoffs relative to the best possible.", "cutoffs",
+       _CUTOFFS),
+    _m("success", "1 if a relevant document is in the top k.", "cutoffs", (1, 5, 10)),
+    _m("set_P", "Precision of the retrieved set."),
+    _m("set_relative_P", "Set precision relative to the best possible."),
+    _m("set_recall", "Recall of the retrieved set."),
+    _m("set_map", "Unranked set AP: num_rel_ret^2 / (num_ret * R)."),
+    _m("set_F", "Set F-measure (x+1)PR/(R+xP).", "values", (1.0,)),
+    _m("num_nonrel_judged_ret", "Judged non-relevant documents retrieved (summed).",
+       printed="count", aggregate="sum"),
+    _m("rbp", "Rank-biased precision (persistence p, default 0.9).", "pairs"),
+    _m("rbp_resid", "Residual of RBP: its largest rise if unjudged docs were relevant.",
+       "pairs"),
+    _m("unj", "Fraction of unjudged documents in the top k.", "cutoffs", (5, 10, 20)),
+)
+
+_BY_NAME = {m.name: m for m in MEASURES}
+
+_OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+             "bpref", "recip_rank", "iprec_at_recall", "P")
+_SET = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+        "set_recall", "set_relative_P", "set_map", "set_F")
+_ALL_TREC_9 = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
+    "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
+    "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P",
+    "set_map", "set_F", "num_nonrel_judged_ret",
+)
+_ALL_TREC_10 = (*_ALL_TREC_9, "rbp", "rbp_resid", "unj")
+
+#: Nicknames per profile.
+NICKNAMES: dict[Profile, dict[str, tuple[str, ...]]] = {
+    "trec_eval9": {"official": _OFFICIAL, "set": _SET, "all_trec": _ALL_TREC_9},
+    "trec_eval10": {"official": _OFFICIAL, "set": _SET, "all_trec": _ALL_TREC_10},
+}
+
+
+@dataclass(frozen=True)
+class MeasureRequest:
+    """A measure with its parameters, as parsed from ``name[.params]``.
+
+    ``params`` holds the parsed numbers (cutoffs, levels or values) and ``pairs`` the
+    ``name=value`` pairs; ``text`` is the parameter string as written (it names the value of
+    ``values``/``pairs`` measures) or ``None`` for the defaults.
+    """
+
+    measure: MeasureDef
+    params: tuple[float, ...]
+    pairs: tuple[tuple[str, float], ...] = ()
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class Column:
+    """One printed value: its name, its measure, and its position within the measure."""
+
+    name: str
+    request: MeasureRequest
+    index: int
+
+    @property
+    def measure(self) -> MeasureDef:
+        """The catalogue entry."""
+        return self.request.measure
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """Measures to compute, in output order, and the value columns they produce."""
+
+    requests: tuple[MeasureRequest, ...]
+    columns: tuple[Column, ...] = field(default=())
+
+
+def measure_names(profile: Profile = "trec_eval9") -> tuple[str, ...]:
+    """Names valid in ``profile``: measures and nicknames.
+
+    >>> "all_trec" in measure_names()
+    True
+
+    Complexity: O(number of measures).
+    """
+    _check_profile(profile)
+    return (*(m.name for m in MEASURES), *NICKNAMES[profile])
+
+
+def parse_spec(spec: str, profile: Profile = "trec_eval9") -> list[MeasureRequest]:
+    """Parse one ``-m`` argument into measure requests (several for a nickname).
+
+    Raises
+    ------
+    ValueError
+        Unknown measure, malformed or out-of-range parameters, duplicate cutoffs.
+
+    >>> [r.params for r in parse_spec("P.10,5")]
+    [(5.0, 10.0)]
+    >>> parse_spec("ndcg.1=3.5,2=9")[0].pairs
+    (('1', 3.5), ('2', 9.0))
+
+    Complexity: O(length of spec).
+    """
+    _check_profile(profile)
+    if not isinstance(spec, str):
+        raise TypeError(f"a measure must be given as a string, got {type(spec).__name__}")
+    name, dot, text = spec.partition(".")
+    if dot and not text:
+        raise ValueError(f"improper measure {spec!r}: nothing after '.'")
+    if name in NICKNAMES[profile]:
+        if dot:
+            raise ValueError(f"nickname {name!r} takes no parameters, got {spec!r}")
+        return [MeasureRequest(_BY_NAME[n], _BY_NAME[n].default) for n in NICKNAMES[profile][name]]
+    measure = _BY_NAME.get(name)
+    if measure is None:
+        value_name = _from_value_name(spec)
+        if value_name is not None:
+            return [value_name]
+        known = ", ".join(measure_names(profile))
+        raise ValueError(f"unknown measure {name!r}; expected one of: {known}")
+    if not dot:
+        return [MeasureRequest(measure, measure.default)]
+    return [_with_params(measure, text)]
+
+
+def _from_value_name(spec: str) -> MeasureRequest | None:
+    """``P_10`` -> P with cutoff 10; ``iprec_at_recall_0.10`` -> that level."""
+    stem, _, suffix = spec.rpartition("_")
+    measure = _BY_NAME.get(stem)
+    if measure is None or not suffix:
+        return None
+    if measure.params == "cutoffs" and suffix.isdigit() and int(suffix) > 0:
+        return MeasureRequest(measure, (float(int(suffix)),), text=suffix)
+    if measure.params == "levels":
+        try:
+            level = float(suffix)
+        except ValueError:
+            return None
+        return MeasureRequest(measure, (level,), text=suffix)
+    return None
+
+
+def _with_params(measure: MeasureDef, text: str) -> MeasureRequest:
+    parts = text.split(",")
+    where = f"{measure.name}.{text}"
+    if measure.params == "none":
+        raise ValueError(f"measure {measure.name!r} takes no parameters, got {where!r}")
+    if measure.params == "pairs":
+        pairs = []
+        for part in parts:
+            key, eq, value = part.partition("=")
+            if not eq or not key:
+                raise ValueError(f"malformed name=value parameters in {where!r}")
+            pairs.append((key, _number(value, where)))
+        return MeasureRequest(measure, (), tuple(pairs), text)
+    numbers = [_number(part, where) for part in parts]
+    if measure.params == "cutoffs":
+        if any(v != int(v) for v in numbers):
+            raise ValueError(f"cutoffs must be integers, got {where!r}")
+        numbers.sort()
+        if numbers[0] <= 0:
+            raise ValueError(f"cutoffs must be positive, got {where!r}")
+    elif measure.params == "levels":
+        numbers.sort()
+    else:  # values: kept in the order given
+        _check_values(measure, numbers, where)
+        return MeasureRequest(measure, tuple(numbers), (), text)
+    if any(a == b for a, b in itertools.pairwise(numbers)):
+        raise ValueError(f"duplicate cutoffs in {where!r}")
+    return MeasureRequest(measure, tuple(numbers), (), text)
+
+
+def _check_values(measure: MeasureDef, numbers: Sequence[float], where: str) -> None:
+    if measure.name == "utility" and len(numbers) != 4:
+        raise ValueError(f"utility takes 4 coefficients, got {where!r}")
+    if measure.name == "11pt_avg" and any(b < a for a, b in itertools.pairwise(numbers)):
+        raise ValueError(f"11pt_avg recall levels must be in increasing order, got {where!r}")
+
+
+def _number(text: str, where: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"expected a number in {where!r}, found {text!r}") from None
+    if value != value:
+        raise ValueError(f"expected a number in {where!r}, found {text!r}")
+    return value
+
+
+def resolve(
+    specs: Iterable[str], profile: Profile = "trec_eval9", *, first_wins: bool = False
+) -> Resolved:
+    """Requests for ``specs`` in catalogue order, and their value columns.
+
+    The same measure named twice with parameters: its cutoffs or levels are merged
+    (``"P_5", "P_10"`` -> P at 5 and 10), unless ``first_wins`` (trec_eval's command line,
+    where the first ``-m name.params`` of a measure is the one used). A measure named without
+    parameters keeps its defaults unless parameters are given elsewhere.
+
+    >>> [c.name for c in resolve(["P_5", "P_10", "success.1"]).columns]
+    ['P_5', 'P_10', 'success_1']
+
+    Complexity: O(total parameters · log).
+    """
+    chosen: dict[str, MeasureRequest] = {}
+    explicit: set[str] = set()
+    for spec in specs:
+        for request in parse_spec(spec, profile):
+            name = request.measure.name
+            given = request.text is not None
+            old = chosen.get(name)
+            if old is None or (given and name not in explicit):
+                chosen[name] = request
+            elif given and not first_wins:
+                chosen[name] = _merge(old, request)
+            if given:
+                explicit.add(name)
+    requests = tuple(chosen[m.name] for m in MEASURES if m.name in chosen)
+    return Resolved(requests, tuple(_columns(requests)))
+
+
+def _merge(old: MeasureRequest, new: MeasureRequest) -> MeasureRequest:
+    kind = old.measure.params
+    if kind in ("cutoffs", "levels"):
+        merged = tuple(sorted(set(old.params) | set(new.params)))
+        text = ",".join(_param_text(kind, v) for v in merged)
+        return MeasureRequest(old.measure, merged, (), text)
+    if old != new:
+        raise ValueError(
+            f"measure {old.measure.name!r} given with two parameter sets: "
+            f"{old.text!r} and {new.text!r}"
+        )
+    return old
+
+
+def _param_text(kind: ParamKind, value: float) -> str:
+    return str(int(value)) if kind == "cutoffs" else repr(value)
+
+
+def _columns(requests: Iterable[MeasureRequest]) -> Iterable[Column]:
+    for request in requests:
+        m = request.measure
+        if m.params == "cutoffs":
+            for i, k in enumerate(request.params):
+                yield Column(f"{m.name}_{int(k)}", request, i)
+        elif m.params == "levels":
+            for i, level in enumerate(request.params):
+                yield Column(f"{m.name}_{_c_fixed(level, 2)}", request, i)
+        elif m.params in ("values", "pairs") and request.text is not None:
+            yield Column(f"{m.name}_{request.text}", request, 0)
+        else:
+            yield Column(m.name, request, 0)
+
+
+def _c_fixed(value: float, digits: int) -> str:
+    """C's ``%.<digits>f`` (correctly rounded, like glibc)."""
+    return f"{value:.{digits}f}"
+
+
+def format_value(value: float | str, printed: Printed) -> str:
+    """A value as trec_eval prints it.
+
+    ``%6.4f`` for measures, ``%ld`` of the value truncated for counts, ``'text'`` for
+    ``relstring`` and the bare text for ``runid``.
+
+    >>> format_value(0.12345, "float"), format_value(584.0, "count"), format_value("01", "text")
+    ('0.1235', '584', "'01'")
+
+    Complexity: O(1).
+    """
+    if printed == "text":
+        return f"'{value}'"
+    if printed == "id":
+        return str(value)
+    number = float(value)
+    if printed == "count":
+        return str(int(number))
+    if math.isnan(number):
+        return "  -nan" if math.copysign(1.0, number) < 0 else "   nan"
+    return f"{number:6.4f}"
+
+
+def format_line(name: str, qid: str, value: float | str, printed: Printed = "float") -> str:
+    """One output line, ``%-22s\\t%s\\t<value>\\n``.
+
+    Complexity: O(1).
+    """
+    return f"{name:<22}\t{qid}\t{format_value(value, printed)}\n"
+
+
+def _check_profile(profile: object) -> Profile:
+    if profile == "trec_eval9":
+        return "trec_eval9"
+    if profile == "trec_eval10":
+        return "trec_eval10"
+    raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")

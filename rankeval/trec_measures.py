@@ -1,0 +1,860 @@
+"""Every trec_eval measure as a small pure function of a batch of ranked queries.
+
+Each function takes a :class:`~rankeval.trec_rank.Batch` (queries x ranks of relevance
+values, plus judged counts per relevance value) and returns one float per query and value
+column, shape ``(B, columns)``. The arithmetic follows trec_eval's C code operation for
+operation (same divisions, sums accumulated in rank order with ``np.cumsum``, ``log2`` from
+the C library), so the numbers agree bit for bit.
+
+AP, P@k, R-precision-like gathers and the reciprocal rank come from the shared kernel in
+:mod:`rankeval.metrics`; everything trec_eval-specific is here.
+
+Notation in the docstrings: rank i = 1..n, rel_i the qrels value at rank i, R = judged
+relevant documents (retrieved or not), H_k = relevant documents in the top k, N = judged
+non-relevant documents.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rankeval import metrics
+from rankeval.trec import MeasureRequest
+from rankeval.trec_rank import NONPOOL, UNJUDGED, Batch
+
+__all__ = [
+    "AVERAGE_TIES_MEASURES",
+    "MeasureOptions",
+    "compute",
+    "cutoff_count",
+]
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
+
+IprecRule = Literal["trec9", "lround", "ceil", "lingpipe"]
+ApDenominator = Literal["relevant", "retrieved", "min_k_r"]
+PrecisionDenominator = Literal["k", "retrieved"]
+Gain = Literal["linear", "exp"]
+Discount = Literal["log2", "jk2002"]
+Ideal = Literal["judged", "retrieved"]
+
+MIN_GEO_MEAN = 0.00001
+INFAP_EPSILON = 0.00001
+
+#: Measures defined under ``ties="average"`` (linear in the relevance at each rank).
+AVERAGE_TIES_MEASURES = frozenset({"P", "recall", "dcg", "ideal_dcg", "ndcg", "ndcg_cut"})
+
+
+@dataclass(frozen=True)
+class MeasureOptions:
+    """The conventions a measure function may consult (defaults: trec_eval 9).
+
+    Attributes
+    ----------
+    iprec_rule : {"trec9", "lround", "ceil", "lingpipe"}
+        Relevant documents needed for recall level p: ``(long)(p*R + 0.9)``, ``lround(p*R)``,
+        ``ceil(p*R)``; ``"lingpipe"`` is ``ceil`` with precision 1.0 at recall 0.
+    ap_denominator : {"relevant", "retrieved", "min_k_r"}
+        AP's divisor: R, relevant retrieved (in the cutoff), or min(k, R).
+    precision_denominator : {"k", "retrieved"}
+        P@k divides by k (missing ranks non-relevant) or by min(k, n).
+    capped_recall : bool
+        recall@k divides by min(k, R) instead of R.
+    gain, discount, ideal
+        nDCG conventions: gain ``rel`` or ``2**rel - 1``; discount ``log2(i+1)`` or
+        Jarvelin-Kekalainen's ``max(1, log2 i)``; ideal ranking from all judged documents or
+        from the retrieved ones only.
+    average_ties : bool
+        Replace each rank's relevance by its tie block's mean (expected value over the
+        orders of the block).
+    num_docs : int
+        Documents in the collection (``-N``, used by ``utility``).
+    """
+
+    iprec_rule: IprecRule = "trec9"
+    ap_denominator: ApDenominator = "relevant"
+    precision_denominator: PrecisionDenominator = "k"
+    capped_recall: bool = False
+    gain: Gain = "linear"
+    discount: Discount = "log2"
+    ideal: Ideal = "judged"
+    average_ties: bool = False
+    num_docs: int = 0
+
+
+Result = FloatArray | list[str]
+MeasureFunction = Callable[[Batch, MeasureRequest, MeasureOptions], Result]
+
+
+def compute(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """Values of one measure for a batch: ``(B, columns)`` floats, or strings (relstring).
+
+    Complexity: O(B·L) for most measures, O(B·L·c) for c cutoffs of a cutoff measure.
+    """
+    return _FUNCTIONS[request.measure.name](batch, request, options)
+
+
+def cutoff_count(request: MeasureRequest) -> int:
+    """Number of value columns the request produces.
+
+    Complexity: O(1).
+    """
+    if request.measure.params in ("cutoffs", "levels"):
+        return len(request.params)
+    return 1
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+
+
+def _col(values: NDArray[np.generic]) -> FloatArray:
+    return np.asarray(values, dtype=np.float64).reshape(-1, 1)
+
+
+def _divide(num: NDArray[np.generic], den: NDArray[np.generic], ok: BoolArray) -> FloatArray:
+    """``num / den`` where ``ok``, else 0.0 (trec_eval leaves the value at 0)."""
+    out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
+    np.divide(num, den, out=out, where=ok & (np.asarray(den) != 0))
+    return out
+
+
+_LOG2: list[float] = [0.0]
+
+
+def _log2_of_int(count: int) -> FloatArray:
+    """``log2(0..count-1)`` from the C library (bit-identical to trec_eval's ``log2``)."""
+    if len(_LOG2) < count:
+        _LOG2.extend(math.log2(i) if i > 0 else 0.0 for i in range(len(_LOG2), count))
+    return np.asarray(_LOG2[:count], dtype=np.float64)
+
+
+def _discounts(width: int, discount: Discount) -> FloatArray:
+    """Divisor at ranks 1..width: ``log2(rank + 1)`` or JK2002 ``max(1, log2(rank))``."""
+    table = _log2_of_int(width + 2)
+    if discount == "log2":
+        return table[2 : width + 2]
+    out = table[1 : width + 1].copy()
+    out[:2] = 1.0
+    return out
+
+
+def _block_mean(values: FloatArray, tied: BoolArray) -> FloatArray:
+    """Each cell replaced by the mean over its tie block (``tied[i]``: i ties i+1)."""
+    b, width = values.shape
+    if width == 0:
+        return values
+    starts = np.ones((b, width), dtype=bool)
+    starts[:, 1:] = ~tied[:, :-1]
+    block = np.cumsum(starts.ravel()) - 1
+    sums = np.bincount(block, weights=values.ravel())
+    counts = np.bincount(block)
+    means: FloatArray = (sums / counts)[block].reshape(b, width)
+    return means
+
+
+def _relevance(batch: Batch, options: MeasureOptions) -> FloatArray:
+    """Relevant indicator per rank (block means under ``average_ties``)."""
+    relevant = batch.relevant.astype(np.float64)
+    if options.average_ties and batch.tied is not None:
+        return _block_mean(relevant, batch.tied)
+    return relevant
+
+
+def _cutoffs(request: MeasureRequest) -> list[int]:
+    return [int(k) for k in request.params]
+
+
+# ---------------------------------------------------------------------------------------------
+# counts
+
+
+def _num_q(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    return np.ones((batch.size, 1))
+
+
+def _num_ret(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """num_ret = n."""
+    return _col(batch.num_ret)
+
+
+def _num_rel(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """num_rel = R."""
+    return _col(batch.num_rel)
+
+
+def _num_rel_ret(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """num_rel_ret = H_n."""
+    return _col(batch.num_rel_ret)
+
+
+def _num_nonrel_judged_ret(
+    batch: Batch, request: MeasureRequest, options: MeasureOptions
+) -> Result:
+    """Retrieved documents judged below the relevance level."""
+    judged_nonrel = (batch.rels >= 0) & (batch.rels < batch.level)
+    return _col(judged_nonrel.sum(axis=1))
+
+
+# ---------------------------------------------------------------------------------------------
+# precision family
+
+
+def _ap_sums(batch: Batch, k: int | None) -> FloatArray:
+    """Σ over relevant ranks i <= k of H_i / i (the kernel's AP with R = 1)."""
+    width = batch.width if k is None else min(k, batch.width)
+    if width == 0:
+        return np.zeros(batch.size)
+    sums = metrics.average_precision(batch.tp[:, :width], batch.fp[:, :width], 1.0)
+    return np.asarray(sums, dtype=np.float64).reshape(batch.size)
+
+
+def _ap_value(batch: Batch, sums: FloatArray, k: int | None, options: MeasureOptions) -> FloatArray:
+    hits = batch.num_rel_ret if k is None else batch.tp_at(k)
+    rel = batch.num_rel
+    if options.ap_denominator == "retrieved":
+        return _divide(sums, hits, hits > 0)
+    if options.ap_denominator == "min_k_r" and k is not None:
+        den = np.minimum(k, rel)
+        return _divide(sums, den, den > 0)
+    return _divide(sums, rel, (rel > 0) & (hits > 0) if k is None else rel > 0)
+
+
+def _map(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """map = Σ_{rel_i} H_i/i / R; 0 when nothing relevant is retrieved."""
+    return _col(_ap_value(batch, _ap_sums(batch, None), None, options))
+
+
+def _map_cut(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """map_cut_k = Σ_{rel_i, i<=k} H_i/i / R; 0 when R = 0."""
+    columns = [_ap_value(batch, _ap_sums(batch, k), k, options) for k in _cutoffs(request)]
+    return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
+
+
+def _precision(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """P_k = H_k / k (ranks past n count as non-relevant)."""
+    cutoffs = _cutoffs(request)
+    out = np.zeros((batch.size, len(cutoffs)))
+    if options.average_ties and batch.tied is not None:
+        expected = np.cumsum(_relevance(batch, options), axis=1)
+        for j, k in enumerate(cutoffs):
+            hits = expected[:, min(k, batch.width) - 1] if batch.width else np.zeros(batch.size)
+            out[:, j] = _precision_divisor(batch, hits, k, options)
+        return out
+    for j, k in enumerate(cutoffs):
+        if options.precision_denominator == "retrieved":
+            out[:, j] = _precision_divisor(batch, batch.tp_at(k), k, options)
+        elif batch.width:
+            out[:, j] = metrics.precision_at(batch.tp, k)
+    return out
+
+
+def _precision_divisor(
+    batch: Batch, hits: NDArray[np.generic], k: int, options: MeasureOptions
+) -> FloatArray:
+    if options.precision_denominator == "retrieved":
+        den = np.minimum(batch.num_ret, k)
+        return _divide(hits, den, den > 0)
+    return np.asarray(hits, dtype=np.float64) / float(k)
+
+
+def _relative_p(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """relative_P_k = H_k / min(k, R); 0 when R = 0."""
+    rel = batch.num_rel
+    columns = [
+        _divide(batch.tp_at(k), np.minimum(k, rel), rel > 0) for k in _cutoffs(request)
+    ]
+    return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
+
+
+def _recall(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """recall_k = H_k / R (``capped_recall``: / min(k, R)); 0 when R = 0."""
+    rel = batch.num_rel
+    expected = None
+    if options.average_ties and batch.tied is not None:
+        expected = np.cumsum(_relevance(batch, options), axis=1)
+    columns = []
+    for k in _cutoffs(request):
+        if expected is None:
+            hits: NDArray[np.generic] = batch.tp_at(k)
+        else:
+            hits = expected[:, min(k, batch.width) - 1] if batch.width else np.zeros(batch.size)
+        den = np.minimum(k, rel) if options.capped_recall else rel
+        columns.append(_divide(hits, den, rel > 0))
+    return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
+
+
+def _success(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """success_k = 1 if H_k >= 1."""
+    columns = [(batch.tp_at(k) > 0).astype(np.float64) for k in _cutoffs(request)]
+    return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
+
+
+def _r_prec(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """Rprec = H_min(n,R) / R; 0 when R = 0 or n = 0."""
+    rel = batch.num_rel
+    look = np.minimum(batch.num_ret, rel)
+    return _col(_divide(batch.tp_at(look), rel, look > 0))
+
+
+def _r_prec_mult(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """Rprec_mult_x = H_c / c with c = (long)(x·R + 0.9) (padding non-relevant); 0 if c = 0."""
+    rel = batch.num_rel.astype(np.float64)
+    columns = []
+    for x in request.params:
+        c = (x * rel + 0.9).astype(np.int64)
+        columns.append(_divide(batch.tp_at(c), c, c > 0))
+    return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
+
+
+def _recip_rank(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """recip_rank = 1 / rank of the first relevant document; 0 if none."""
+    if batch.width == 0:
+        return np.zeros((batch.size, 1))
+    return _col(metrics.reciprocal_rank(batch.tp))
+
+
+# ---------------------------------------------------------------------------------------------
+# interpolated precision
+
+
+def recall_cutoffs(levels: NDArray[np.float64], rel: IntArray, rule: IprecRule) -> IntArray:
+    """Relevant documents needed to reach each recall level, shape (B, K).
+
+    ``trec9``: ``(long)(p·R + 0.9)``; ``lround``: round half away from zero; ``ceil`` and
+    ``lingpipe``: the smallest count with count/R >= p - 1e-13 (LingPipe's epsilon).
+
+    >>> recall_cutoffs(np.array([0.4, 0.7]), np.array([3]), "trec9").tolist()
+    [[2, 2]]
+    >>> recall_cutoffs(np.array([0.4, 0.7]), np.array([3]), "ceil").tolist()
+    [[2, 3]]
+
+    Complexity: O(B·K).
+    """
+    product = levels[None, :] * rel.astype(np.float64)[:, None]
+    if rule == "trec9":
+        return (product + 0.9).astype(np.int64)
+    if rule == "lround":
+        floor = np.floor(product)
+        return (floor + (product - floor >= 0.5)).astype(np.int64)
+    slack = 1e-13 * rel.astype(np.float64)[:, None]
+    return np.maximum(np.ceil(product - slack), 0).astype(np.int64)
+
+
+def interpolated_precision(
+    batch: Batch, levels: NDArray[np.float64], rule: IprecRule
+) -> FloatArray:
+    """trec_eval's ``iprec_at_recall``: max precision at or below the c-th relevant rank.
+
+    For each level, c = relevant documents needed (see :func:`recall_cutoffs`); the value is
+    the largest H_j / j over ranks j from the rank of the c-th relevant retrieved document to
+    the end (c = 0: over the whole ranking), 0 when fewer than c relevant documents are
+    retrieved. ``"lingpipe"`` reports 1.0 at c = 0.
+
+    Undefined when nothing is retrieved (trec_eval prints NaN at recall 0); 0 here.
+
+    Complexity: O(B·(L + K)).
+    """
+    b, width = batch.size, batch.width
+    cuts = recall_cutoffs(levels, batch.num_rel, rule)
+    out = np.zeros((b, levels.size))
+    if width == 0 or b == 0:
+        if rule == "lingpipe":
+            out[cuts == 0] = 1.0
+        return out
+    precision = batch.tp / batch.rank[None, :]
+    best_after = np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
+    found = batch.num_rel_ret
+    # Flat positions of the relevant ranks, row by row; the c-th of row r is at offset[r]+c-1.
+    flat = np.flatnonzero(batch.relevant.ravel())
+    offset = np.concatenate(([0], np.cumsum(found)))[:-1]
+    reachable = (cuts >= 1) & (cuts <= found[:, None])
+    rows, cols = np.nonzero(reachable)
+    rank_index = flat[offset[rows] + cuts[rows, cols] - 1] - rows * width
+    out[rows, cols] = best_after[rows, rank_index]
+    zero = cuts == 0
+    out[zero] = np.broadcast_to(best_after[:, :1], out.shape)[zero]
+    if rule == "lingpipe":
+        out[zero] = 1.0
+    return out
+
+
+def _iprec_at_recall(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """iprec_at_recall_p (see :func:`interpolated_precision`)."""
+    return interpolated_precision(batch, np.asarray(request.params, dtype=np.float64),
+                                  options.iprec_rule)
+
+
+def _11pt_avg(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """11pt_avg = mean of iprec over the levels (summed from the highest level down)."""
+    values = interpolated_precision(batch, np.asarray(request.params, dtype=np.float64),
+                                    options.iprec_rule)
+    total = np.zeros(batch.size)
+    for j in range(values.shape[1] - 1, -1, -1):
+        total = total + values[:, j]
+    return _col(total / float(max(values.shape[1], 1)))
+
+
+# ---------------------------------------------------------------------------------------------
+# judged-only measures
+
+
+def _bpref_sums(batch: Batch) -> FloatArray:
+    rels = batch.rels
+    judged_nonrel = (rels >= 0) & (rels < batch.level)
+    judged_rel = (rels >= 0) & (rels >= batch.level)
+    nonrel_above = np.cumsum(judged_nonrel, axis=1)
+    rel = batch.num_rel[:, None]
+    cap = np.minimum(batch.num_nonrel, batch.num_rel)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        penalty = np.minimum(nonrel_above, rel) / cap
+    terms = np.where(nonrel_above > 0, 1.0 - penalty, 1.0)
+    terms = np.where(judged_rel, terms, 0.0)
+    if batch.width == 0:
+        return np.zeros(batch.size)
+    return np.asarray(np.cumsum(terms, axis=1)[:, -1], dtype=np.float64)
+
+
+def _bpref(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """bpref = Σ_{judged rel} (1 - min(nonrel above, R) / min(N, R)) / R."""
+    rel = batch.num_rel
+    sums = _bpref_sums(batch)
+    return _col(np.where(rel > 0, _divide(sums, rel, rel > 0), sums))
+
+
+def _inf_ap(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """Inferred AP (Yilmaz and Aslam), trec_eval's arithmetic, divided by R."""
+    rels = batch.rels
+    if batch.width == 0:
+        return np.zeros((batch.size, 1))
+    judged_rel = (rels >= 0) & (rels >= batch.level)
+    judged_nonrel = (rels >= 0) & (rels < batch.level)
+    rel_so_far = np.cumsum(judged_rel, axis=1)
+    nonrel_so_far = np.cumsum(judged_nonrel, axis=1)
+    unjudged_so_far = np.cumsum(rels == UNJUDGED, axis=1)
+    j = (batch.rank - 1).astype(np.float64)[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        above = (rel_so_far - 1 + nonrel_so_far + unjudged_so_far) / j
+        ratio = (rel_so_far - 1 + INFAP_EPSILON) / (
+            rel_so_far - 1 + nonrel_so_far + 2 * INFAP_EPSILON
+        )
+        terms = 1.0 / (j + 1.0) + (j / (j + 1.0)) * above * ratio
+    terms[:, 0] = 1.0
+    terms = np.where(judged_rel, terms, 0.0)
+    sums = np.cumsum(terms, axis=1)[:, -1]
+    rel = batch.num_rel
+    return _col(np.where(rel > 0, _divide(sums, rel, rel > 0), sums))
+
+
+def _unj(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """unj_k = documents not in the qrels or unjudged among the top k, / k."""
+    unjudged = np.cumsum((batch.rels == NONPOOL) | (batch.rels == UNJUDGED), axis=1)
+    columns = []
+    for k in _cutoffs(request):
+        count = unjudged[:, min(k, batch.width) - 1] if batch.width else np.zeros(batch.size)
+        columns.append(count / float(k))
+    return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
+
+
+# ---------------------------------------------------------------------------------------------
+# set measures
+
+
+def _set_p(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """set_P = H_n / n."""
+    n = batch.num_ret
+    return _col(_divide(batch.num_rel_ret, n, n > 0))
+
+
+def _set_relative_p(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """set_relative_P = H_n / min(n, R)."""
+    n, rel = batch.num_ret, batch.num_rel
+    return _col(_divide(batch.num_rel_ret, np.minimum(n, rel), (n > 0) & (rel > 0)))
+
+
+def _set_recall(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """set_recall = H_n / R."""
+    rel = batch.num_rel
+    return _col(_divide(batch.num_rel_ret, rel, rel > 0))
+
+
+def _set_map(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """set_map = H_n² / (n·R)."""
+    n, rel, hits = (batch.num_ret.astype(np.float64), batch.num_rel.astype(np.float64),
+                    batch.num_rel_ret.astype(np.float64))
+    return _col(_divide(hits * hits, n * rel, (n > 0) & (rel > 0)))
+
+
+def _set_f(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """set_F = (x+1)·P·R / (x·P + R) over the retrieved set (x = parameter, default 1)."""
+    x = request.params[0]
+    hits = batch.num_rel_ret.astype(np.float64)
+    ok = hits > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = hits / batch.num_ret
+        r = hits / batch.num_rel
+        value = (x + 1.0) * p * r / (x * p + r)
+    return _col(np.where(ok, value, 0.0))
+
+
+def _utility(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """utility = a·H_n + b·(n - H_n) + c·(R - H_n) + d·(N_coll + H_n - n - R)."""
+    a, b, c, d = request.params
+    n, rel, hits = batch.num_ret, batch.num_rel, batch.num_rel_ret
+    value = (a * hits + b * (n - hits) + c * (rel - hits)
+             + d * (options.num_docs + hits - n - rel))
+    return _col(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# gains: ndcg family, G, rbp
+
+
+def _gain_table(batch: Batch, request: MeasureRequest | None, options: MeasureOptions
+                ) -> dict[int, float]:
+    """Gain per relevance value: the value itself (or 2**v - 1), custom ``v=gain`` pairs."""
+    levels = batch.rel_levels.shape[1]
+    table: dict[int, float] = {}
+    for v in range(levels):
+        table[v] = float(v) if options.gain == "linear" else float(2.0**v - 1.0)
+    if request is not None:
+        for key, value in request.pairs:
+            body = key[1:] if key[:1] in "+-" else key
+            if body.isdigit():
+                table[int(key)] = float(value)
+    return table
+
+
+def _gains(batch: Batch, table: dict[int, float]) -> FloatArray:
+    """Gain at each rank (0 for values without a gain, and for padding)."""
+    out = np.zeros(batch.rels.shape, dtype=np.float64)
+    for value, gain in table.items():
+        if gain != 0.0:
+            out[batch.rels == value] = gain
+    return out
+
+
+def _ideal_gains(batch: Batch, table: dict[int, float]) -> tuple[FloatArray, IntArray]:
+    """Ideal ranking's positive gains per query (descending), padded with 0, and its length."""
+    levels = batch.rel_levels.shape[1]
+    ordered = sorted(
+        ((gain, v) for v, gain in table.items() if 0 <= v < levels and gain > 0.0),
+        key=lambda item: -item[0],
+    )
+    counts = np.zeros((batch.size, len(ordered)), dtype=np.int64)
+    gains = np.array([g for g, _ in ordered], dtype=np.float64)
+    for j, (_, v) in enumerate(ordered):
+        counts[:, j] = batch.rel_levels[:, v]
+    total = counts.sum(axis=1) if ordered else np.zeros(batch.size, dtype=np.int64)
+    width = int(total.max(initial=0))
+    out = np.zeros((batch.size, width))
+    if width and ordered:
+        ends = np.cumsum(counts, axis=1)
+        positions = np.arange(width)[None, :]
+        for j in range(len(ordered) - 1, -1, -1):
+            out[positions < ends[:, j : j + 1]] = gains[j]
+    return out, total
+
+
+def _retrieved_ideal(gains: FloatArray) -> tuple[FloatArray, IntArray]:
+    """Ideal ranking from the retrieved documents only (sklearn-style)."""
+    positive = np.where(gains > 0, gains, 0.0)
+    ordered = -np.sort(-positive, axis=1)
+    return ordered, (ordered > 0).sum(axis=1).astype(np.int64)
+
+
+def _prefix_dcg(gains: FloatArray, discount: Discount) -> FloatArray:
+    """Running DCG, Σ_{j<=i} gain_j / discount_j, summed in rank order."""
+    if gains.shape[1] == 0:
+        return np.zeros(gains.shape)
+    return np.cumsum(gains / _discounts(gains.shape[1], discount)[None, :], axis=1)
+
+
+def _at(prefix: FloatArray, index: IntArray) -> FloatArray:
+    """``prefix[b, index[b]]``, 0 where index < 0."""
+    out = np.zeros(prefix.shape[0])
+    ok = index >= 0
+    if prefix.shape[1] and ok.any():
+        rows = np.flatnonzero(ok)
+        out[rows] = prefix[rows, np.minimum(index[rows], prefix.shape[1] - 1)]
+    return out
+
+
+@dataclass(frozen=True)
+class _Dcg:
+    gains: FloatArray
+    run_prefix: FloatArray
+    ideal: FloatArray
+    ideal_prefix: FloatArray
+    ideal_len: IntArray
+
+
+def _dcg_parts(batch: Batch, request: MeasureRequest | None, options: MeasureOptions) -> _Dcg:
+    table = _gain_table(batch, request, options)
+    gains = _gains(batch, table)
+    if options.ideal == "retrieved":
+        ideal, ideal_len = _retrieved_ideal(gains)
+    else:
+        ideal, ideal_len = _ideal_gains(batch, table)
+    effective = gains
+    if options.average_ties and batch.tied is not None:
+        effective = _block_mean(gains, batch.tied)
+    return _Dcg(
+        gains,
+        _prefix_dcg(effective, options.discount),
+        ideal,
+        _prefix_dcg(ideal, options.discount),
+        ideal_len,
+    )
+
+
+def _ndcg_values(batch: Batch, request: MeasureRequest | None, options: MeasureOptions
+                 ) -> tuple[FloatArray, FloatArray]:
+    parts = _dcg_parts(batch, request, options)
+    dcg = _at(parts.run_prefix, batch.num_ret - 1)
+    ideal = _at(parts.ideal_prefix, parts.ideal_len - 1)
+    return dcg, ideal
+
+
+def _dcg(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """dcg = Σ_i gain(rel_i) / log2(i + 1)."""
+    return _col(_ndcg_values(batch, request, options)[0])
+
+
+def _ideal_dcg(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """ideal_dcg = DCG of the judged documents sorted by gain, positive gains only."""
+    return _col(_ndcg_values(batch, request, options)[1])
+
+
+def _ndcg(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """ndcg = dcg / ideal_dcg; 0 when the ideal is 0."""
+    dcg, ideal = _ndcg_values(batch, request, options)
+    return _col(_divide(dcg, ideal, ideal > 0.0))
+
+
+def _ndcg_cut(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """ndcg_cut_k = DCG@k / ideal DCG@k (gain = qrels value; the DCG itself if ideal = 0)."""
+    parts = _dcg_parts(batch, None, options)
+    columns = []
+    for k in _cutoffs(request):
+        dcg = _at(parts.run_prefix, np.minimum(batch.num_ret, k) - 1)
+        ideal = _at(parts.ideal_prefix, np.minimum(parts.ideal_len, k) - 1)
+        columns.append(np.where(ideal > 0.0, _divide(dcg, ideal, ideal > 0.0), dcg))
+    return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
+
+
+def _ndcg_rel(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """ndcg_rel: nDCG averaged over the positive-gain documents (missed ones at final nDCG)."""
+    parts = _dcg_parts(batch, request, options)
+    b = batch.size
+    out = np.zeros(b)
+    n = batch.num_ret
+    for row in range(b):
+        ni = int(parts.ideal_len[row])
+        nr = int(n[row])
+        gains = parts.gains[row, :nr]
+        total = 0.0
+        found = 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for i in np.flatnonzero(gains > 0):
+                ideal = parts.ideal_prefix[row, min(int(i), ni - 1)] if ni else 0.0
+                total += float(parts.run_prefix[row, i] / ideal) if ideal else math.inf
+                found += 1
+            dcg = float(parts.run_prefix[row, nr - 1]) if nr else 0.0
+            ideal_full = float(parts.ideal_prefix[row, ni - 1]) if ni else 0.0
+            if ni - found:
+                total += (float(ni - found) * dcg) / ideal_full if ideal_full else math.nan
+        if total > 0.0:
+            out[row] = total / ni
+    return _col(out)
+
+
+def _r_ndcg(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """Rndcg: nDCG averaged at the points where the ideal gain changes level."""
+    parts = _dcg_parts(batch, request, options)
+    out = np.zeros(batch.size)
+    rel = batch.num_rel
+    for row in range(batch.size):
+        if rel[row] == 0:
+            continue
+        ni = int(parts.ideal_len[row])
+        nr = int(batch.num_ret[row])
+        ideal = parts.ideal[row, :ni]
+        changes = [j for j in range(1, ni) if ideal[j] != ideal[j - 1]] + [ni]
+        total = 0.0
+        count = 0
+        for j in changes:
+            ideal_dcg = float(parts.ideal_prefix[row, j - 1]) if j >= 1 else 0.0
+            if ideal_dcg > 0.0:
+                upto = min(j, nr)
+                dcg = float(parts.run_prefix[row, upto - 1]) if upto else 0.0
+                total += dcg / ideal_dcg
+                count += 1
+        if ni + 1 < nr:
+            ideal_dcg = float(parts.ideal_prefix[row, ni - 1]) if ni else 0.0
+            if ideal_dcg > 0.0:
+                total += float(parts.run_prefix[row, nr - 1]) / ideal_dcg
+                count += 1
+        out[row] = total / count if count else math.nan
+    return _col(out)
+
+
+def _g(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """G: Σ gain_i / log2(2 + cost_i - gained_i), normalized by the ideal total gain."""
+    table = _gain_table(batch, request, options)
+    gains = _gains(batch, table)
+    ideal, ideal_len = _ideal_gains(batch, table)
+    out = np.zeros(batch.size)
+    for row in range(batch.size):
+        nr = int(batch.num_ret[row])
+        ni = int(ideal_len[row])
+        g = gains[row, :nr]
+        ideal_row = np.zeros(nr)
+        upto = min(ni, nr)
+        ideal_row[:upto] = ideal[row, :upto]
+        cost = np.cumsum(np.where(ideal_row >= 1.0, ideal_row, 1.0))
+        gained = np.cumsum(g)
+        total = 0.0
+        for i in np.flatnonzero(g != 0):
+            total += float(g[i]) / math.log2(2.0 + float(cost[i]) - float(gained[i]))
+        ideal_sum = float(np.cumsum(ideal[row, :ni])[-1]) if ni else 0.0
+        if ideal_sum > 0.0:
+            out[row] = total / ideal_sum
+    return _col(out)
+
+
+def _bin_g(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """binG = Σ_{rel_i} 1 / log2(2 + non-relevant documents above i) / R."""
+    if batch.width == 0:
+        return np.zeros((batch.size, 1))
+    above = batch.rank[None, :] + 2 - batch.tp  # trec_eval's 3 + i - H for 0-based i
+    logs = _log2_of_int(batch.width + 3)[above]
+    terms = np.where(batch.relevant, 1.0 / logs, 0.0)
+    sums = np.cumsum(terms, axis=1)[:, -1]
+    rel = batch.num_rel
+    return _col(_divide(sums, rel, batch.num_rel_ret > 0))
+
+
+def _rbp_persistence(request: MeasureRequest) -> float:
+    p = 0.9
+    for key, value in request.pairs:
+        if key == "p":
+            p = float(value)
+    return p
+
+
+def _powers(p: float, count: int) -> FloatArray:
+    """p^0, p^1, ... by repeated multiplication (trec_eval's loop, not ``pow``)."""
+    factors = np.full(count, p)
+    factors[0] = 1.0
+    return np.cumprod(factors)
+
+
+def _rbp(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """rbp = (1 - p) Σ_i gain_i p^(i-1).
+
+    As in trec_eval, a query's gains (its relevance values 0..max plus any ``v=gain``
+    parameters) are rescaled to [0, 1] by (g - min) / (max - min) when they leave that range.
+    """
+    p = _rbp_persistence(request)
+    table = _gain_table(batch, request, options)
+    if batch.width == 0:
+        return np.zeros((batch.size, 1))
+    gains = _gains(batch, table)
+    custom = {int(k) for k, _ in request.pairs if (k[1:] if k[:1] in "+-" else k).isdigit()}
+    present = batch.rel_levels > 0
+    top = np.where(present.any(axis=1),
+                   present.shape[1] - 1 - np.argmax(present[:, ::-1], axis=1), -1)
+    for row in range(batch.size):
+        own = {v: g for v, g in table.items() if 0 <= v <= top[row] or v in custom}
+        if not own:
+            continue
+        low, high = min(own.values()), max(own.values())
+        if low < 0 or high > 1:
+            rels = batch.rels[row]
+            for v, g in own.items():
+                gains[row, rels == v] = (g - low) / (high - low)
+    terms = gains * _powers(p, batch.width)[None, :]
+    sums = np.cumsum(terms, axis=1)[:, -1]
+    return _col((1.0 - p) * sums)
+
+
+def _rbp_resid(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """rbp_resid = p^n + (1 - p) Σ_{unjudged i} p^(i-1), when any retrieved doc is unjudged."""
+    p = _rbp_persistence(request)
+    powers = _powers(p, batch.width + 1)
+    unjudged = (batch.rels < 0) & (batch.rels >= UNJUDGED)
+    terms = np.where(unjudged, powers[None, : batch.width], 0.0)
+    sums = np.cumsum(terms, axis=1)[:, -1] if batch.width else np.zeros(batch.size)
+    value = powers[batch.num_ret] + (1 - p) * sums
+    return _col(np.where(unjudged.any(axis=1), value, 0.0))
+
+
+# ---------------------------------------------------------------------------------------------
+# strings
+
+
+def _relstring(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """First N relevance values: digit, '>' above 9, '-' not judged, '.' unjudged, '<' other."""
+    length = int(request.params[0])
+    width = max(0, min(length, batch.width))
+    rels = batch.rels[:, :width]
+    chars = np.full(rels.shape, ord("<"), dtype=np.uint8)
+    digit = (rels >= 0) & (rels <= 9)
+    chars[digit] = (rels[digit] + ord("0")).astype(np.uint8)
+    chars[rels > 9] = ord(">")
+    chars[rels == NONPOOL] = ord("-")
+    chars[rels == UNJUDGED] = ord(".")
+    shown = np.minimum(batch.num_ret, max(length, 0))
+    return [bytes(chars[row, : int(shown[row])]).decode("ascii") for row in range(batch.size)]
+
+
+_FUNCTIONS: dict[str, MeasureFunction] = {
+    "runid": _num_q,
+    "num_q": _num_q,
+    "num_ret": _num_ret,
+    "num_rel": _num_rel,
+    "num_rel_ret": _num_rel_ret,
+    "map": _map,
+    "gm_map": _map,
+    "Rprec": _r_prec,
+    "bpref": _bpref,
+    "recip_rank": _recip_rank,
+    "iprec_at_recall": _iprec_at_recall,
+    "P": _precision,
+    "relstring": _relstring,
+    "recall": _recall,
+    "infAP": _inf_ap,
+    "gm_bpref": _bpref,
+    "Rprec_mult": _r_prec_mult,
+    "utility": _utility,
+    "11pt_avg": _11pt_avg,
+    "binG": _bin_g,
+    "G": _g,
+    "dcg": _dcg,
+    "ideal_dcg": _ideal_dcg,
+    "ndcg": _ndcg,
+    "ndcg_rel": _ndcg_rel,
+    "Rndcg": _r_ndcg,
+    "ndcg_cut": _ndcg_cut,
+    "map_cut": _map_cut,
+    "relative_P": _relative_p,
+    "success": _success,
+    "set_P": _set_p,
+    "set_relative_P": _set_relative_p,
+    "set_recall": _set_recall,
+    "set_map": _set_map,
+    "set_F": _set_f,
+    "num_nonrel_judged_ret": _num_nonrel_judged_ret,
+    "rbp": _rbp,
+    "rbp_resid": _rbp_resid,
+    "unj": _unj,
+}
