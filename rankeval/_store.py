@@ -160,11 +160,9 @@ class CaseStore:
         count = len(pending)
         if not count:
             return False
-        batch = pending[:count]
+        batch = np.array(pending[:count], dtype=np.float64)  # rows (label, key), exact
         del pending[:count]  # appends made meanwhile sit after the prefix and stay
-        labels = np.fromiter((case[0] for case in batch), dtype=np.bool_, count=count)
-        keys = np.fromiter((case[1] for case in batch), dtype=np.float64, count=count)
-        self._enter(labels, keys)
+        self._enter(batch[:, 0] != 0.0, batch[:, 1].copy())
         return True
 
     def _enter(self, labels: BoolArray, keys: FloatArray) -> None:

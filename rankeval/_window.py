@@ -4,7 +4,7 @@ Adds append to the pending list exactly as in :class:`~rankeval._store.CaseStore
 A fold first evicts the cases that the pending adds push out of the window —
 the oldest ones, read from a ring buffer that remembers arrival order — then
 absorbs the pending adds. Evicted cases are found in the sorted tiers by key
-and label (among equal keys the oldest come first, so the first matches in
+alone (every tier keeps equal keys in arrival order, so the first matches in
 tier order are the evicted ones), removed in one vectorised pass, and their
 pairs are subtracted from the exact ROC pair count. Reads stay O(log W) after
 a fold; a fold costs O(p log W + W).
@@ -47,21 +47,20 @@ def _pairs2_with_newer(run: _Run, keys: FloatArray, labels: BoolArray, ties: Tie
     return int((2 * neg_gt + neg_eq)[labels].sum() + (2 * lt_pos + pos_eq)[~labels].sum())
 
 
-def _deletions(runs: tuple[_Run, ...], keys: FloatArray, label: bool) -> list[IntArray]:
-    """Positions, per run, of the first matches of ``keys`` (sorted) among ``label`` cases.
+def _deletions(runs: tuple[_Run, ...], keys: FloatArray) -> list[IntArray]:
+    """Positions, per run, of the evicted cases with these (sorted) keys.
 
-    The j-th evicted case with key k is the j-th case with that key and label
+    Every tier keeps equal keys in arrival order and evicted cases are the
+    oldest, so the j-th evicted case with key k is the j-th case with that key
     in tier order: main first, then the buffer.
     """
     rank = _rank_within_equal(keys)
     out = []
     for run in runs:
-        where = np.flatnonzero(run.labels == label)
-        run_keys = run.keys[where]
-        lo = run_keys.searchsorted(keys, side="left")
-        available = run_keys.searchsorted(keys, side="right") - lo
+        lo = run.keys.searchsorted(keys, side="left")
+        available = run.keys.searchsorted(keys, side="right") - lo
         here = rank < available
-        out.append(where[lo[here] + rank[here]])
+        out.append(lo[here] + rank[here])
         keys, rank = keys[~here], (rank - available)[~here]
     assert keys.shape[0] == 0, "evicted cases missing from the store"
     return out
@@ -131,15 +130,9 @@ class WindowStore(CaseStore):
         order = np.argsort(self._ring_keys[slots], kind="stable")
         keys, labels = self._ring_keys[slots][order], self._ring_labels[slots][order]
         runs = (self._main, self._buffer)
-        doomed = [
-            np.concatenate(parts)
-            for parts in zip(
-                _deletions(runs, keys[labels], True), _deletions(runs, keys[~labels], False)
-            )
-        ]
         self._main, self._buffer = (
-            _Run(np.delete(run.keys, where), np.delete(run.labels, where))
-            for run, where in zip(runs, doomed)
+            _Run(np.delete(run.keys, where), np.delete(run.labels, where)) if where.size else run
+            for run, where in zip(runs, _deletions(runs, keys))
         )
         # The evicted cases are older than every case left, so they rank first
         # among equal keys.
