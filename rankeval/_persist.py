@@ -386,6 +386,19 @@ def _open_temp(directory: str, base: str) -> tuple[str, int]:
             continue
 
 
+def _split_target(target: str) -> tuple[str, str]:
+    """The target's directory and name; refuses paths that cannot name a file up front.
+
+    The path is not normalised: ``a/..`` must stay a directory, not become ``.``.
+    """
+    if not target:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), target)
+    directory, base = os.path.split(target)
+    if not base or os.path.isdir(target):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), target)
+    return directory or os.curdir, base
+
+
 def _fsync_directory(directory: str) -> None:
     """Make the rename durable; a no-op where directories cannot be opened or synced."""
     if os.name == "nt":  # pragma: no cover - Windows cannot open a directory
@@ -419,7 +432,10 @@ def save_state(path: str | os.PathLike[str], state: EvaluatorState) -> None:
     ValueError
         The state breaks an invariant (see :class:`EvaluatorState`).
     OSError
-        The file could not be written; the target is then unchanged.
+        The file could not be written; the target is then unchanged. As with
+        :func:`open`: ``FileNotFoundError`` for ``""`` or a missing directory,
+        ``IsADirectoryError`` for a directory or a path ending in a separator
+        (checked before anything is written).
 
     Notes
     -----
@@ -451,7 +467,7 @@ def save_state(path: str | os.PathLike[str], state: EvaluatorState) -> None:
     ages_bytes = parts[1].nbytes if state.ages is not None else 0
     labels_bytes = parts[-1].nbytes
     header = _HEADER.pack(MAGIC, FORMAT_VERSION, 0, len(meta), keys_bytes, ages_bytes, labels_bytes)
-    directory, base = os.path.split(os.path.abspath(target))
+    directory, base = _split_target(target)
     temp, fd = _open_temp(directory, base)
     try:
         with open(fd, "wb") as out:

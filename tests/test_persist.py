@@ -434,3 +434,22 @@ class TestAtomicSave:
         with pytest.raises(FileNotFoundError):
             save_state(tmp_path / "no" / "s", small_state())
         assert os.listdir(tmp_path) == []
+
+    @pytest.mark.parametrize("make", [lambda d: d, lambda d: f"{d}/new/", lambda d: d / "x" / "..",
+                                      lambda d: ""], ids=["dir", "slash", "dotdot", "empty"])
+    def test_paths_that_cannot_be_files_fail_before_writing(self, tmp_path: Path,
+                                                            make: Any) -> None:
+        """A directory, a trailing separator or "" fail as open() would, before writing."""
+        (tmp_path / "x").mkdir()
+        with pytest.raises((IsADirectoryError, FileNotFoundError)):
+            save_state(make(tmp_path), small_state())
+        assert sorted(os.listdir(tmp_path)) == ["x"]
+        assert os.listdir(tmp_path / "x") == []
+
+    def test_relative_path_saves_in_the_working_directory(self, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+        """A bare file name is saved in (and its temp file made in) the current directory."""
+        monkeypatch.chdir(tmp_path)
+        save_state("s", small_state())
+        assert os.listdir(tmp_path) == ["s"]
+        assert load_state("s") == small_state()
