@@ -243,7 +243,8 @@ def git_commit() -> str:
     try:
         out = subprocess.run(["git", "-C", REPO_ROOT, "log", "-1", "--format=%h %s"],
                              capture_output=True, text=True, check=True, timeout=10)
-        dirty = subprocess.run(["git", "-C", REPO_ROOT, "status", "--porcelain", "rankeval"],
+        dirty = subprocess.run(["git", "-C", REPO_ROOT, "status", "--porcelain",
+                                "--untracked-files=no", "rankeval"],
                                capture_output=True, text=True, check=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return "unknown"
@@ -255,7 +256,13 @@ def header(title: str, *modules: str) -> None:
     print("=" * len(title))
     print(machine_line())
     print(versions(*modules))
-    print(f"commit: {git_commit()}")
+    import rankeval
+
+    here = os.path.dirname(os.path.abspath(rankeval.__file__))
+    if here == os.path.join(REPO_ROOT, "rankeval"):
+        print(f"commit: {git_commit()}")
+    else:
+        print(f"commit: none (rankeval imported from {here}, outside this checkout)")
     print(f"command: {' '.join([os.path.basename(sys.executable), *sys.argv])}")
     print(flush=True)
 

@@ -33,7 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
 
     failed = []
-    for script in scripts(args.only):
+    chosen = scripts(args.only)
+    for script in chosen:
         cmd = [sys.executable, str(script)] + (["--quick"] if args.quick else [])
         print(f"$ {' '.join([Path(sys.executable).name, *cmd[1:]])}", flush=True)
         start = time.perf_counter()
@@ -49,8 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             (results / f"{script.stem}.txt").write_text(out.stdout)
         print(f"[{script.stem}: {'ok' if out.returncode == 0 else 'FAILED'} in {seconds:.0f} s]\n",
               flush=True)
-    total = len(scripts(args.only))
-    print(f"{total - len(failed)} passed, {len(failed)} failed")
+    print(f"{len(chosen) - len(failed)} passed, {len(failed)} failed")
     return 1 if failed else 0
 
 
