@@ -393,7 +393,8 @@ class Run:
                 docs.append(docid)
                 scores.append(score)
         return cls._build(np.array(qids, dtype=str), _docid_array(docs, "document ids"),
-                          _scores(scores), runid, check_duplicates=False)
+                          _scores(scores), runid, check_duplicates=False,
+                          queries=(str(q) for q in run))
 
     @classmethod
     def from_ranked_lists(
@@ -415,16 +416,18 @@ class Run:
         Complexity: O(n).
         """
         items = ranked.items() if isinstance(ranked, Mapping) else enumerate(ranked)
+        names: list[str] = []
         qids: list[str] = []
         docs: list[Any] = []
         scores: list[float] = []
-        for qid, ids in items:
-            ids = list(ids)
+        for qid, listed in items:
+            ids = list(listed)
+            names.append(str(qid))
             qids.extend([str(qid)] * len(ids))
             docs.extend(ids)
             scores.extend(float(len(ids) - i) for i in range(len(ids)))
         return cls._build(np.array(qids, dtype=str), _docid_array(docs, "document ids"),
-                          np.array(scores, dtype=np.float64), runid)
+                          np.array(scores, dtype=np.float64), runid, queries=names)
 
     @classmethod
     def from_scores(
@@ -450,10 +453,12 @@ class Run:
         Complexity: O(n).
         """
         items = scores.items() if isinstance(scores, Mapping) else enumerate(scores)
+        names: list[str] = []
         qids: list[NDArray[Any]] = []
         docs: list[DocIds] = []
         values: list[FloatArray] = []
         for qid, row in items:
+            names.append(str(qid))
             s = _scores(np.asarray(row, dtype=np.float64).reshape(-1))
             ids = (np.arange(s.size, dtype=np.int64) if doc_ids is None
                    else _docid_array(doc_ids, "doc_ids"))
@@ -468,7 +473,7 @@ class Run:
             return cls._build(np.zeros(0, dtype=str), np.zeros(0, dtype=np.int64),
                               np.zeros(0), runid)
         return cls._build(np.concatenate(qids), np.concatenate(docs), np.concatenate(values),
-                          runid)
+                          runid, queries=names)
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> Run:
@@ -516,9 +521,13 @@ class Run:
     @classmethod
     def _build(
         cls, qid: NDArray[Any], docid: DocIds, score: FloatArray, runid: str,
-        *, check_duplicates: bool = True,
+        *, check_duplicates: bool = True, queries: Iterable[str] = (),
     ) -> Run:
         query_ids, query = _query_codes(qid)
+        known = set(query_ids)
+        # Queries listed without any document (``{qid: {}}``) exist and score 0, as in
+        # pytrec_eval.
+        query_ids += tuple(q for q in dict.fromkeys(queries) if q not in known)
         if check_duplicates:
             dup = first_duplicate(query, docid)
             if dup is not None:

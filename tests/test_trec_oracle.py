@@ -1,0 +1,149 @@
+"""rankeval's trec_eval measures against two oracles: the stored pytrec_eval run, and pytrec_eval live."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rankeval.ranking import Qrels, Run, evaluate_run
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(scope="module")
+def oracle() -> dict[str, Any]:
+    with (DATA / "trec_oracle_1.json").open() as handle:
+        data: dict[str, Any] = json.load(handle)
+    return data
+
+
+class TestStoredOracle:
+    """trec_oracle_1.json: 50 queries x 100 documents scored by pytrec_eval-terrier 0.5.11."""
+
+    def test_per_query_values_are_identical(self, oracle: dict[str, Any]) -> None:
+        """Every per-query value equals pytrec_eval's to the last bit (difference 0.0)."""
+        ev = evaluate_run(oracle["run"], oracle["qrels"], oracle["measures"])
+        assert set(ev.queries) == set(oracle["per_query"])
+        for qid, values in oracle["per_query"].items():
+            for measure, expected in values.items():
+                assert ev.per_query(measure)[qid] == expected, (qid, measure)
+
+    def test_aggregates_are_the_means_of_the_per_query_values(self, oracle: dict[str, Any]) -> None:
+        """The oracle's aggregates are numpy means of those values; ours sum like trec_eval."""
+        ev = evaluate_run(oracle["run"], oracle["qrels"], oracle["measures"])
+        order = list(oracle["per_query"])
+        position = {q: i for i, q in enumerate(ev.queries)}
+        for measure, expected in oracle["aggregate"].items():
+            ours = ev.values[measure][[position[q] for q in order]]
+            if measure.startswith("num_"):
+                assert ev[measure] == expected == float(ours.sum())
+                continue
+            # Same per-query values, combined the oracle's way: bit-identical.
+            assert float(np.mean(ours)) == expected, measure
+            # trec_eval adds the queries one by one in query-id order, then divides.
+            total = 0.0
+            for value in ev.values[measure]:
+                total += float(value)
+            assert ev[measure] == total / len(ev.queries)
+            assert ev[measure] == pytest.approx(expected, rel=0, abs=1e-15)
+
+    def test_trec_eval_10_differences(self, oracle: dict[str, Any]) -> None:
+        """Profile trec_eval10 reproduces the oracle's recorded trec_eval 10.0 values."""
+        ev = evaluate_run(oracle["run"], oracle["qrels"], oracle["measures"],
+                          profile="trec_eval10")
+        changed = oracle["trec_eval_10_differences"]["per_query"]
+        for qid, values in oracle["per_query"].items():
+            expected = {**values, **changed.get(qid, {})}
+            for measure, value in expected.items():
+                assert ev.per_query(measure)[qid] == value, (qid, measure)
+
+
+# ---------------------------------------------------------------------------------------------
+# live differential test against pytrec_eval-terrier
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+# Document ids chosen to exercise strcmp order: digits of different lengths, case, bytes
+# above 0x7f (UTF-8), punctuation.
+DOC_IDS = ["9", "10", "100", "d", "D", "d1", "D1", "a-b", "a_b", "é", "z", "ß", "文", "x.y",
+           "doc10", "doc9", "DOC"]
+QUERY_IDS = ["1", "2", "10", "q", "Q"]
+# Small grids force ties; the 1 + 2**-30 entry ties 1.0 only in float32.
+SCORES = [0.0, 0.5, 1.0, 1.0 + 2.0**-30, 2.0, -1.0, 3.25]
+SKIP_PER_QUERY = {"runid", "relstring", "num_q", "gm_map", "gm_bpref"}
+
+
+@st.composite
+def run_and_qrels(draw: st.DrawFn) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]]:
+    queries = draw(st.lists(st.sampled_from(QUERY_IDS), min_size=1, max_size=4, unique=True))
+    run: dict[str, dict[str, float]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    for qid in queries:
+        retrieved = draw(st.lists(st.sampled_from(DOC_IDS), max_size=12, unique=True))
+        run[qid] = {d: draw(st.sampled_from(SCORES)) for d in retrieved}
+        judged = draw(st.lists(st.sampled_from(DOC_IDS), max_size=10, unique=True))
+        qrels[qid] = {d: draw(st.sampled_from([-1, 0, 0, 1, 1, 2, 3])) for d in judged}
+        if qrels[qid] and max(qrels[qid].values()) < 0:
+            # pytrec_eval (trec_eval's C) crashes on a query judged only negatively.
+            qrels[qid][draw(st.sampled_from(DOC_IDS))] = 0
+    if not any(run.values()):
+        # ... and on a run without any retrieved document.
+        run[queries[0]] = {"d": 1.0}
+    # A qrels-only query and a run-only query.
+    if draw(st.booleans()):
+        qrels["only_qrels"] = {"d": 1}
+    if draw(st.booleans()):
+        run["only_run"] = {"d": 1.0}
+    return run, qrels
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=run_and_qrels(), level=st.sampled_from([1, 2]))
+def test_differential_against_pytrec_eval(
+    data: tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]], level: int
+) -> None:
+    """Random runs with ties, unretrieved relevant docs, empty queries, odd ids: values equal."""
+    run, qrels = data
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"all_trec"}, relevance_level=level
+                                              ).evaluate(run)
+    usable_qrels = {q: j for q, j in qrels.items() if j}
+    if not any(q in usable_qrels for q in run):
+        with pytest.raises(ValueError, match="no queries"):
+            evaluate_run(run, qrels, "all_trec", relevance_level=level)
+        return
+    ev = evaluate_run(run, qrels, "all_trec", relevance_level=level)
+    assert set(ev.queries) == set(expected)
+    for qid, values in expected.items():
+        empty = not run[qid]
+        for name, value in values.items():
+            if name in SKIP_PER_QUERY:
+                continue
+            if empty and math.isnan(value):
+                # trec_eval divides 0 by 0 (iprec_at_recall at levels needing no relevant
+                # document, 11pt_avg); rankeval documents 0 instead.
+                assert name.startswith(("iprec_at_recall", "11pt_avg"))
+                assert ev.per_query(name)[qid] == 0.0
+                continue
+            assert ev.per_query(name)[qid] == value, (qid, name)
+        for name in ("gm_map", "gm_bpref"):
+            base = ev.per_query(name)[qid]
+            assert math.log(max(base, 1e-5)) == values[name]
+
+
+def test_differential_on_the_stored_run_with_every_measure(oracle: dict[str, Any]) -> None:
+    """The oracle's 50 x 100 run: all_trec from pytrec_eval equals rankeval's, every value."""
+    expected = pytrec_eval.RelevanceEvaluator(oracle["qrels"], {"all_trec"}).evaluate(
+        oracle["run"]
+    )
+    ev = evaluate_run(Run.from_dict(oracle["run"]), Qrels.from_dict(oracle["qrels"]), "all_trec")
+    for qid, values in expected.items():
+        for name, value in values.items():
+            if name not in SKIP_PER_QUERY:
+                assert ev.per_query(name)[qid] == value, (qid, name)
