@@ -57,13 +57,32 @@ def check_score(score: object, name: str = "score") -> float:
         return score
     if isinstance(score, (bool, np.bool_)) or not isinstance(score, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(score).__name__} {score!r}")
-    try:
-        value = float(score)
-    except OverflowError:
-        raise ValueError(f"{name} {score!r} is too large for a double") from None
+    value = _to_double(score, name)
     if math.isnan(value):
         raise ValueError(f"{name} must not be NaN (NaN scores cannot be ranked)")
     return value
+
+
+def _to_double(number: numbers.Real, name: str) -> float:
+    """``float(number)``, refusing a finite number a double cannot hold."""
+    try:
+        with np.errstate(over="ignore"):
+            value = float(number)
+    except OverflowError:
+        raise ValueError(f"{name} {number!r} is too large for a double") from None
+    if math.isinf(value) and isinstance(number, np.floating) and np.isfinite(number):
+        raise ValueError(f"{name} {number!r} is too large for a double")
+    return value
+
+
+# Counts stay exact in the int64 arithmetic of the curves.
+MAX_COUNT = 2**63 - 1
+
+
+def check_total(total: int, name: str) -> None:
+    """Refuse a reference count (R or N) the int64 curve arithmetic cannot hold."""
+    if total > MAX_COUNT:
+        raise ValueError(f"{name} would reach {total}, beyond the supported 2**63 - 1")
 
 
 def check_count(count: object, name: str = "count") -> int:
@@ -90,7 +109,7 @@ def check_beta(beta: object) -> float:
     """A finite, strictly positive F-measure weight."""
     if isinstance(beta, (bool, np.bool_)) or not isinstance(beta, numbers.Real):
         raise TypeError(f"beta must be a real number, got {type(beta).__name__} {beta!r}")
-    value = float(beta)
+    value = _to_double(beta, "beta")
     if not (math.isfinite(value) and value > 0.0):
         raise ValueError(f"beta must be finite and > 0, got {beta!r}")
     return value
@@ -160,10 +179,10 @@ def _labels_array(array: NDArray[Any]) -> NDArray[np.bool_]:
 
 def _scores_array(array: NDArray[Any]) -> NDArray[np.float64]:
     if array.dtype.kind in "fiu":
-        values = array.astype(np.float64)
+        with np.errstate(over="ignore"):
+            values = array.astype(np.float64)
         if array.dtype.kind == "f" and array.dtype.itemsize > 8:
-            with np.errstate(over="ignore"):
-                too_large = np.isinf(values) & np.isfinite(array)
+            too_large = np.isinf(values) & np.isfinite(array)
             if too_large.any():
                 i = _first_bad(too_large)
                 raise ValueError(f"scores[{i}] {array[i]!r} is too large for a double")
@@ -177,3 +196,28 @@ def _scores_array(array: NDArray[Any]) -> NDArray[np.float64]:
     if nan.any():
         raise ValueError(f"scores[{_first_bad(nan)}] must not be NaN (NaN scores cannot be ranked)")
     return values
+
+
+def check_curve(curve: Any, width: int) -> NDArray[np.float64]:
+    """A curve to print: rows of at least ``width`` real numbers a double can hold."""
+    try:
+        rows = np.asarray(curve)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"curve must be rows of {width} numbers: {error}") from None
+    if rows.size == 0:
+        return np.zeros((0, width))
+    if rows.dtype.kind not in "biuf":
+        raise TypeError(f"curve must hold real numbers, got dtype {rows.dtype}")
+    if rows.ndim != 2 or rows.shape[1] < width:
+        raise ValueError(f"curve must have rows of at least {width} numbers, got shape {rows.shape}")
+    with np.errstate(over="ignore"):
+        values = rows.astype(np.float64)
+    if rows.dtype.kind == "f" and (np.isinf(values) & np.isfinite(rows)).any():
+        raise ValueError("curve holds a number too large for a double")
+    return values
+
+
+def check_file(file: object) -> None:
+    """Something with a ``write`` method (and ``flush``, if it has one, is called later)."""
+    if not callable(getattr(file, "write", None)):
+        raise TypeError(f"file must have a write method, got {type(file).__name__}")

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankeval._ranking import BoolArray, FloatArray, IntArray, TiePolicy
 from rankeval import _store
+from rankeval._ranking import BoolArray, FloatArray, IntArray, TiePolicy
 from rankeval._store import CaseStore, _Run, pair_count2
 
 
@@ -69,7 +69,7 @@ def _deletions(runs: tuple[_Run, ...], keys: FloatArray) -> list[IntArray]:
 class WindowStore(CaseStore):
     """A :class:`CaseStore` that keeps only the ``window`` most recent cases."""
 
-    __slots__ = ("_ring_keys", "_ring_labels", "_ring_start", "_ring_size", "added", "window")
+    __slots__ = ("_ring_keys", "_ring_labels", "_ring_size", "_ring_start", "added", "window")
 
     def __init__(self, ties: TiePolicy, window: int) -> None:
         super().__init__(ties)

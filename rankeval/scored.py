@@ -22,11 +22,13 @@ from rankeval import curves, metrics
 from rankeval._javafmt import java_double_to_string, java_f6
 from rankeval._ranking import BoolArray, FloatArray, OperatingPoints, TiePolicy, operating_points
 from rankeval._store import CaseStore
-from rankeval._window import WindowStore
 from rankeval._validation import (
     check_beta,
     check_bool,
     check_case_arrays,
+    check_curve,
+    check_file,
+    check_total,
     check_correct,
     check_count,
     check_rank,
@@ -34,6 +36,7 @@ from rankeval._validation import (
     check_ties,
     check_window,
 )
+from rankeval._window import WindowStore
 
 __all__ = ["ScoredPrecisionRecallEvaluation"]
 
@@ -188,6 +191,7 @@ class ScoredPrecisionRecallEvaluation:
         with self._lock:
             if self._read_only:
                 self._refuse()
+            check_total(self.num_positive_ref() + value, "numPositiveRef")
             self._pos_missed += value
             self._cache.clear()
 
@@ -200,6 +204,7 @@ class ScoredPrecisionRecallEvaluation:
         with self._lock:
             if self._read_only:
                 self._refuse()
+            check_total(self.num_negative_ref() + value, "numNegativeRef")
             self._neg_missed += value
             self._cache.clear()
 
@@ -429,7 +434,8 @@ class ScoredPrecisionRecallEvaluation:
         1.000000 0.000000 0.000000
         0.500000 0.500000 0.500000
         """
-        rows = _curve_rows(curve, 2)
+        check_file(sys.stdout if file is None else file)
+        rows = check_curve(curve, 2)
         f1 = metrics.f_measure_array(1.0, rows[:, 0], rows[:, 1])
         text = ["  PRECI.   RECALL        F\n"]
         text += [
@@ -446,7 +452,8 @@ class ScoredPrecisionRecallEvaluation:
           PRECI.   RECALL    SCORE
         1.000000 0.500000 2.500000
         """
-        rows = _curve_rows(curve, 3)
+        check_file(sys.stdout if file is None else file)
+        rows = check_curve(curve, 3)
         text = ["  PRECI.   RECALL    SCORE\n"]
         text += [
             f"{java_f6(p)} {java_f6(r)} {java_f6(s)}\n"
@@ -669,19 +676,6 @@ def _new_store(ties: TiePolicy, window: int | None) -> CaseStore:
 
 def _d(value: float) -> str:
     return java_double_to_string(value)
-
-
-def _curve_rows(curve: ArrayLike, width: int) -> FloatArray:
-    """Validate a curve for printing before anything is written."""
-    try:
-        rows = np.asarray(curve, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"curve must be rows of {width} numbers: {error}") from None
-    if rows.size == 0:
-        return np.zeros((0, width))
-    if rows.ndim != 2 or rows.shape[1] < width:
-        raise ValueError(f"curve must have rows of at least {width} numbers, got shape {rows.shape}")
-    return rows
 
 
 def _write(chunks: list[str], file: IO[str] | None) -> None:
