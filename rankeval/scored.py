@@ -185,7 +185,8 @@ class ScoredPrecisionRecallEvaluation:
         """Declare ``count`` positives that were never returned (0 allowed).
 
         They enlarge R: recall, average precision (as precision 0), R-precision
-        and the ROC y values. Complexity: O(1).
+        and the ROC y values. R may grow to 2**63 - 1 (a larger total is a
+        ``ValueError``: the curves count in int64). Complexity: O(1).
         """
         value = check_count(count)
         with self._lock:
