@@ -13,6 +13,7 @@ A ten-line tour, on LingPipe's running example (10 scored cases, one miss):
 [[0.0, 1.0], [0.2, 0.6], [0.4, 0.6]]
 """
 
+from rankeval._persist import PersistenceError
 from rankeval.counts import CostMatrix, MultiClassEvaluation, PrecisionRecallEvaluation, f_measure
 from rankeval.scored import ScoredPrecisionRecallEvaluation
 
@@ -20,6 +21,7 @@ __version__ = "0.1.0"
 __all__ = [
     "CostMatrix",
     "MultiClassEvaluation",
+    "PersistenceError",
     "PrecisionRecallEvaluation",
     "ScoredPrecisionRecallEvaluation",
     "__version__",

@@ -112,6 +112,8 @@ def check_beta(beta: object) -> float:
     value = _to_double(beta, "beta")
     if not (math.isfinite(value) and value > 0.0):
         raise ValueError(f"beta must be finite and > 0, got {beta!r}")
+    if not 0.0 < value * value < math.inf:  # F uses beta squared
+        raise ValueError(f"beta must have a finite, non-zero square, got {beta!r}")
     return value
 
 

@@ -325,6 +325,8 @@ def _calls() -> list[tuple[str, tuple[Any, ...], type[Exception]]]:
         ("maximum_f_measure", (math.inf,), ValueError),
         ("maximum_f_measure", (math.nan,), ValueError),
         ("maximum_f_measure", ("1",), TypeError),
+        ("maximum_f_measure", (1e-320,), ValueError),
+        ("maximum_f_measure", (1e308,), ValueError),
         ("add_cases", ([True, False], [1.0]), ValueError),
         ("add_cases", ([True, False], [1.0, math.nan]), ValueError),
         ("add_cases", ([True, 3], [1.0, 2.0]), ValueError),
