@@ -1,0 +1,573 @@
+"""Multi-query evaluation from Python: input shapes, options, seed examples, rank statistics."""
+
+from __future__ import annotations
+
+import json
+import math
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankeval.ranking import (
+    Qrels,
+    Run,
+    evaluate_run,
+    first_relevant_ranks,
+    kendall_tau,
+    kendall_tau_counts,
+    median_first_relevant_rank,
+)
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(scope="module")
+def seeds() -> dict[str, dict[str, Any]]:
+    with (DATA / "seed_golden.json").open() as handle:
+        return {entry["name"]: entry for entry in json.load(handle)}
+
+
+def ranked(relevance: list[int], num_relevant: int) -> tuple[Run, Qrels]:
+    """One query ranking d0, d1, ... with the given relevance; misses make up num_relevant."""
+    docs = [f"d{i}" for i in range(len(relevance))]
+    judged = {d: 1 for d, r in zip(docs, relevance, strict=True) if r}
+    judged.update({f"miss{i}": 1 for i in range(num_relevant - len(judged))})
+    judged.update({d: 0 for d, r in zip(docs, relevance, strict=True) if not r})
+    return Run.from_ranked_lists({"q": docs}), Qrels.from_dict({"q": judged})
+
+
+def values(ev: Any, names: list[str]) -> list[float]:
+    return [ev[name] for name in names]
+
+
+# ---------------------------------------------------------------------------------------------
+# seed documents
+
+
+class TestBgeTutorial:
+    """The BGE tutorial's printed recall@k, MRR@k, precision@k and MAP@k, by named option."""
+
+    @pytest.fixture
+    def data(self, seeds: dict[str, dict[str, Any]]) -> tuple[Run, Qrels]:
+        inputs = seeds["bge_recall_at_k"]["input"]
+        return Run.from_ranked_lists(inputs["results"]), Qrels.from_relevant(inputs["ground_truth"])
+
+    def test_capped_recall(self, data: tuple[Run, Qrels], seeds: dict[str, Any]) -> None:
+        """recall@k with capped_recall=True is the tutorial's hits / min(k, |rel|)."""
+        ev = evaluate_run(*data, "recall.1,5,10", capped_recall=True)
+        assert values(ev, ["recall_1", "recall_5", "recall_10"]) == seeds["bge_recall_at_k"][
+            "expected"]
+
+    def test_trec_recall(self, data: tuple[Run, Qrels]) -> None:
+        """Without the option recall@k divides by |rel| (trec_eval)."""
+        ev = evaluate_run(*data, "recall.1,5,10")
+        assert values(ev, ["recall_1", "recall_5", "recall_10"]) == pytest.approx(
+            [0.1777777778, 0.8055555556, 0.9166666667], abs=1e-10)
+
+    def test_mrr_at_k_is_recip_rank_after_truncation(
+        self, data: tuple[Run, Qrels], seeds: dict[str, Any]
+    ) -> None:
+        """MRR@k = recip_rank with max_docs=k (trec_eval's -M k)."""
+        got = [evaluate_run(*data, "recip_rank", max_docs=k)["recip_rank"] for k in (1, 5, 10)]
+        assert got == seeds["bge_mrr_at_k"]["expected"]
+
+    def test_precision(self, data: tuple[Run, Qrels], seeds: dict[str, Any]) -> None:
+        """P@k is trec_eval's P_k."""
+        ev = evaluate_run(*data, "P.1,5,10")
+        assert values(ev, ["P_1", "P_5", "P_10"]) == seeds["bge_precision_at_k"]["expected"]
+
+    def test_map_over_relevant_found(self, data: tuple[Run, Qrels], seeds: dict[str, Any]) -> None:
+        """The tutorial's MAP@k divides by relevant documents found: ap_denominator='retrieved'."""
+        ev = evaluate_run(*data, "map_cut.1,5,10", ap_denominator="retrieved")
+        assert values(ev, ["map_cut_1", "map_cut_5", "map_cut_10"]) == seeds["bge_map_at_k"][
+            "expected"]
+
+    def test_map_other_denominators(self, data: tuple[Run, Qrels]) -> None:
+        """trec_eval's map_cut divides by R; 'min_k_r' by min(k, R) (the seed notes' values)."""
+        names = ["map_cut_1", "map_cut_5", "map_cut_10"]
+        trec = values(evaluate_run(*data, "map_cut.1,5,10"), names)
+        capped = values(evaluate_run(*data, "map_cut.1,5,10", ap_denominator="min_k_r"), names)
+        assert trec == pytest.approx([0.1777777778, 0.7027777778, 0.7583333333], abs=1e-10)
+        assert capped == pytest.approx([0.6666666667, 0.7027777778, 0.7583333333], abs=1e-10)
+
+    def test_ndcg_in_rank_order(self, data: tuple[Run, Qrels], seeds: dict[str, Any]) -> None:
+        """nDCG@k with the system's order: trec_eval's ideal, and the retrieved-only ideal."""
+        expected = seeds["bge_ndcg_at_k_correct"]["expected"]
+        names = ["ndcg_cut_1", "ndcg_cut_5", "ndcg_cut_10"]
+        trec = values(evaluate_run(*data, "ndcg_cut.1,5,10"), names)
+        retrieved = values(evaluate_run(*data, "ndcg_cut.1,5,10", ideal="retrieved"), names)
+        assert trec == pytest.approx(expected["trec_eval_ndcg_cut"], abs=1e-10)
+        assert retrieved == pytest.approx(expected["sklearn_ideal_over_retrieved_only"], abs=1e-10)
+
+    def test_ndcg_as_printed(self, seeds: dict[str, Any]) -> None:
+        """The tutorial's buggy call (doc ids used as scores) reproduced via Run.from_scores."""
+        inputs = seeds["bge_ndcg_at_k_as_printed"]["input"]
+        run = Run.from_scores(inputs["y_score"])
+        qrels = Qrels.from_dict({str(i): dict(enumerate(row))
+                                 for i, row in enumerate(inputs["y_true"])})
+        ev = evaluate_run(run, qrels, "ndcg_cut.1,5,10", ideal="retrieved")
+        # sklearn multiplies by 1/log2 and sums with a dot product; trec_eval divides and
+        # accumulates, which can differ in the last bit.
+        assert values(ev, ["ndcg_cut_1", "ndcg_cut_5", "ndcg_cut_10"]) == pytest.approx(
+            seeds["bge_ndcg_at_k_as_printed"]["expected"], rel=1e-15, abs=0)
+
+
+class TestCourseNotes:
+    """The IR course notes' DCG, AP, R-precision and interpolated precision examples."""
+
+    def test_dcg_example_jk2002(self, seeds: dict[str, Any]) -> None:
+        """DCG5 = 4, IDCG5 = 4.63, NDCG5 = 0.8638 with discount='jk2002', ideal='retrieved'."""
+        gains = seeds["zh_dcg_example"]["input"]["gains_in_rank_order"]
+        docs = [f"d{i}" for i in range(len(gains))]
+        run = Run.from_ranked_lists({"q": docs})
+        qrels = Qrels.from_dict({"q": dict(zip(docs, gains, strict=True))})
+        ev = evaluate_run(run, qrels, ["dcg", "ideal_dcg", "ndcg"], discount="jk2002",
+                          ideal="retrieved")
+        expected = seeds["zh_dcg_example"]["expected"]
+        assert values(ev, ["dcg", "ideal_dcg", "ndcg"]) == [
+            expected["DCG5"], expected["IDCG5"], expected["NDCG5"]]
+        assert evaluate_run(run, qrels, "ndcg")["ndcg"] == pytest.approx(0.928340, abs=1e-6)
+        assert evaluate_run(run, qrels, "ndcg", gain="exp")["ndcg"] == pytest.approx(
+            0.912878, abs=1e-6)
+
+    @pytest.mark.parametrize("name", ["zh_map_RNRNN_NNNRR", "zh_map_NRNNR_RRNNN"])
+    def test_ap_and_rprec(self, seeds: dict[str, Any], name: str) -> None:
+        """The 'MAP' examples are single-query AP with R = 4, and RP(4) = Rprec."""
+        entry = seeds[name]
+        ev = evaluate_run(*ranked(entry["input"]["relevance_in_rank_order"],
+                                  entry["input"]["num_relevant"]), ["map", "Rprec"])
+        assert {"AP": ev["map"], "Rprec": ev["Rprec"]} == entry["expected"]
+
+    def test_ap_over_seen_relevant(self, seeds: dict[str, Any]) -> None:
+        """Dividing by the 5 relevant documents seen gives 0.58; trec_eval (R = 10) 0.29."""
+        entry = seeds["zh_ap_seen_relevant"]
+        data = ranked(entry["input"]["relevance_in_rank_order"],
+                      entry["input"]["num_relevant_total"])
+        assert evaluate_run(*data, "map", ap_denominator="retrieved")["map"] == entry["expected"]
+        assert evaluate_run(*data, "map")["map"] == pytest.approx(0.29, abs=1e-12)
+
+    def test_precision_at_recall_levels(self, seeds: dict[str, Any]) -> None:
+        """Precision at recall 10/20/30% of the reconstructed ranking."""
+        entry = seeds["zh_pr_tradeoff"]
+        ev = evaluate_run(*ranked(entry["input"]["relevance_in_rank_order"],
+                                  entry["input"]["num_relevant"]), "iprec_at_recall.0.1,0.2,0.3")
+        assert values(ev, ["iprec_at_recall_0.10", "iprec_at_recall_0.20",
+                           "iprec_at_recall_0.30"]) == pytest.approx([1.0, 2 / 3, 0.5], abs=1e-15)
+
+    @pytest.mark.parametrize(
+        ("rule", "profile", "key"),
+        [("trec9", "trec_eval9", "trec_eval_v9_pytrec_eval"),
+         ("lround", "trec_eval10", "trec_eval_v10"),
+         ("ceil", "trec_eval9", "textbook_max_prec_at_recall_ge_r")],
+    )
+    def test_interpolation_rules(self, seeds: dict[str, Any], rule: str, profile: str,
+                                 key: str) -> None:
+        """Relevant at ranks 3, 8, 15 (R = 3): the three cutoff rules give the three curves."""
+        entry = seeds["zh_interpolated_precision_3rel"]
+        data = ranked(entry["input"]["relevance_in_rank_order"], entry["input"]["num_relevant"])
+        by_option = evaluate_run(*data, "iprec_at_recall", iprec_rule=rule)
+        assert [by_option[c] for c in by_option.columns] == entry["expected"][key]
+        if rule != "ceil":
+            by_profile = evaluate_run(*data, "iprec_at_recall", profile=profile)
+            assert by_profile.aggregates == by_option.aggregates
+
+    def test_kendall_tau(self, seeds: dict[str, Any]) -> None:
+        """C = 7, D = 3, tau = 0.4 (both variants, no ties)."""
+        entry = seeds["zh_kendall_tau"]
+        counts = kendall_tau_counts(entry["input"]["ground_truth_order"],
+                                    entry["input"]["result_order"])
+        assert (counts.concordant, counts.discordant) == (7, 3)
+        assert counts.tau_a == counts.tau_b == entry["expected"]["tau"]
+        assert counts.tau_b == pytest.approx(entry["expected"]["scipy_tau_b"], abs=1e-15)
+
+    def test_precision_at_5(self) -> None:
+        """Two hits in the top 5: P@5 = 0.4."""
+        assert evaluate_run(*ranked([1, 0, 0, 1, 0, 0], 3), "P.5")["P_5"] == 0.4
+
+
+class TestFmpNotebook:
+    """The FMP notebook's rankings from score arrays, P(r), R(r), AP and break-even point."""
+
+    @pytest.mark.parametrize(("ranking", "ap", "bep"), [
+        ("fmp_toy_ranking", "fmp_toy_ap", "fmp_toy_bep"),
+        ("fmp_ex7_12_table", "fmp_ex7_12_ap", "fmp_ex7_12_bep"),
+    ])
+    def test_scores_to_ap_and_bep(self, seeds: dict[str, Any], ranking: str, ap: str,
+                                  bep: str) -> None:
+        """Score arrays rank the documents; AP = map, break-even point = Rprec."""
+        inputs = seeds[ranking]["input"]
+        relevant = inputs.get("relevant")
+        run = Run.from_scores({"q": inputs["scores"]}, doc_ids=inputs["ids"])
+        qrels = Qrels.from_relevant({"q": relevant})
+        ev = evaluate_run(run, qrels, ["map", "Rprec", "relstring"])
+        assert ev["map"] == seeds[ap]["expected"]
+        assert ev["Rprec"] == seeds[bep]["expected"]
+        chi = seeds[ranking]["expected"]["chi"]
+        assert ev.texts["relstring"][0] == "".join("1" if c else "-" for c in chi)[:10]
+
+    def test_precision_recall_table(self, seeds: dict[str, Any]) -> None:
+        """P(r) and R(r) for r = 1..10 are P_r and recall_r."""
+        entry = seeds["fmp_toy_pr_table"]
+        data = ranked(entry["input"]["relevance_in_rank_order"], entry["input"]["num_relevant"])
+        cutoffs = ",".join(str(r) for r in range(1, 11))
+        ev = evaluate_run(*data, [f"P.{cutoffs}", f"recall.{cutoffs}"])
+        assert [ev[f"P_{r}"] for r in range(1, 11)] == pytest.approx(entry["expected"]["P"],
+                                                                      abs=1e-10)
+        assert [ev[f"recall_{r}"] for r in range(1, 11)] == entry["expected"]["R"]
+
+
+class TestLingPipeRunningExample:
+    """The scored evaluator's running example as one query: AP with a miss, 11-point curves."""
+
+    @pytest.fixture
+    def data(self, seeds: dict[str, Any]) -> tuple[Run, Qrels]:
+        cases = seeds["lingpipe_averagePrecision_derived"]["input"]["cases_in_rank_order"]
+        run = Run.from_scores({"q": [score for score, _ in cases]})
+        judged = {i: int(correct) for i, (_, correct) in enumerate(cases)}
+        judged[len(cases)] = 1  # the miss: relevant, never retrieved
+        return run, Qrels.from_dict({"q": judged})
+
+    def test_average_precision_counts_the_miss(self, data: tuple[Run, Qrels],
+                                               seeds: dict[str, Any]) -> None:
+        """map = 0.408889 (R = 5 includes the unretrieved relevant document)."""
+        ev = evaluate_run(*data, ["map", "Rprec", "recip_rank"])
+        assert ev["map"] == seeds["lingpipe_averagePrecision_derived"]["expected"]
+        assert (ev["Rprec"], ev["recip_rank"]) == (0.6, 0.5)
+
+    def test_eleven_point_rules(self, data: tuple[Run, Qrels], seeds: dict[str, Any]) -> None:
+        """iprec_rule='lingpipe' forces 1.0 at recall 0; trec_eval reports the best precision."""
+        from rankeval.ranking import eleven_point_precision
+
+        expected = seeds["lingpipe_elevenPtInterpPrecision_derived"]["expected"]
+        lingpipe = eleven_point_precision(*data, iprec_rule="lingpipe")
+        trec = eleven_point_precision(*data)
+        assert lingpipe.round(6).tolist() == expected["lingpipe"]
+        assert trec.round(6).tolist() == expected["trec_eval_v9"]
+
+
+# ---------------------------------------------------------------------------------------------
+# input shapes
+
+
+RUN = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 2.0, "d4": 0.5}, "q2": {"a": 1.0, "b": 2.0},
+       "q3": {"x": 1.0}}
+QRELS = {"q1": {"d2": 1, "d3": 2, "d9": 1, "d4": 0}, "q2": {"a": 1, "c": 1}, "q4": {"z": 1}}
+MEASURES = ["all_trec"]
+
+
+def _same(a: Any, b: Any) -> None:
+    assert a.queries == b.queries and a.columns == b.columns
+    assert dict(a.aggregates) == dict(b.aggregates)
+    for name in a.values:
+        assert a.values[name].tolist() == b.values[name].tolist(), name
+    assert dict(a.texts) == dict(b.texts)
+
+
+class TestInputShapes:
+    """Every input shape describes the same run and gives identical results."""
+
+    def test_dicts_and_objects(self) -> None:
+        """Raw dicts equal Run.from_dict / Qrels.from_dict."""
+        _same(evaluate_run(RUN, QRELS, MEASURES),
+              evaluate_run(Run.from_dict(RUN), Qrels.from_dict(QRELS), MEASURES))
+
+    def test_files(self, tmp_path: Path) -> None:
+        """TREC files (paths) equal the dicts they were written from."""
+        run_path, qrels_path = tmp_path / "run", tmp_path / "qrels"
+        run_path.write_text("".join(f"{q} Q0 {d} 0 {s!r} run\n" for q, docs in RUN.items()
+                                    for d, s in docs.items()))
+        qrels_path.write_text("".join(f"{q} 0 {d} {r}\n" for q, docs in QRELS.items()
+                                      for d, r in docs.items()))
+        _same(evaluate_run(str(run_path), qrels_path, MEASURES),
+              evaluate_run(RUN, QRELS, MEASURES))
+
+    def test_columnar_arrays(self) -> None:
+        """NumPy columns (any row order) equal the dicts."""
+        rows = [(q, d, s) for q, docs in RUN.items() for d, s in docs.items()][::-1]
+        qid, docid, score = (np.array(c) for c in zip(*rows, strict=True))
+        judged = [(q, d, r) for q, docs in QRELS.items() for d, r in docs.items()]
+        jq, jd, jr = (np.array(c) for c in zip(*judged, strict=True))
+        _same(evaluate_run(Run.from_arrays(qid, docid, score), Qrels.from_arrays(jq, jd, jr),
+                           MEASURES),
+              evaluate_run(RUN, QRELS, MEASURES))
+
+    def test_integer_ids_tie_break_as_strings(self) -> None:
+        """Integer document ids tie-break like their decimal strings ('9' before '10')."""
+        ints = evaluate_run(Run.from_arrays(["q"] * 2, [9, 10], [1.0, 1.0]),
+                            Qrels.from_arrays(["q"], [10], [1]), "recip_rank")
+        text = evaluate_run({"q": {"9": 1.0, "10": 1.0}}, {"q": {"10": 1}}, "recip_rank")
+        assert ints["recip_rank"] == text["recip_rank"] == 0.5
+
+    def test_ranked_lists_and_relevant_sets(self) -> None:
+        """Ranked id lists score n - position; relevant sets judge 1."""
+        run = Run.from_ranked_lists({"q1": ["d1", "d2", "d3"]})
+        assert run.to_dict() == {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
+        assert Qrels.from_relevant({"q1": ["d2"]}).to_dict() == {"q1": {"d2": 1}}
+
+    def test_mixed_id_kinds_join(self) -> None:
+        """A run with integer ids joins qrels with text ids."""
+        ev = evaluate_run(Run.from_ranked_lists({"q": [5, 7]}), {"q": {"7": 1}}, "recip_rank")
+        assert ev["recip_rank"] == 0.5
+
+    def test_empty_run_query_is_evaluated(self) -> None:
+        """A run query with no documents exists and scores 0 (pytrec_eval's behaviour)."""
+        ev = evaluate_run({"q1": {"d2": 1.0}, "q2": {}}, QRELS, ["map", "num_ret"])
+        assert ev.queries == ("q1", "q2")
+        assert ev.per_query("map")["q2"] == 0.0 and ev.num_queries == 2
+
+
+class TestValidation:
+    """Bad inputs and options fail at the boundary with precise messages."""
+
+    def test_nan_score(self) -> None:
+        """NaN cannot be ranked."""
+        with pytest.raises(ValueError, match="NaN"):
+            Run.from_dict({"q": {"a": float("nan")}})
+
+    def test_duplicate_pair_in_arrays(self) -> None:
+        """A (qid, docid) pair twice in columns names both rows."""
+        with pytest.raises(ValueError, match=r"listed twice .*\(rows 0 and 2\)"):
+            Run.from_arrays(["q", "q", "q"], ["a", "b", "a"], [1.0, 2.0, 3.0])
+        with pytest.raises(ValueError, match="judged twice"):
+            Qrels.from_arrays(["q", "q"], ["a", "a"], [1, 0])
+
+    def test_unequal_columns(self) -> None:
+        """Columns of different lengths are refused."""
+        with pytest.raises(ValueError, match="equal lengths"):
+            Run.from_arrays(["q"], ["a", "b"], [1.0])
+
+    def test_non_integer_relevance(self) -> None:
+        """Relevance must be an integer."""
+        with pytest.raises(TypeError, match="must be an integer"):
+            Qrels.from_dict({"q": {"a": 0.5}})  # type: ignore[dict-item]
+
+    @pytest.mark.parametrize(("option", "value"), [
+        ("profile", "trec_eval8"), ("ties", "random"), ("iprec_rule", "floor"),
+        ("ap_denominator", "k"), ("gain", "log"), ("discount", "log10"), ("ideal", "all"),
+        ("no_relevant", "nan"), ("score_precision", "half"),
+    ])
+    def test_unknown_option_values(self, option: str, value: str) -> None:
+        """Every named option lists its allowed values."""
+        with pytest.raises(ValueError, match=option):
+            evaluate_run(RUN, QRELS, "map", **{option: value})
+
+    def test_unknown_measure(self) -> None:
+        """An unknown measure name lists the known ones."""
+        with pytest.raises(ValueError, match="unknown measure 'mapp'"):
+            evaluate_run(RUN, QRELS, "mapp")
+
+    def test_average_ties_only_for_linear_measures(self) -> None:
+        """ties='average' refuses measures it does not define (map)."""
+        with pytest.raises(ValueError, match="ties='average'"):
+            evaluate_run(RUN, QRELS, "map", ties="average")
+
+    def test_no_common_query(self) -> None:
+        """No query with both results and judgments is an error, not an empty mean."""
+        with pytest.raises(ValueError, match="no queries"):
+            evaluate_run({"x": {"a": 1.0}}, QRELS, "map")
+
+
+class TestRunEvaluation:
+    """Results are read-only values with per-query arrays and trec_eval's aggregates."""
+
+    def test_values_are_read_only(self) -> None:
+        """Per-query arrays cannot be written."""
+        ev = evaluate_run(RUN, QRELS, "map")
+        with pytest.raises(ValueError, match="read-only"):
+            ev.values["map"][0] = 1.0
+
+    def test_counts_are_summed_and_measures_averaged(self) -> None:
+        """num_ret sums over queries; map is the mean of the per-query values."""
+        ev = evaluate_run(RUN, QRELS, ["num_ret", "map"])
+        assert ev["num_ret"] == 6.0
+        assert ev["map"] == sum(ev.per_query("map").values()) / 2
+
+    def test_to_dict_is_pytrec_eval_shaped(self) -> None:
+        """to_dict() gives {qid: {measure: value}}."""
+        assert evaluate_run(RUN, QRELS, "P.1").to_dict() == {"q1": {"P_1": 0.0},
+                                                             "q2": {"P_1": 0.0}}
+
+    def test_complete_counts_missing_queries(self) -> None:
+        """complete=True (-c) averages over every qrels query; q4 scores 0."""
+        plain = evaluate_run(RUN, QRELS, "map")
+        complete = evaluate_run(RUN, QRELS, "map", complete=True)
+        assert complete.queries == ("q1", "q2", "q4")
+        assert complete["map"] == pytest.approx(plain["map"] * 2 / 3, abs=1e-15)
+
+    def test_skip_queries_without_relevant(self) -> None:
+        """no_relevant='skip' leaves out queries with no relevant judgment."""
+        qrels = {**QRELS, "q3": {"x": 0}}
+        assert evaluate_run(RUN, qrels, "map").queries == ("q1", "q2", "q3")
+        assert evaluate_run(RUN, qrels, "map", no_relevant="skip").queries == ("q1", "q2")
+
+    def test_merged_cutoffs(self) -> None:
+        """P_5 and P_10 named separately are computed together, in cutoff order."""
+        assert evaluate_run(RUN, QRELS, ["P_10", "P_5"]).columns == ("P_5", "P_10")
+
+
+# ---------------------------------------------------------------------------------------------
+# ties and properties
+
+
+class TestTies:
+    """Ties are semantics: each policy gives its documented order."""
+
+    DATA = ({"q": {"a": 1.0, "b": 1.0, "c": 1.0}}, {"q": {"a": 1}})
+
+    @pytest.mark.parametrize(("ties", "rank"), [("docid_desc", 3), ("docid_asc", 1),
+                                                 ("input", 1)])
+    def test_policies(self, ties: str, rank: int) -> None:
+        """Relevant 'a' tied with 'b', 'c': last by docid desc, first by asc and by input."""
+        ev = evaluate_run(*self.DATA, "recip_rank", ties=ties)  # type: ignore[arg-type]
+        assert ev["recip_rank"] == 1 / rank
+
+    def test_float32_ties(self) -> None:
+        """Scores equal in float32 tie (trec_eval 9); double keeps them apart (10)."""
+        data = ({"q": {"a": 1.0 + 1e-9, "b": 1.0}}, {"q": {"a": 1}})
+        assert evaluate_run(*data, "recip_rank")["recip_rank"] == 0.5
+        assert evaluate_run(*data, "recip_rank", profile="trec_eval10")["recip_rank"] == 1.0
+
+    def test_average_ties_is_the_expected_value(self) -> None:
+        """ties='average' gives the mean over every order of the tied block (P@1 = 1/3)."""
+        ev = evaluate_run(*self.DATA, ["P.1", "ndcg_cut.1"], ties="average")
+        assert ev["P_1"] == pytest.approx(1 / 3, abs=1e-15)
+        assert ev["ndcg_cut_1"] == pytest.approx(1 / 3, abs=1e-15)
+
+    def test_average_ties_match_sklearn_ndcg(self) -> None:
+        """ties='average' + ideal='retrieved' is sklearn's ndcg_score."""
+        sklearn_metrics = pytest.importorskip("sklearn.metrics")
+        rng = np.random.default_rng(7)
+        y_true = rng.integers(0, 4, size=(6, 12))
+        y_score = rng.integers(0, 4, size=(6, 12)).astype(float)
+        run = Run.from_scores(list(y_score))
+        qrels = Qrels.from_dict({str(i): dict(enumerate(row.tolist()))
+                                 for i, row in enumerate(y_true)})
+        for k in (1, 3, 12):
+            ev = evaluate_run(run, qrels, f"ndcg_cut.{k}", ties="average", ideal="retrieved")
+            mine = ev.values[f"ndcg_cut_{k}"]
+            for i in range(6):
+                expected = sklearn_metrics.ndcg_score(y_true[i:i + 1], y_score[i:i + 1], k=k)
+                assert mine[ev.queries.index(str(i))] == pytest.approx(expected, abs=1e-12)
+
+
+scores = st.lists(st.integers(min_value=0, max_value=1000), min_size=1, max_size=30, unique=True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(scores=scores, relevant=st.lists(st.booleans(), min_size=30, max_size=30),
+       seed=st.integers(0, 2**32 - 1))
+def test_row_order_is_irrelevant_with_distinct_scores(
+    scores: list[int], relevant: list[bool], seed: int
+) -> None:
+    """Shuffling the rows of a run with distinct scores changes nothing."""
+    docs = [f"d{i}" for i in range(len(scores))]
+    qrels = {"q": {d: int(r) for d, r in zip(docs, relevant, strict=False)}}
+    order = np.random.default_rng(seed).permutation(len(docs))
+    run = Run.from_arrays(["q"] * len(docs), docs, scores)
+    shuffled = Run.from_arrays(["q"] * len(docs), np.array(docs)[order],
+                               np.array(scores)[order])
+    _same(evaluate_run(run, qrels, MEASURES), evaluate_run(shuffled, qrels, MEASURES))
+
+
+@settings(max_examples=40, deadline=None)
+@given(scores=scores, relevant=st.lists(st.booleans(), min_size=30, max_size=30))
+def test_monotone_score_transform_is_irrelevant(scores: list[int], relevant: list[bool]) -> None:
+    """Any increasing transform of the scores (exact in float32) gives the same values."""
+    docs = [f"d{i}" for i in range(len(scores))]
+    qrels = {"q": {d: int(r) for d, r in zip(docs, relevant, strict=False)}}
+    base = Run.from_arrays(["q"] * len(docs), docs, scores)
+    moved = Run.from_arrays(["q"] * len(docs), docs, 4.0 * np.array(scores) - 3.0)
+    _same(evaluate_run(base, qrels, MEASURES), evaluate_run(moved, qrels, MEASURES))
+
+
+@settings(max_examples=30, deadline=None)
+@given(k=st.integers(1, 12), grid=st.lists(st.integers(0, 3), min_size=1, max_size=15),
+       relevant=st.lists(st.integers(0, 2), min_size=15, max_size=15))
+def test_truncation_after_the_sort(k: int, grid: list[int], relevant: list[int]) -> None:
+    """max_docs=k keeps the first k documents of trec_eval's order (ties included)."""
+    docs = [f"d{i:02d}" for i in range(len(grid))]
+    run = {"q": {d: float(s) for d, s in zip(docs, grid, strict=True)}}
+    qrels = {"q": {d: r for d, r in zip(docs, relevant, strict=False)}}
+    full = evaluate_run(run, qrels, "relstring.100").texts["relstring_100"][0]
+    cut = evaluate_run(run, qrels, "relstring.100", max_docs=k).texts["relstring_100"][0]
+    assert cut == full[:k]
+
+
+# ---------------------------------------------------------------------------------------------
+# rank statistics
+
+
+def _kendall_brute(x: list[float], y: list[float]) -> tuple[int, int, float, float]:
+    c = d = tx = ty = 0
+    for i, j in combinations(range(len(x)), 2):
+        sx, sy = np.sign(x[j] - x[i]), np.sign(y[j] - y[i])
+        if sx == 0 and sy == 0:
+            continue
+        if sx == 0:
+            tx += 1
+        elif sy == 0:
+            ty += 1
+        elif sx == sy:
+            c += 1
+        else:
+            d += 1
+    pairs = len(x) * (len(x) - 1) // 2
+    both = pairs - c - d - tx - ty
+    den = math.sqrt((pairs - tx - both) * (pairs - ty - both))
+    return c, d, (c - d) / pairs, (c - d) / den if den else math.nan
+
+
+class TestKendallTau:
+    """Kendall's tau-a and tau-b, O(n log² n), against brute force and scipy."""
+
+    @settings(max_examples=60, deadline=None)
+    @given(pairs=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=2,
+                          max_size=40))
+    def test_against_brute_force_with_ties(self, pairs: list[tuple[int, int]]) -> None:
+        """Counts and both coefficients equal the O(n²) definition, ties included."""
+        x, y = [float(a) for a, _ in pairs], [float(b) for _, b in pairs]
+        counts = kendall_tau_counts(x, y)
+        c, d, tau_a, tau_b = _kendall_brute(x, y)
+        assert (counts.concordant, counts.discordant) == (c, d)
+        assert counts.tau_a == pytest.approx(tau_a, abs=1e-12)
+        if math.isnan(tau_b):
+            assert math.isnan(counts.tau_b)
+        else:
+            assert counts.tau_b == pytest.approx(tau_b, abs=1e-12)
+
+    def test_tau_b_against_scipy(self) -> None:
+        """tau-b equals scipy.stats.kendalltau on tied data of 2,000 items."""
+        stats = pytest.importorskip("scipy.stats")
+        rng = np.random.default_rng(3)
+        x, y = rng.integers(0, 50, 2000), rng.integers(0, 30, 2000)
+        assert kendall_tau(x, y) == pytest.approx(stats.kendalltau(x, y).statistic, abs=1e-12)
+
+    def test_undefined_cases(self) -> None:
+        """n < 2 gives NaN; a constant side makes tau-b NaN but not tau-a."""
+        assert math.isnan(kendall_tau([1.0], [2.0]))
+        assert math.isnan(kendall_tau([1, 1, 1], [1, 2, 3]))
+        assert kendall_tau([1, 1, 1], [1, 2, 3], variant="a") == 0.0
+
+
+class TestFirstRelevantRank:
+    """Rank of the first relevant document per query, and its median (music chapter)."""
+
+    def test_ranks_and_median(self) -> None:
+        """Ranks 1, 2, 4 and a query with no hit (inf): median (2 + 4) / 2 = 3."""
+        run = Run.from_ranked_lists({"a": ["r", "x"], "b": ["x", "r"], "c": ["x", "y", "z", "r"],
+                                     "d": ["x"]})
+        qrels = Qrels.from_relevant({q: ["r"] for q in "abcd"})
+        assert first_relevant_ranks(run, qrels) == {"a": 1.0, "b": 2.0, "c": 4.0,
+                                                    "d": math.inf}
+        assert median_first_relevant_rank(run, qrels) == 3.0
+
+    def test_median_is_inf_when_most_queries_miss(self) -> None:
+        """More than half the queries without a hit: the median rank is inf."""
+        run = Run.from_ranked_lists({"a": ["x"], "b": ["x"], "c": ["r"]})
+        qrels = Qrels.from_relevant({q: ["r"] for q in "abc"})
+        assert median_first_relevant_rank(run, qrels) == math.inf
