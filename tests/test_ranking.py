@@ -261,7 +261,8 @@ MEASURES = ["all_trec"]
 
 
 def _same(a: Any, b: Any) -> None:
-    assert a.queries == b.queries and a.columns == b.columns
+    assert a.queries == b.queries
+    assert a.columns == b.columns
     assert dict(a.aggregates) == dict(b.aggregates)
     for name in a.values:
         assert a.values[name].tolist() == b.values[name].tolist(), name
@@ -318,7 +319,8 @@ class TestInputShapes:
         """A run query with no documents exists and scores 0 (pytrec_eval's behaviour)."""
         ev = evaluate_run({"q1": {"d2": 1.0}, "q2": {}}, QRELS, ["map", "num_ret"])
         assert ev.queries == ("q1", "q2")
-        assert ev.per_query("map")["q2"] == 0.0 and ev.num_queries == 2
+        assert ev.per_query("map")["q2"] == 0.0
+        assert ev.num_queries == 2
 
 
 class TestValidation:

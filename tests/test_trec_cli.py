@@ -57,7 +57,8 @@ class TestFlags:
         attached = run_cli(["-M100", "-l2", "-mrelstring.20", "-q", *files], capsys)
         separate = run_cli(["-M", "100", "-l", "2", "-m", "relstring.20", "-q", *files], capsys)
         assert attached == separate
-        assert attached[0] == 0 and "relstring_20" in attached[1]
+        assert attached[0] == 0
+        assert "relstring_20" in attached[1]
 
     def test_long_options_and_options_after_files(
         self, capsys: pytest.CaptureFixture[str]
@@ -118,9 +119,11 @@ class TestFlags:
     def test_help_and_version_exit_zero(self, capsys: pytest.CaptureFixture[str]) -> None:
         """``-h`` prints the help, ``-v`` the version; both return 0."""
         status, out, _ = run_cli(["-h"], capsys)
-        assert status == 0 and "usage: rankeval trec" in out
+        assert status == 0
+        assert "usage: rankeval trec" in out
         status, out, _ = run_cli(["--version"], capsys)
-        assert status == 0 and out.startswith("rankeval trec")
+        assert status == 0
+        assert out.startswith("rankeval trec")
 
 
 class TestErrors:
@@ -167,13 +170,16 @@ class TestErrors:
     def test_missing_file(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         """An unreadable file is a data error (status 1) naming the file."""
         status, _, err = run_cli([str(tmp_path / "nope"), str(tmp_path / "nope2")], capsys)
-        assert status == 1 and "nope" in err and err.startswith("rankeval: error: cannot read")
+        assert status == 1
+        assert "nope" in err
+        assert err.startswith("rankeval: error: cannot read")
 
     def test_no_common_query(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         """A run sharing no query with the qrels is reported, status 1."""
         files = self._files(tmp_path, "q9 Q0 d1 1 0.5 r\n")
         status, _, err = run_cli(files, capsys)
-        assert status == 1 and "no queries with both results and relevance" in err
+        assert status == 1
+        assert "no queries with both results and relevance" in err
 
     @pytest.mark.parametrize(
         "args",
@@ -195,9 +201,11 @@ class TestErrors:
         files = self._files(tmp_path, "q1 Q0 d1 1 0.5 r\n")
         status, out, err = run_cli([*args, *files], capsys)
         assert (status, out) == (2, "")
-        assert err.startswith("usage: rankeval trec") and "rankeval: error: " in err
+        assert err.startswith("usage: rankeval trec")
+        assert "rankeval: error: " in err
 
     def test_wrong_number_of_files(self, capsys: pytest.CaptureFixture[str]) -> None:
         """One file instead of two is a usage error."""
         status, _, err = run_cli([str(SUITE / "qrels.test")], capsys)
-        assert status == 2 and "expected 2 files" in err
+        assert status == 2
+        assert "expected 2 files" in err

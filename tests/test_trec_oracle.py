@@ -1,4 +1,4 @@
-"""rankeval's trec_eval measures against two oracles: the stored pytrec_eval run, and pytrec_eval live."""
+"""rankeval's trec_eval measures against the stored pytrec_eval run and pytrec_eval live."""
 
 from __future__ import annotations
 
@@ -93,8 +93,8 @@ def run_and_qrels(draw: st.DrawFn) -> tuple[dict[str, dict[str, float]], dict[st
         if qrels[qid] and max(qrels[qid].values()) < 0:
             # pytrec_eval (trec_eval's C) crashes on a query judged only negatively.
             qrels[qid][draw(st.sampled_from(DOC_IDS))] = 0
-    if not any(run.values()):
-        # ... and on a run without any retrieved document.
+    if not run[queries[0]]:
+        # ... and on a run whose first query retrieves nothing.
         run[queries[0]] = {"d": 1.0}
     # A qrels-only query and a run-only query.
     if draw(st.booleans()):
