@@ -1,0 +1,161 @@
+"""TREC run and qrels readers: trec_eval's parsing rules, strict errors, fast path = line parser."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankeval import trec_io
+from rankeval.io import DataError
+
+
+def write(tmp_path: Path, text: str | bytes, name: str = "file") -> Path:
+    path = tmp_path / name
+    if isinstance(text, str):
+        path.write_text(text)
+    else:
+        path.write_bytes(text)
+    return path
+
+
+class TestRunFormat:
+    """trec_eval's results format: six fields, extra fields ignored, last run id kept."""
+
+    def test_columns_and_runid(self, tmp_path: Path) -> None:
+        """qid, docno and score are read; iter and rank ignored; run id from the last line."""
+        table = trec_io.read_run(write(tmp_path, "q1 Q0 d1 9 2.5 A\nq2 x d2 1 -1e3 B junk\n"))
+        assert table.qid.tolist() == [b"q1", b"q2"]
+        assert table.docid.tolist() == [b"d1", b"d2"]
+        assert table.score.tolist() == [2.5, -1000.0]
+        assert table.runid == "B"
+        assert table.line.tolist() == [1, 2]
+
+    def test_comments_blank_lines_and_whitespace(self, tmp_path: Path) -> None:
+        """# lines and blank lines are skipped; any isspace run separates; CR is whitespace."""
+        text = "# header\n\n  q1\tQ0  d1 1 0.5 r\r\n   \nq1 Q0 d2 2 0.25 r\n"
+        table = trec_io.read_run(write(tmp_path, text))
+        assert table.docid.tolist() == [b"d1", b"d2"]
+        assert table.line.tolist() == [3, 5]
+
+    def test_no_trailing_newline(self, tmp_path: Path) -> None:
+        """The last line needs no newline."""
+        assert trec_io.read_run(write(tmp_path, "q Q0 d 1 1 r")).runid == "r"
+
+    @pytest.mark.parametrize("score", ["1e-3", "inf", "-inf", "+2", ".5", "5.", "1E+2"])
+    def test_other_number_spellings(self, tmp_path: Path, score: str) -> None:
+        """Exponents, signs, infinities are numbers (as strtod reads them)."""
+        table = trec_io.read_run(write(tmp_path, f"q Q0 d 1 {score} r\n"))
+        assert table.score.tolist() == [float(score)]
+
+    @pytest.mark.parametrize(("text", "line", "message"), [
+        ("q Q0 d 1 0.5 r\nq Q0 e 2\n", 2, "expected 6 fields"),
+        ("q Q0 d 1 abc r\n", 1, "expected a number for the score, found 'abc'"),
+        ("q Q0 d 1 1_0 r\n", 1, "expected a number for the score"),
+        ("q Q0 d 1 nan r\n", 1, "(NaN)"),
+        ("q Q0 d 1 1 r\nq Q0 e 1 1 r\nq Q0 d 1 2 r\n", 3,
+         "document 'd' is listed twice for query 'q' (first on line 1)"),
+    ])
+    def test_errors_name_the_line(self, tmp_path: Path, text: str, line: int,
+                                  message: str) -> None:
+        """Malformed lines raise DataError with FILE:LINE."""
+        path = write(tmp_path, text)
+        with pytest.raises(DataError) as caught:
+            trec_io.read_run(path)
+        assert caught.value.line == line
+        assert str(caught.value).startswith(f"{path}:{line}: ")
+        assert message in str(caught.value)
+
+    def test_empty_file(self, tmp_path: Path) -> None:
+        """A run without results is an error."""
+        with pytest.raises(DataError, match="at least one result"):
+            trec_io.read_run(write(tmp_path, "# nothing\n"))
+
+    def test_same_docid_in_two_queries_is_fine(self, tmp_path: Path) -> None:
+        """Duplicates are per query."""
+        table = trec_io.read_run(write(tmp_path, "a Q0 d 1 1 r\nb Q0 d 1 1 r\na Q0 e 1 1 r\n"))
+        assert table.qid.tolist() == [b"a", b"b", b"a"]
+
+
+class TestQrelsFormat:
+    """trec_eval's qrels format: exactly four fields, integer relevance."""
+
+    def test_columns(self, tmp_path: Path) -> None:
+        """qid, docno and rel are read; negative relevance kept (unjudged)."""
+        table = trec_io.read_qrels(write(tmp_path, "q 0 d1 2\nq 0 d2 -1\n"))
+        assert table.rel.tolist() == [2, -1]
+
+    @pytest.mark.parametrize(("text", "line", "message"), [
+        ("q 0 d1 1\nq 0 d2\n", 2, "expected 4 fields"),
+        ("q 0 d1 1 extra\n", 1, "expected 4 fields"),
+        ("q 0 d1 1.5\n", 1, "expected an integer relevance, found '1.5'"),
+        ("q 0 d1 1\nq 0 d1 0\n", 2, "judged twice"),
+    ])
+    def test_errors_name_the_line(self, tmp_path: Path, text: str, line: int,
+                                  message: str) -> None:
+        """Malformed qrels lines raise DataError with FILE:LINE."""
+        path = write(tmp_path, text)
+        with pytest.raises(DataError) as caught:
+            trec_io.read_qrels(path)
+        assert caught.value.line == line
+        assert message in str(caught.value)
+
+
+tokens = st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=0x2FF,
+                                        exclude_characters="#"), min_size=1, max_size=8)
+spaces = st.sampled_from([" ", "\t", "  ", " \t", "\r\t"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.tuples(tokens, tokens, st.floats(allow_nan=False, width=32),
+                               st.booleans(), spaces), min_size=1, max_size=25),
+       blank=st.booleans())
+def test_fast_path_equals_line_parser(
+    rows: list[tuple[str, str, float, bool, str]], blank: bool
+) -> None:
+    """The vectorised split and the line-by-line parser read the same values."""
+    lines = []
+    seen = set()
+    for qid, docid, score, extra, sep in rows:
+        if (qid, docid) in seen:
+            continue
+        seen.add((qid, docid))
+        fields = [qid, "Q0", docid, "1", repr(score), "run"] + (["x"] if extra else [])
+        lines.append(sep.join(fields))
+        if blank:
+            lines.append(" ")
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    fast = trec_io.parse_run(data, "run")
+    slow_q, slow_d, slow_s, slow_lines, slow_runid = trec_io._slow_run("run", data)
+    assert fast.qid.tolist() == slow_q.tolist()
+    assert fast.docid.tolist() == slow_d.tolist()
+    assert fast.score.tolist() == trec_io._parse_scores_slow("run", slow_s, slow_lines).tolist()
+    assert fast.line.tolist() == slow_lines.tolist()
+    assert fast.runid == slow_runid
+
+
+@settings(max_examples=60, deadline=None)
+@given(value=st.floats(allow_nan=False, allow_infinity=False),
+       digits=st.integers(0, 17))
+def test_decimal_scores_are_correctly_rounded(value: float, digits: int) -> None:
+    """A decimal score reads as Python's (correctly rounded) float of the same text."""
+    text = f"{value:.{digits}f}"
+    table = trec_io.parse_run(f"q Q0 d 1 {text} r\n".encode(), "run")
+    assert table.score.tolist() == [float(text)]
+
+
+def test_long_fields_fall_back(tmp_path: Path) -> None:
+    """Fields longer than the fast path's window are still read exactly."""
+    long_id = "d" * 300
+    table = trec_io.read_run(write(tmp_path, f"q Q0 {long_id} 1 0.5 r\n"))
+    assert table.docid.tolist() == [long_id.encode()]
+
+
+def test_utf8_ids_are_bytes(tmp_path: Path) -> None:
+    """Ids are kept as the file's bytes (byte-wise order = trec_eval's strcmp)."""
+    table = trec_io.read_run(write(tmp_path, "q Q0 é 1 0.5 r\n".encode()))
+    assert table.docid.tolist() == ["é".encode()]
+    assert np.argsort(np.array([b"z", "é".encode()])).tolist() == [0, 1]
