@@ -106,6 +106,29 @@ def numpy_reference(labels: np.ndarray, scores: np.ndarray) -> Reference:
     return Reference(roc_auc, average_precision, precision, tp / num_pos, sorted_scores[ends])
 
 
+def numpy_reference_per_case(labels: np.ndarray, scores: np.ndarray) -> Reference:
+    """The same values with one operating point per case, ties kept in input order.
+
+    What ``ties="insertion"`` asks for (LingPipe's stable sort): with tied scores every case is
+    still its own point, so a tie-heavy ranking yields n points where the grouped reference
+    yields one per distinct score.  A stable argsort, then the same cumsum arithmetic.
+    """
+    order = np.argsort(-scores, kind="stable")
+    tp = np.cumsum(labels[order], dtype=np.float64)
+    cut = np.arange(1.0, tp.size + 1.0)
+    fp = cut - tp
+    num_pos = tp[-1]
+    num_neg = fp[-1]
+    fp_step = np.diff(fp, prepend=0.0)
+    tp_sum = tp.copy()
+    tp_sum[1:] += tp[:-1]
+    roc_auc = float(np.einsum("i,i->", fp_step, tp_sum)) / (2.0 * num_pos * num_neg)
+    precision = tp / cut
+    tp_step = np.diff(tp, prepend=0.0)
+    average_precision = float(np.einsum("i,i->", tp_step, precision)) / num_pos
+    return Reference(roc_auc, average_precision, precision, tp / num_pos, scores[order])
+
+
 def check_reference_against_sklearn(labels: np.ndarray, scores: np.ndarray) -> None:
     """Raise unless the NumPy reference gives scikit-learn's values on these arrays."""
     from sklearn.metrics import average_precision_score, precision_recall_curve, roc_auc_score
