@@ -50,7 +50,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from rankeval import trec, trec_io
 from rankeval.trec import Column, MeasureRequest, Profile
-from rankeval.trec_keys import PairIndex, as_bytes, common_docids, first_duplicate
+from rankeval.trec_keys import PairIndex, as_bytes, doc_hash, first_duplicate
 from rankeval.trec_measures import (
     AVERAGE_TIES_MEASURES,
     MIN_GEO_MEAN,
@@ -189,9 +189,6 @@ class Qrels:
     query: IntArray
     docid: DocIds
     rel: IntArray
-    _indexes: dict[str, tuple[DocIds, PairIndex]] = field(
-        default_factory=dict, repr=False, compare=False
-    )
 
     def __len__(self) -> int:
         """Number of queries.
@@ -295,16 +292,19 @@ class Qrels:
         *, checked: bool = False,
     ) -> Qrels:
         query_ids, query = _query_codes(qid)
+        hashes = doc_hash(docid)
         if not checked:
-            dup = first_duplicate(query, docid)
+            dup = first_duplicate(query, docid, hashes)
             if dup is not None:
                 raise ValueError(
                     f"document {_text(docid[dup[1]].item())!r} is judged twice for query "
                     f"{query_ids[int(query[dup[1]])]!r} (rows {dup[0]} and {dup[1]})"
                 )
-        for array in (query, docid, rel):
+        for array in (query, docid, rel, hashes):
             array.flags.writeable = False
-        return cls(query_ids, query, docid, rel)
+        qrels = cls(query_ids, query, docid, rel)
+        qrels.__dict__["_hashes"] = hashes  # seeds the cached property: hashed once, here
+        return qrels
 
     def to_dict(self) -> dict[str, dict[str, int]]:
         """pytrec_eval's shape ``{qid: {docid: rel}}`` (document ids as text).
@@ -317,18 +317,28 @@ class Qrels:
             out[self.query_ids[q]][_text(d)] = r
         return out
 
-    def _index(self, docid: DocIds) -> PairIndex:
-        """The (cached) join index for document ids of ``docid``'s kind."""
-        key = docid.dtype.kind
-        cached = self._indexes.get(key)
-        if cached is None or cached[0] is not docid:
-            cached = (docid, PairIndex(self.query, docid))
-            self._indexes[key] = cached
-        return cached[1]
+    @cached_property
+    def _hashes(self) -> NDArray[np.uint64]:
+        return doc_hash(self.docid)
 
     @cached_property
-    def _docid_bytes(self) -> DocIds:
-        return as_bytes(self.docid)
+    def _native_index(self) -> PairIndex:
+        return PairIndex(self.query, self.docid, self._hashes)
+
+    @cached_property
+    def _bytes_index(self) -> PairIndex:
+        docid = as_bytes(self.docid)
+        return PairIndex(self.query, docid, doc_hash(docid))
+
+    def _join(self, run: Run) -> tuple[DocIds, NDArray[np.uint64], PairIndex]:
+        """Run document ids and hashes comparable with this qrels' ids, and the join index.
+
+        The index is built once per Qrels (and id kind) and reused by every evaluation.
+        """
+        run_kind, own_kind = run.docid.dtype.kind, self.docid.dtype.kind
+        if run_kind == own_kind or (run_kind in "iu" and own_kind in "iu"):
+            return run.docid, run._hashes, self._native_index
+        return run._docid_bytes, run._bytes_hashes, self._bytes_index
 
 
 @dataclass(frozen=True, eq=False)
@@ -528,16 +538,31 @@ class Run:
         # Queries listed without any document (``{qid: {}}``) exist and score 0, as in
         # pytrec_eval.
         query_ids += tuple(q for q in dict.fromkeys(queries) if q not in known)
+        hashes = doc_hash(docid)
         if check_duplicates:
-            dup = first_duplicate(query, docid)
+            dup = first_duplicate(query, docid, hashes)
             if dup is not None:
                 raise ValueError(
                     f"document {_text(docid[dup[1]].item())!r} is listed twice for query "
                     f"{query_ids[int(query[dup[1]])]!r} (rows {dup[0]} and {dup[1]})"
                 )
-        for array in (query, docid, score):
+        for array in (query, docid, score, hashes):
             array.flags.writeable = False
-        return cls(query_ids, query, docid, score, runid)
+        run = cls(query_ids, query, docid, score, runid)
+        run.__dict__["_hashes"] = hashes  # seeds the cached property: hashed once, here
+        return run
+
+    @cached_property
+    def _hashes(self) -> NDArray[np.uint64]:
+        return doc_hash(self.docid)
+
+    @cached_property
+    def _docid_bytes(self) -> DocIds:
+        return as_bytes(self.docid)
+
+    @cached_property
+    def _bytes_hashes(self) -> NDArray[np.uint64]:
+        return doc_hash(self._docid_bytes)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """pytrec_eval's shape ``{qid: {docid: score}}`` (document ids as text).
@@ -908,16 +933,15 @@ def evaluate_run(
     evaluated_qrels = np.array([i for _, i in chosen], dtype=np.int64)
     evaluated_run = np.array([run_position.get(q, -1) for q in queries], dtype=np.int64)
 
-    run_docid, qrels_docid = common_docids(run_obj.docid, qrels_obj.docid)
-    if qrels_docid is not qrels_obj.docid:
-        qrels_docid = qrels_obj._docid_bytes
+    run_docid, run_hash, index = qrels_obj._join(run_obj)
     ranked = rank_queries(
         run_query=run_obj.query,
         run_docid=run_docid,
         run_score=run_obj.score,
+        run_hash=run_hash,
         qrels_query=qrels_obj.query,
-        qrels_docid=qrels_docid,
         qrels_rel=qrels_obj.rel,
+        qrels_index=index,
         evaluated_run=evaluated_run,
         evaluated_qrels=evaluated_qrels,
         num_run_queries=len(run_obj.query_ids),
@@ -927,7 +951,6 @@ def evaluate_run(
         score_precision=precision,
         max_docs=max_docs,
         judged_only=_flag("judged_only", judged_only),
-        qrels_index=qrels_obj._index(qrels_docid),
     )
     return _evaluate(ranked, resolved.requests, resolved.columns, options, profile,
                      queries, evaluated_run >= 0, run_obj.runid, complete)
@@ -952,7 +975,7 @@ def _evaluate(
             texts[request.measure.name] = [""] * q
         else:
             numeric[request.measure.name] = np.zeros((q, cutoff_count(request)))
-    for members, batch in ranked.batches():
+    for members, batch in ranked.batches():  # members: evaluated positions
         for request in requests:
             if request.measure.name == "runid":
                 continue

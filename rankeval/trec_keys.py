@@ -3,8 +3,8 @@
 Joining a run with its qrels means finding, for every retrieved ``(query, docid)``, the
 judgment of the same pair, if any. Sorting a million string pairs (``np.unique``,
 ``np.lexsort``) costs about a third of a second; hashing them costs a few milliseconds. The
-hash only *proposes* a match: every candidate is confirmed by comparing the actual query code
-and document id, so a collision can never produce a wrong judgment.
+hash only *proposes* a match: every candidate is confirmed on the actual query code and
+document id, so a collision can never produce a wrong judgment.
 
 Document ids may be byte strings (``S`` arrays, what the file reader produces), text (``U``
 arrays) or integers. Both sides of a join must use the same kind; :func:`common_docids`
@@ -14,7 +14,8 @@ Examples
 --------
 >>> qrels_q = np.array([0, 0, 1]); qrels_d = np.array([b"d1", b"d2", b"d1"])
 >>> index = PairIndex(qrels_q, qrels_d)
->>> index.lookup(np.array([1, 0, 0]), np.array([b"d1", b"d9", b"d2"])).tolist()
+>>> run_d = np.array([b"d1", b"d9", b"d2"])
+>>> index.lookup(np.array([1, 0, 0]), run_d, doc_hash(run_d)).tolist()
 [2, -1, 1]
 """
 
@@ -25,6 +26,7 @@ from numpy.typing import NDArray
 
 __all__ = [
     "PairIndex",
+    "as_bytes",
     "common_docids",
     "doc_hash",
     "first_duplicate",
@@ -37,40 +39,53 @@ UIntArray = NDArray[np.uint64]
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_S30 = np.uint64(30)
-_S27 = np.uint64(27)
-_S31 = np.uint64(31)
+_SLOT = np.dtype([("key", np.int64), ("row", np.int64)])
 
 
 def _mix(z: UIntArray) -> UIntArray:
     """splitmix64's finaliser (a bijection on 64-bit words), elementwise, in place."""
-    z ^= z >> _S30
-    z *= _M1
-    z ^= z >> _S27
-    z *= _M2
-    z ^= z >> _S31
+    scratch = np.empty_like(z)
+    for shift, factor in ((30, _M1), (27, _M2)):
+        np.right_shift(z, np.uint64(shift), out=scratch)
+        np.bitwise_xor(z, scratch, out=z)
+        np.multiply(z, factor, out=z)
+    np.right_shift(z, np.uint64(31), out=scratch)
+    np.bitwise_xor(z, scratch, out=z)
     return z
 
 
-def _words(docid: NDArray[np.generic]) -> UIntArray:
-    """Document ids as rows of 64-bit words; zero words only appear as trailing padding."""
-    n = int(docid.shape[0])
-    kind = docid.dtype.kind
-    if kind in "iu":
-        return docid.astype(np.int64).view(np.uint64).reshape(n, 1)
-    if kind not in "SU":
-        raise TypeError(f"document ids must be strings, bytes or integers, got dtype {docid.dtype}")
-    data = np.ascontiguousarray(docid)
-    width = data.dtype.itemsize
-    raw = data.view(np.uint8).reshape(n, width)
-    pad = (-width) % 8
-    if pad:
-        raw = np.concatenate((raw, np.zeros((n, pad), dtype=np.uint8)), axis=1)
+def _packed(raw: NDArray[np.uint8]) -> UIntArray:
+    """Rows of bytes (zero-padded on the right) as rows of little-endian 64-bit words."""
+    n, width = raw.shape
+    if width % 8:
+        padded = np.zeros((n, width + (-width) % 8), dtype=np.uint8)
+        padded[:, :width] = raw
+        raw = padded
     return np.ascontiguousarray(raw).view(np.uint64).reshape(n, -1)
+
+
+def _hash_words(words: UIntArray) -> UIntArray:
+    """Hash rows of words; all-zero trailing words (padding) do not change the hash."""
+    n = int(words.shape[0])
+    h = np.full(n, _GOLDEN, dtype=np.uint64)
+    for column in range(words.shape[1]):
+        word = words[:, column]
+        if column and not word.any():
+            break  # every id is shorter: the remaining columns are padding
+        mixed = h ^ word
+        _mix(mixed)
+        if column == 0:
+            h = mixed
+        else:
+            np.copyto(h, mixed, where=word != 0)
+    return h
 
 
 def doc_hash(docid: NDArray[np.generic]) -> UIntArray:
     """A 64-bit hash per document id, independent of the array's string width.
+
+    Text (``U``) hashes each id by its own content: ASCII ids like the same bytes (cheap),
+    others by their UTF-32 code units; so two text arrays always agree on equal ids.
 
     >>> a = doc_hash(np.array([b"doc1", b"x"]))
     >>> b = doc_hash(np.array([b"doc1", b"a much longer id"]))
@@ -79,26 +94,39 @@ def doc_hash(docid: NDArray[np.generic]) -> UIntArray:
 
     Complexity: O(n·w) for n ids of w bytes.
     """
-    words = _words(docid)
-    h = np.full(words.shape[0], _GOLDEN, dtype=np.uint64)
-    for column in range(words.shape[1]):
-        word = words[:, column]
-        mixed = _mix(h ^ word)
-        h = mixed if column == 0 else np.where(word != 0, mixed, h)
+    n = int(docid.shape[0])
+    kind = docid.dtype.kind
+    if kind in "iu":
+        return _mix(docid.astype(np.int64).view(np.uint64) ^ _GOLDEN)
+    if kind not in "SU":
+        raise TypeError(f"document ids must be strings, bytes or integers, got dtype {docid.dtype}")
+    data = np.ascontiguousarray(docid)
+    if n == 0 or data.dtype.itemsize == 0:
+        return np.full(n, _GOLDEN, dtype=np.uint64)
+    if kind == "S":
+        return _hash_words(_packed(data.view(np.uint8).reshape(n, -1)))
+    units = data.view(np.uint32).reshape(n, -1)
+    h = _hash_words(_packed(units.astype(np.uint8)))
+    wide = np.flatnonzero((units >= 128).any(axis=1))
+    if wide.size:
+        rows = np.ascontiguousarray(units[wide])
+        h[wide] = _hash_words(rows.view(np.uint64).reshape(wide.size, -1)
+                              if rows.shape[1] % 2 == 0
+                              else _packed(rows.view(np.uint8).reshape(wide.size, -1)))
     return h
 
 
 def pair_hash(query: IntArray, hashes: UIntArray) -> UIntArray:
-    """Combine query codes with document hashes into one 64-bit hash per pair.
+    """Combine query codes with (already mixed) document hashes: one 64-bit key per pair.
+
+    For a fixed query this is a bijection of the document hash, so two pairs of one query
+    share a key exactly when their documents share a hash.
 
     Complexity: O(n).
     """
-    q = query.astype(np.int64).view(np.uint64) * _GOLDEN
-    return _mix(hashes ^ _mix(q + _M2))
-
-
-def _same(a: NDArray[np.generic], b: NDArray[np.generic]) -> NDArray[np.bool_]:
-    return np.asarray(a == b, dtype=bool)
+    key = np.asarray(query, dtype=np.int64).view(np.uint64) * _GOLDEN
+    key ^= hashes
+    return key
 
 
 def common_docids(
@@ -123,6 +151,9 @@ def common_docids(
 def as_bytes(values: NDArray[np.generic]) -> NDArray[np.bytes_]:
     """Ids as UTF-8 byte strings (integers in decimal).
 
+    >>> as_bytes(np.array([10, 9])).tolist()
+    [b'10', b'9']
+
     Complexity: O(n).
     """
     kind = values.dtype.kind
@@ -134,14 +165,14 @@ def as_bytes(values: NDArray[np.generic]) -> NDArray[np.bytes_]:
         codes = np.ascontiguousarray(values).view(np.uint32)
         if values.size == 0 or int(codes.max(initial=0)) < 128:
             return values.astype("S")
-        return np.array([str(v).encode("utf-8", "surrogatepass") for v in values], dtype="S")
     return np.array([str(v).encode("utf-8", "surrogatepass") for v in values], dtype="S")
 
 
 class PairIndex:
     """An exact hash index of distinct ``(query code, document id)`` pairs.
 
-    Open addressing with linear probing in a table of at least twice as many slots as pairs,
+    Open addressing with linear probing in a table of at least four times as many slots as
+    pairs, each slot holding a pair key and its row side by side (one cache line per probe),
     built and queried with whole-array operations.
 
     Parameters
@@ -150,33 +181,53 @@ class PairIndex:
         Query code of each pair.
     docid : ndarray
         Document id of each pair (``S``, ``U`` or integer dtype). Pairs must be distinct.
+    hashes : ndarray of uint64, optional
+        ``doc_hash(docid)``, when already known.
 
     Complexity: O(m) expected to build for m pairs; ``lookup`` is O(n) expected.
     """
 
-    def __init__(self, query: IntArray, docid: NDArray[np.generic]) -> None:
+    def __init__(
+        self, query: IntArray, docid: NDArray[np.generic], hashes: UIntArray | None = None
+    ) -> None:
         self.query = np.asarray(query, dtype=np.int64)
         self.docid = docid
         m = int(self.query.shape[0])
         size = 16
-        while size < 2 * m:
+        while size < 4 * m:
             size *= 2
-        self._mask = np.uint64(size - 1)
-        self._table = np.full(size, -1, dtype=np.int64)
+        self._mask = size - 1
+        doc = doc_hash(docid) if hashes is None else hashes
+        keys = pair_hash(self.query, doc)
+        # Each slot: the pair key (as int64 bits) and its row (-1: empty), side by side.
+        self._table = np.zeros(size, dtype=_SLOT)
+        self._table["row"] = -1
         pending = np.arange(m, dtype=np.int64)
-        slots = (pair_hash(self.query, doc_hash(docid)) & self._mask).astype(np.int64)
+        slots = (keys & np.uint64(self._mask)).astype(np.int64)
         while pending.size:
-            free = self._table[slots] == -1
+            free = self._table["row"][slots] == -1
             cand, cand_slots = pending[free], slots[free]
             taken_slots, first = np.unique(cand_slots, return_index=True)
-            self._table[taken_slots] = cand[first]
+            self._table["key"][taken_slots] = keys[cand[first]].view(np.int64)
+            self._table["row"][taken_slots] = cand[first]
             placed = np.zeros(pending.size, dtype=bool)
             placed[np.flatnonzero(free)[first]] = True
             pending = pending[~placed]
-            slots = (slots[~placed] + 1) & (size - 1)
+            slots = (slots[~placed] + 1) & self._mask
 
-    def lookup(self, query: IntArray, docid: NDArray[np.generic]) -> IntArray:
-        """Row of each ``(query, docid)`` in the index, or -1 when absent.
+    def lookup(
+        self,
+        query: IntArray,
+        docid: NDArray[np.generic],
+        hashes: UIntArray,
+        *,
+        take: IntArray | None = None,
+    ) -> IntArray:
+        """Row of each pair in the index, or -1 when absent.
+
+        Pair i is ``(query[i], docid[take[i]])`` (``docid[i]`` without ``take``) and
+        ``hashes[i]`` its document's :func:`doc_hash`. Document ids are only read where the
+        keys match, to confirm the match.
 
         Complexity: O(n) expected.
         """
@@ -184,23 +235,43 @@ class PairIndex:
         found = np.full(n, -1, dtype=np.int64)
         if n == 0 or self.query.size == 0:
             return found
-        size = self._table.size
-        active = np.arange(n, dtype=np.int64)
-        slots = (pair_hash(query, doc_hash(docid)) & self._mask).astype(np.int64)
-        q = query
-        d = docid
-        while active.size:
-            row = self._table[slots]
-            empty = row == -1
-            safe = np.where(empty, 0, row)
-            hit = ~empty & (self.query[safe] == q) & _same(self.docid[safe], d)
-            found[active[hit]] = row[hit]
-            going = ~empty & ~hit
-            active, slots, q, d = active[going], (slots[going] + 1) & (size - 1), q[going], d[going]
+        q = np.asarray(query, dtype=np.int64)
+        keys = pair_hash(q, hashes).view(np.int64)
+        slots = keys & self._mask
+        entry = self._table[slots]
+        rows = entry["row"]
+        hit = entry["key"] == keys
+        np.copyto(found, rows, where=hit)  # an empty slot holds key 0 and row -1
+        going = np.flatnonzero((rows >= 0) & ~hit)
+        while going.size:
+            # Collided with another pair's slot: probe the next ones (few rows, short chains).
+            slots[going] = (slots[going] + 1) & self._mask
+            entry = self._table[slots[going]]
+            rows = entry["row"]
+            hit = entry["key"] == keys[going]
+            found[going[hit]] = rows[hit]
+            going = going[(rows >= 0) & ~hit]
+        # Equal keys mean equal queries' document hashes; confirm query and id exactly.
+        matched = np.flatnonzero(found >= 0)
+        source = matched if take is None else take[matched]
+        judged = found[matched]
+        same = (self.query[judged] == q[matched]) & np.asarray(
+            self.docid[judged] == docid[source], dtype=bool
+        )
+        if not same.all():
+            for i, j in zip(matched[~same].tolist(), source[~same].tolist(), strict=True):
+                found[i] = self._exact(int(q[i]), docid[j])
         return found
 
+    def _exact(self, query: int, docid: object) -> int:
+        """Row of the pair by exhaustive comparison (only after a 64-bit hash collision)."""
+        rows = np.flatnonzero((self.query == query) & (self.docid == docid))
+        return int(rows[0]) if rows.size else -1
 
-def first_duplicate(query: IntArray, docid: NDArray[np.generic]) -> tuple[int, int] | None:
+
+def first_duplicate(
+    query: IntArray, docid: NDArray[np.generic], hashes: UIntArray | None = None
+) -> tuple[int, int] | None:
     """Rows ``(first, second)`` of the first repeated ``(query, docid)`` pair, or ``None``.
 
     ``second`` is the earliest row repeating an earlier one, ``first`` that earlier row.
@@ -208,22 +279,26 @@ def first_duplicate(query: IntArray, docid: NDArray[np.generic]) -> tuple[int, i
     >>> first_duplicate(np.array([0, 0, 1, 0]), np.array([b"a", b"b", b"a", b"a"]))
     (0, 3)
 
-    Complexity: O(n log n) for the sort of the 64-bit pair hashes.
+    Complexity: O(n log L) when each query's rows are contiguous (L = longest query),
+    O(n) expected otherwise, plus O(c log c) for c candidate rows sharing a hash.
     """
     n = int(query.shape[0])
     if n < 2:
         return None
     q = np.asarray(query, dtype=np.int64)
-    h = pair_hash(q, doc_hash(docid))
-    # Rows whose hash shares a bucket with another row are the only duplicate candidates.
-    size = 1 << max(4, int(4 * n - 1).bit_length())
-    bucket = (h & np.uint64(size - 1)).astype(np.int64)
-    crowded = np.bincount(bucket, minlength=size)[bucket] > 1
-    if not crowded.any():
+    doc = doc_hash(docid) if hashes is None else hashes
+    candidates = _grouped_candidates(q, doc)
+    if candidates is None:
+        h = pair_hash(q, doc)
+        # Rows whose key shares a bucket with another row are the only duplicate candidates.
+        size = 1 << max(4, int(4 * n - 1).bit_length())
+        bucket = (h & np.uint64(size - 1)).astype(np.int64)
+        candidates = np.flatnonzero(np.bincount(bucket, minlength=size)[bucket] > 1)
+    if candidates.size == 0:
         return None
-    rows = np.flatnonzero(crowded)
-    order = rows[np.lexsort((rows, h[rows]))]
-    hs = h[order]
+    h = pair_hash(q[candidates], doc[candidates])
+    order = candidates[np.lexsort((candidates, h))]
+    hs = np.sort(h)
     equal = np.flatnonzero(hs[1:] == hs[:-1])
     best: tuple[int, int] | None = None
     for pos in equal:
@@ -238,3 +313,42 @@ def first_duplicate(query: IntArray, docid: NDArray[np.generic]) -> tuple[int, i
                     best = (e, later)
                 break
     return best
+
+
+def _grouped_candidates(query: IntArray, doc: UIntArray) -> IntArray | None:
+    """Rows whose document hash repeats within their query, when queries are contiguous.
+
+    Sorting each query's hashes as a row of a padded matrix is much cheaper than one global
+    sort. ``None`` when the rows are not grouped or too ragged to pad.
+    """
+    n = int(query.shape[0])
+    if not bool((query[1:] >= query[:-1]).all()) or bool((doc == 0).any()):
+        return None
+    starts = np.concatenate(([0], np.flatnonzero(query[1:] != query[:-1]) + 1))
+    lengths = np.diff(np.concatenate((starts, [n])))
+    width = int(lengths.max())
+    count = int(starts.size)
+    if count * width > 2 * n + 1024:
+        return None
+    if count * width == n:
+        index = np.arange(n, dtype=np.int64).reshape(count, width)
+        valid = None
+    else:
+        columns = np.arange(width, dtype=np.int64)
+        valid = columns[None, :] < lengths[:, None]
+        index = np.where(valid, starts[:, None] + columns[None, :], 0)
+    values = doc[index]
+    if valid is not None:
+        # Padding gets distinct values that cannot equal a neighbour's by construction.
+        values = np.where(valid, values, np.uint64(0))
+    ranked = np.sort(values, axis=1)
+    equal = ranked[:, 1:] == ranked[:, :-1]
+    if valid is not None:
+        equal &= ranked[:, 1:] != 0
+    if not equal.any():
+        return np.zeros(0, dtype=np.int64)
+    # Rare: some query repeats a hash. Candidates are every row of those queries.
+    queries = np.flatnonzero(equal.any(axis=1))
+    if valid is None:
+        return index[queries].ravel()
+    return index[queries][valid[queries]]

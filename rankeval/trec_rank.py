@@ -24,12 +24,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-from rankeval.trec_keys import PairIndex, as_bytes, common_docids
+from rankeval.trec_keys import PairIndex, as_bytes
 
 __all__ = [
     "NONPOOL",
@@ -146,14 +146,19 @@ class Batch:
 class RankedQueries:
     """Every evaluated query's ranking, stored flat (CSR style).
 
+    Queries are stored in an internal order (the run's, which saves moving a million rows
+    around); ``positions`` maps them to the evaluation's order.
+
     Attributes
     ----------
     rels : ndarray of int64
-        Relevance values of all queries' rankings, concatenated in query order.
-    offsets : ndarray of int64, shape (Q+1,)
-        Query q's ranking is ``rels[offsets[q]:offsets[q+1]]``.
-    rel_levels : ndarray of int64, shape (Q, V)
-        Judged documents per relevance value 0..V-1 for each query.
+        Relevance values of all queries' rankings, concatenated query after query.
+    offsets : ndarray of int64, shape (K+1,)
+        Stored query k's ranking is ``rels[offsets[k]:offsets[k+1]]``.
+    positions : ndarray of int64, shape (K,)
+        Evaluated position of stored query k.
+    rel_levels : ndarray of int64, shape (K, V)
+        Judged documents per relevance value 0..V-1 of each stored query.
     level : int
         Relevance level.
     tied : ndarray of bool or None
@@ -162,6 +167,7 @@ class RankedQueries:
 
     rels: IntArray
     offsets: IntArray
+    positions: IntArray
     rel_levels: IntArray
     level: int
     tied: BoolArray | None
@@ -173,11 +179,11 @@ class RankedQueries:
 
     @property
     def num_ret(self) -> IntArray:
-        """Retrieved documents per query."""
+        """Retrieved documents per stored query."""
         return np.diff(self.offsets)
 
     def batches(self, max_cells: int = _BATCH_CELLS) -> Iterator[tuple[IntArray, Batch]]:
-        """Padded batches covering every query once: ``(query indices, batch)``.
+        """Padded batches covering every query once: ``(evaluated positions, batch)``.
 
         Queries are grouped by ranking length so that padding stays small; each batch has
         at most ``max_cells`` cells unless a single query is longer than that.
@@ -185,26 +191,35 @@ class RankedQueries:
         Complexity: O(total cells) over all batches.
         """
         lengths = self.num_ret
-        order = np.argsort(lengths, kind="stable")
-        start = 0
         q = self.size
+        uniform = q > 0 and bool((lengths == lengths[0]).all())
+        order = np.arange(q, dtype=np.int64) if uniform else np.argsort(lengths, kind="stable")
+        ordered = lengths[order]
+        start = 0
         while start < q:
-            width = int(lengths[order[start]])
-            stop = start + 1
-            # Grow while the padded block stays within budget at the widest member.
-            while stop < q:
-                wider = int(lengths[order[stop]])
-                if (stop + 1 - start) * max(wider, 1) > max_cells:
-                    break
-                width = wider
-                stop += 1
-            members = np.sort(order[start:stop])
-            yield members, self._batch(members, width)
+            # Largest stop with (stop - start) * widest <= max_cells (at least one query).
+            low, high = start + 1, q
+            while low < high:
+                mid = (low + high + 1) // 2
+                if (mid - start) * max(int(ordered[mid - 1]), 1) <= max_cells:
+                    low = mid
+                else:
+                    high = mid - 1
+            stop = low
+            members = order[start:stop]
+            yield self.positions[members], self._batch(members, int(ordered[stop - 1]))
             start = stop
 
     def _batch(self, members: IntArray, width: int) -> Batch:
         lengths = self.num_ret[members]
         b = int(members.size)
+        first, last = int(members[0]), int(members[-1])
+        if last - first + 1 == b and bool((lengths == width).all()):
+            # Consecutive queries of equal length: the flat arrays are already the matrix.
+            lo, hi = int(self.offsets[first]), int(self.offsets[last + 1])
+            rels = self.rels[lo:hi].reshape(b, width)
+            tied = None if self.tied is None else self.tied[lo:hi].reshape(b, width)
+            return Batch(rels, lengths, self.rel_levels[members], self.level, tied)
         rels = np.full((b, width), PAD, dtype=np.int64)
         tied = np.zeros((b, width), dtype=bool) if self.tied is not None else None
         if width:
@@ -222,9 +237,10 @@ def rank_queries(
     run_query: IntArray,
     run_docid: NDArray[np.generic],
     run_score: FloatArray,
+    run_hash: NDArray[np.uint64],
     qrels_query: IntArray,
-    qrels_docid: NDArray[np.generic],
     qrels_rel: IntArray,
+    qrels_index: PairIndex,
     evaluated_run: IntArray,
     evaluated_qrels: IntArray,
     num_run_queries: int,
@@ -234,7 +250,6 @@ def rank_queries(
     score_precision: ScorePrecision,
     max_docs: int | None,
     judged_only: bool,
-    qrels_index: PairIndex | None = None,
 ) -> RankedQueries:
     """Rank the evaluated queries and look up every retrieved document's judgment.
 
@@ -243,8 +258,13 @@ def rank_queries(
     run_query, run_docid, run_score : ndarray
         Run rows: query code (into the run's query list), document id, score. No
         ``(query, docid)`` pair may repeat.
-    qrels_query, qrels_docid, qrels_rel : ndarray
-        Qrels rows: query code (into the qrels' query list), document id, judgment.
+    run_hash : ndarray of uint64
+        ``doc_hash(run_docid)``.
+    qrels_query, qrels_rel : ndarray
+        Qrels rows: query code (into the qrels' query list) and judgment.
+    qrels_index : PairIndex
+        Index of the qrels ``(query, docid)`` pairs; its document ids must be of the same
+        kind as ``run_docid`` (see :func:`rankeval.trec_keys.common_docids`).
     evaluated_run, evaluated_qrels : ndarray of int64, shape (Q,)
         For each evaluated query in output order: its run query code (-1 when the run has
         no results for it) and its qrels query code.
@@ -254,124 +274,161 @@ def rank_queries(
         Relevance level.
     ties, score_precision, max_docs, judged_only
         Ranking rules; see the module docstring.
-    qrels_index : PairIndex, optional
-        A prebuilt index of ``(qrels_query, qrels_docid)`` (built here when omitted).
 
     Returns
     -------
     RankedQueries
 
-    Complexity: O(n log n) for n run rows (the sort), O(m) expected for m qrels rows.
+    Complexity: O(n log L) for n run rows and rankings of length L (the sort), O(m)
+    expected for m qrels rows.
     """
     q = int(evaluated_qrels.shape[0])
-    run_docid, qrels_docid = common_docids(run_docid, qrels_docid)
-
-    # Which evaluated position each run row belongs to (-1: query not evaluated).
     position_of_run_query = np.full(num_run_queries, -1, dtype=np.int64)
     has_run = evaluated_run >= 0
     position_of_run_query[evaluated_run[has_run]] = np.flatnonzero(has_run)
-    row_position = position_of_run_query[run_query] if run_query.size else run_query
-    keep = row_position >= 0
-    rows = np.arange(run_query.shape[0], dtype=np.int64)
-    if not keep.all():
-        rows = rows[keep]
-    position = row_position[rows]
-    scores = run_score[rows]
-
-    order = _rank_order(position, scores, score_precision, stable=ties == "input")
-    rows, position = rows[order], position[order]
-    key = _score_key(run_score[rows], score_precision)
-    same = (position[1:] == position[:-1]) & (key[1:] == key[:-1])
+    row_position = position_of_run_query[run_query]
+    key = _score_key(run_score, score_precision)
+    rows, offsets, positions = _rank_order(row_position, key, stable=ties == "input")
+    lengths = np.diff(offsets)
+    sorted_key = key[rows]
+    same = sorted_key[1:] == sorted_key[:-1]
+    if same.size:
+        same[offsets[1:-1] - 1] = False  # no tie across two queries
     if ties != "input" and same.any():
-        fix = _tie_order(same, run_docid[rows], descending=ties != "docid_asc")
-        rows, position = rows[fix], position[fix]
-    counts = np.bincount(position, minlength=q).astype(np.int64)
-    starts = np.concatenate(([0], np.cumsum(counts)))[:-1]
-    rank0 = np.arange(rows.size, dtype=np.int64) - starts[position]
+        rows = rows[_tie_order(same, run_docid[rows[_tied_rows(same)]],
+                               descending=ties != "docid_asc")]
     tied_flat = None
     if ties == "average":
         tied_flat = np.zeros(rows.size, dtype=bool)
         tied_flat[:-1] = same
-    if max_docs is not None:
+    if max_docs is not None and bool((lengths > max_docs).any()):
+        rank0 = np.arange(rows.size, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
         within = rank0 < max_docs
-        if not within.all():
-            rows, position = rows[within], position[within]
-            if tied_flat is not None:
-                tied_flat = tied_flat[within]
-
-    # Judgments of the retrieved documents.
-    qrels_position = np.full(num_qrels_queries, -1, dtype=np.int64)
-    qrels_position[evaluated_qrels] = np.arange(q, dtype=np.int64)
-    index = qrels_index if qrels_index is not None else PairIndex(qrels_query, qrels_docid)
-    found = index.lookup(evaluated_qrels[position], run_docid[rows])
-    judged = found >= 0
-    rels = np.full(rows.size, NONPOOL, dtype=np.int64)
-    rels[judged] = qrels_rel[found[judged]]
-    rels[judged & (rels < 0)] = UNJUDGED
-    if judged_only and not judged.all():
-        keep_judged = rels >= 0
-        rels, position = rels[keep_judged], position[keep_judged]
+        rows = rows[within]
         if tied_flat is not None:
-            tied_flat = tied_flat[keep_judged]
+            tied_flat = tied_flat[within]
+        lengths = np.minimum(lengths, max_docs)
+
+    # Judgments of the retrieved documents: one gather through a table whose last entry
+    # (index -1, "not found") is NONPOOL.
+    judgments = np.append(np.where(qrels_rel < 0, UNJUDGED, qrels_rel), NONPOOL)
+    row_qrels_query = np.repeat(evaluated_qrels[positions], lengths)
+    found = qrels_index.lookup(row_qrels_query, run_docid, run_hash[rows], take=rows)
+    rels = judgments[found]
+    if judged_only:
+        keep_judged = rels >= 0
+        if not keep_judged.all():
+            rels = rels[keep_judged]
+            if tied_flat is not None:
+                tied_flat = tied_flat[keep_judged]
+            segment = np.repeat(np.arange(lengths.size), lengths)[keep_judged]
+            lengths = np.bincount(segment, minlength=lengths.size)
     if tied_flat is not None and tied_flat.size:
         # A block may not continue into the next query (or past a truncation).
-        tied_flat[:-1] &= position[1:] == position[:-1]
-        tied_flat[-1] = False
-    offsets = np.concatenate(([0], np.cumsum(np.bincount(position, minlength=q)))).astype(
-        np.int64
-    )
+        ends = np.cumsum(lengths)
+        tied_flat[ends[lengths > 0] - 1] = False
 
-    # Judged documents per relevance value, retrieved or not.
-    q_of_judgment = qrels_position[qrels_query] if qrels_query.size else qrels_query
-    counted = (q_of_judgment >= 0) & (qrels_rel >= 0)
+    # Evaluated queries the run has no results for come last, with empty rankings.
+    missing = np.setdiff1d(np.arange(q, dtype=np.int64), positions, assume_unique=True)
+    positions = np.concatenate((positions, missing))
+    lengths = np.concatenate((lengths, np.zeros(missing.size, dtype=np.int64)))
+    offsets = np.zeros(positions.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+
+    # Judged documents per relevance value, retrieved or not, per stored query.
+    stored_of_position = np.empty(q, dtype=np.int64)
+    stored_of_position[positions] = np.arange(q, dtype=np.int64)
+    stored_of_qrels_query = np.full(num_qrels_queries, -1, dtype=np.int64)
+    stored_of_qrels_query[evaluated_qrels] = stored_of_position
+    owner = stored_of_qrels_query[qrels_query]
+    counted = (owner >= 0) & (qrels_rel >= 0)
     values = int(qrels_rel[counted].max(initial=0)) + 1
-    flat = q_of_judgment[counted] * values + qrels_rel[counted]
+    flat = owner[counted] * values + qrels_rel[counted]
     rel_levels = np.bincount(flat, minlength=q * values).astype(np.int64).reshape(q, values)
-    return RankedQueries(rels, offsets, rel_levels, level, tied_flat)
+    return RankedQueries(rels, offsets, positions, rel_levels, level, tied_flat)
 
 
-def _score_key(scores: FloatArray, precision: ScorePrecision) -> FloatArray:
+def _score_key(scores: FloatArray, precision: ScorePrecision) -> NDArray[np.floating[Any]]:
+    """Scores as the comparison sees them: C float or double; -0.0 as 0.0."""
     if precision == "float32":
-        return scores.astype(np.float32).astype(np.float64)
-    return scores
+        key32: NDArray[np.floating[Any]] = scores.astype(np.float32)
+        key32 += np.float32(0.0)
+        return key32
+    return scores + 0.0
 
 
 def _rank_order(
-    position: IntArray, scores: FloatArray, precision: ScorePrecision, *, stable: bool
-) -> IntArray:
-    """Order rows by (position ascending, score descending)."""
+    position: IntArray, key: NDArray[np.floating[Any]], *, stable: bool
+) -> tuple[IntArray, IntArray, IntArray]:
+    """Rows of evaluated queries, each query's rows by key descending.
+
+    Returns the ordered rows, the offsets of each query's block in them, and each block's
+    evaluated position. Blocks come in the order queries first appear in the run.
+
+    Rows of one query usually come together (files, dicts, arrays in query order); the
+    rankings are then sorted as rows of a matrix, much faster than one global sort.
+    ``stable`` keeps the input order of equal keys.
+    """
     n = int(position.shape[0])
+    kind = "stable" if stable else "quicksort"
+    empty = np.zeros(0, dtype=np.int64)
     if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    if precision == "float32":
-        bits = scores.astype(np.float32).view(np.uint32).astype(np.uint64)
-        negative = (bits >> np.uint64(31)) == 1
-        # Map floats to unsigned keys ascending with the value, then flip for descending.
-        ascending = np.where(negative, ~bits & np.uint64(0xFFFFFFFF), bits | np.uint64(1 << 31))
-        # -0.0 and +0.0 compare equal in C; give them one key.
-        zero = scores == 0
-        ascending[zero] = np.uint64(1 << 31)
-        descending = np.uint64(0xFFFFFFFF) - ascending
-        combined = (position.astype(np.uint64) << np.uint64(32)) | descending
-        return np.argsort(combined, kind="stable" if stable else "quicksort").astype(np.int64)
-    return np.lexsort((-(scores + 0.0), position)).astype(np.int64)
+        return empty, np.zeros(1, dtype=np.int64), empty
+    boundary = np.flatnonzero(position[1:] != position[:-1]) + 1
+    seg_start = np.concatenate(([0], boundary))
+    seg_len = np.diff(np.concatenate((seg_start, [n])))
+    seg_pos = position[seg_start]
+    keep = seg_pos >= 0
+    starts, lengths, positions = seg_start[keep], seg_len[keep], seg_pos[keep]
+    count = int(starts.size)
+    width = int(lengths.max(initial=0))
+    grouped = np.unique(positions).size == count
+    if count == 0:
+        return empty, np.zeros(1, dtype=np.int64), empty
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    if grouped and count * width == n:
+        # Every row evaluated, every query the same length: a reshape, no copy.
+        within = np.argsort(-key.reshape(count, width), axis=1, kind=kind)
+        within += starts[:, None]
+        offsets[1:] = np.arange(1, count + 1, dtype=np.int64) * width
+        return within.ravel(), offsets, positions
+    if grouped and count * width <= 2 * n + 1024:
+        columns = np.arange(width, dtype=np.int64)
+        inside = columns[None, :] < lengths[:, None]
+        index = np.where(inside, starts[:, None] + columns[None, :], 0)
+        padded = np.where(inside, -key[index], np.inf)
+        within = np.argsort(padded, axis=1, kind=kind)
+        ranked = np.take_along_axis(index, within, axis=1)
+        rows = ranked[np.take_along_axis(inside, within, axis=1)]
+        np.cumsum(lengths, out=offsets[1:])
+        return rows, offsets, positions
+    chosen = np.flatnonzero(position >= 0)
+    rows = chosen[np.lexsort((-key[chosen], position[chosen]))]
+    block_positions, block_lengths = np.unique(position[rows], return_counts=True)
+    np.cumsum(block_lengths, out=offsets[: block_positions.size + 1][1:])
+    return rows, offsets[: block_positions.size + 1], block_positions
 
 
-def _tie_order(
-    same: BoolArray, docid: NDArray[np.generic], *, descending: bool
-) -> IntArray:
-    """Permutation that sorts every tie block (``same[i]``: row i ties row i+1) by docid."""
-    n = int(docid.shape[0])
-    perm = np.arange(n, dtype=np.int64)
-    in_block = np.zeros(n, dtype=bool)
+def _tied_rows(same: BoolArray) -> IntArray:
+    """Positions (in the sorted order) of the rows that tie with a neighbour."""
+    in_block = np.zeros(same.size + 1, dtype=bool)
     in_block[:-1] |= same
     in_block[1:] |= same
-    members = np.flatnonzero(in_block)
+    return np.flatnonzero(in_block)
+
+
+def _tie_order(same: BoolArray, keys: NDArray[np.generic], *, descending: bool) -> IntArray:
+    """Permutation sorting every tie block (``same[i]``: row i ties row i+1) by docid.
+
+    ``keys`` are the document ids of the tied rows (:func:`_tied_rows`), in sorted order.
+    """
+    n = int(same.size + 1)
+    perm = np.arange(n, dtype=np.int64)
+    members = _tied_rows(same)
     # Block id: a new block starts wherever a member does not tie with its predecessor.
     starts_block = np.ones(members.size, dtype=bool)
     starts_block[1:] = ~same[members[1:] - 1]
     block = np.cumsum(starts_block) - 1
-    keys = docid[members]
     if keys.dtype.kind in "iu":
         keys = as_bytes(keys)  # trec_eval compares docnos as strings
     within = np.lexsort((keys, block))
