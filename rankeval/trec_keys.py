@@ -106,9 +106,11 @@ def doc_hash(docid: NDArray[np.generic]) -> UIntArray:
     if kind == "S":
         return _hash_words(_packed(data.view(np.uint8).reshape(n, -1)))
     units = data.view(np.uint32).reshape(n, -1)
-    h = _hash_words(_packed(units.astype(np.uint8)))
-    wide = np.flatnonzero((units >= 128).any(axis=1))
-    if wide.size:
+    low = np.zeros((n, units.shape[1] + (-units.shape[1]) % 8), dtype=np.uint8)
+    low[:, : units.shape[1]] = units  # ASCII ids: the bytes themselves
+    h = _hash_words(low.view(np.uint64).reshape(n, -1))
+    wide = np.flatnonzero((units >= 128).any(axis=1)) if units.max() >= 128 else None
+    if wide is not None and wide.size:
         rows = np.ascontiguousarray(units[wide])
         h[wide] = _hash_words(rows.view(np.uint64).reshape(wide.size, -1)
                               if rows.shape[1] % 2 == 0
@@ -171,14 +173,15 @@ def as_bytes(values: NDArray[np.generic]) -> NDArray[np.bytes_]:
 class PairIndex:
     """An exact hash index of distinct ``(query code, document id)`` pairs.
 
-    Open addressing with linear probing in a table of at least four times as many slots as
-    pairs, each slot holding a pair key and its row side by side (one cache line per probe),
-    built and queried with whole-array operations.
+    Each query owns a small open-addressing table (a power of two, at least eight slots per
+    judgment) inside one array, so the lookups of one query's documents stay within a few
+    cache lines. A slot holds the document hash and the row side by side. Built and
+    queried with whole-array operations.
 
     Parameters
     ----------
     query : ndarray of int64
-        Query code of each pair.
+        Query code of each pair (codes are small non-negative integers).
     docid : ndarray
         Document id of each pair (``S``, ``U`` or integer dtype). Pairs must be distinct.
     hashes : ndarray of uint64, optional
@@ -193,27 +196,32 @@ class PairIndex:
         self.query = np.asarray(query, dtype=np.int64)
         self.docid = docid
         m = int(self.query.shape[0])
-        size = 16
-        while size < 4 * m:
-            size *= 2
-        self._mask = size - 1
         doc = doc_hash(docid) if hashes is None else hashes
-        keys = pair_hash(self.query, doc)
-        # Each slot: the pair key (as int64 bits) and its row (-1: empty), side by side.
-        self._table = np.zeros(size, dtype=_SLOT)
+        queries = int(self.query.max(initial=-1)) + 1
+        per_query = np.bincount(self.query, minlength=queries)
+        # Per-query table sizes: powers of two >= 8 * judgments (>= 16).
+        bits = np.ceil(np.log2(np.maximum(8 * per_query, 16))).astype(np.int64)
+        self._mask = (np.int64(1) << bits) - 1
+        self._base = np.zeros(queries + 1, dtype=np.int64)
+        np.cumsum(self._mask + 1, out=self._base[1:])
+        self._table = np.zeros(int(self._base[-1]), dtype=_SLOT)
         self._table["row"] = -1
+        keys = doc.view(np.int64)
+        base, mask = self._base[self.query], self._mask[self.query]
         pending = np.arange(m, dtype=np.int64)
-        slots = (keys & np.uint64(self._mask)).astype(np.int64)
+        slots = base + (keys & mask)
         while pending.size:
             free = self._table["row"][slots] == -1
             cand, cand_slots = pending[free], slots[free]
             taken_slots, first = np.unique(cand_slots, return_index=True)
-            self._table["key"][taken_slots] = keys[cand[first]].view(np.int64)
+            self._table["key"][taken_slots] = keys[cand[first]]
             self._table["row"][taken_slots] = cand[first]
             placed = np.zeros(pending.size, dtype=bool)
             placed[np.flatnonzero(free)[first]] = True
             pending = pending[~placed]
-            slots = (slots[~placed] + 1) & self._mask
+            slots = slots[~placed]
+            b = base[pending]
+            slots = b + ((slots - b + 1) & mask[pending])
 
     def lookup(
         self,
@@ -227,7 +235,7 @@ class PairIndex:
 
         Pair i is ``(query[i], docid[take[i]])`` (``docid[i]`` without ``take``) and
         ``hashes[i]`` its document's :func:`doc_hash`. Document ids are only read where the
-        keys match, to confirm the match.
+        hashes match, to confirm the match.
 
         Complexity: O(n) expected.
         """
@@ -236,22 +244,27 @@ class PairIndex:
         if n == 0 or self.query.size == 0:
             return found
         q = np.asarray(query, dtype=np.int64)
-        keys = pair_hash(q, hashes).view(np.int64)
-        slots = keys & self._mask
+        known = q < self._mask.size
+        if not known.all():
+            q = np.where(known, q, 0)
+        keys = hashes.view(np.int64)
+        base, mask = self._base[q], self._mask[q]
+        slots = base + (keys & mask)
         entry = self._table[slots]
         rows = entry["row"]
-        hit = entry["key"] == keys
-        np.copyto(found, rows, where=hit)  # an empty slot holds key 0 and row -1
-        going = np.flatnonzero((rows >= 0) & ~hit)
+        hit = (entry["key"] == keys) & known
+        np.copyto(found, rows, where=hit)  # an empty slot holds row -1
+        going = np.flatnonzero((rows >= 0) & ~hit & known)
         while going.size:
-            # Collided with another pair's slot: probe the next ones (few rows, short chains).
-            slots[going] = (slots[going] + 1) & self._mask
+            # Another document's slot: probe the next ones of the query's table.
+            b = base[going]
+            slots[going] = b + ((slots[going] - b + 1) & mask[going])
             entry = self._table[slots[going]]
             rows = entry["row"]
             hit = entry["key"] == keys[going]
             found[going[hit]] = rows[hit]
             going = going[(rows >= 0) & ~hit]
-        # Equal keys mean equal queries' document hashes; confirm query and id exactly.
+        # Equal hashes within a query's table: confirm query and id exactly.
         matched = np.flatnonzero(found >= 0)
         source = matched if take is None else take[matched]
         judged = found[matched]
@@ -333,11 +346,12 @@ def _grouped_candidates(query: IntArray, doc: UIntArray) -> IntArray | None:
     if count * width == n:
         index = np.arange(n, dtype=np.int64).reshape(count, width)
         valid = None
+        values = doc.reshape(count, width)
     else:
         columns = np.arange(width, dtype=np.int64)
         valid = columns[None, :] < lengths[:, None]
         index = np.where(valid, starts[:, None] + columns[None, :], 0)
-    values = doc[index]
+        values = doc[index]
     if valid is not None:
         # Padding gets distinct values that cannot equal a neighbour's by construction.
         values = np.where(valid, values, np.uint64(0))

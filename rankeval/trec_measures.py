@@ -209,11 +209,17 @@ def _num_nonrel_judged_ret(
 
 
 def _ap_sums(batch: Batch, k: int | None) -> FloatArray:
-    """Σ over relevant ranks i <= k of H_i / i (the kernel's AP with R = 1)."""
-    width = batch.width if k is None else min(k, batch.width)
-    if width == 0:
+    """Σ over relevant ranks i <= k of H_i / i: the kernel's AP with R = 1.
+
+    Operating points are the relevant ranks (the other ranks add nothing); points past the
+    cutoff are flattened (tp held at H_k) so they add nothing either.
+    """
+    tp, rank = batch.hits
+    if tp.shape[1] == 0:
         return np.zeros(batch.size)
-    sums = metrics.average_precision(batch.tp[:, :width], batch.fp[:, :width], 1.0)
+    if k is not None:
+        tp = np.minimum(tp, batch.tp_at(k)[:, None])
+    sums = metrics.average_precision(tp, rank - tp, 1.0)
     return np.asarray(sums, dtype=np.float64).reshape(batch.size)
 
 
@@ -533,12 +539,23 @@ def _gain_table(batch: Batch, request: MeasureRequest | None, options: MeasureOp
     return table
 
 
-def _gains(batch: Batch, table: dict[int, float]) -> FloatArray:
-    """Gain at each rank (0 for values without a gain, and for padding)."""
-    out = np.zeros(batch.rels.shape, dtype=np.float64)
+def _gains(batch: Batch, table: dict[int, float], width: int | None = None) -> FloatArray:
+    """Gain at each of the first ``width`` ranks (0 for values without a gain, padding)."""
+    rels = batch.rels if width is None else batch.rels[:, :width]
+    low = min(table, default=0)
+    high = max(table, default=0)
+    if low >= -2 and high - low < 4096:
+        # Lookup table indexed by the relevance value (padding and unknown values -> 0).
+        lut = np.zeros(high - low + 2)
+        for value, gain in table.items():
+            lut[value - low] = gain
+        index = rels - low
+        index[(index < 0) | (index > high - low)] = high - low + 1
+        return lut[index]
+    out = np.zeros(rels.shape, dtype=np.float64)
     for value, gain in table.items():
         if gain != 0.0:
-            out[batch.rels == value] = gain
+            out[rels == value] = gain
     return out
 
 
@@ -597,16 +614,29 @@ class _Dcg:
     ideal_len: IntArray
 
 
-def _dcg_parts(batch: Batch, request: MeasureRequest | None, options: MeasureOptions) -> _Dcg:
+def _dcg_parts(
+    batch: Batch, request: MeasureRequest | None, options: MeasureOptions,
+    width: int | None = None,
+) -> _Dcg:
+    """Gains, running DCG and the ideal ranking's running DCG, over the first ``width`` ranks.
+
+    With ``ideal="retrieved"`` the ideal comes from all retrieved documents even when
+    ``width`` is smaller.
+    """
     table = _gain_table(batch, request, options)
-    gains = _gains(batch, table)
+    needs_all = options.ideal == "retrieved" or options.average_ties
+    all_gains = _gains(batch, table, None if needs_all else width)
+    gains = all_gains if width is None else all_gains[:, :width]
     if options.ideal == "retrieved":
-        ideal, ideal_len = _retrieved_ideal(gains)
+        ideal, ideal_len = _retrieved_ideal(all_gains)
     else:
         ideal, ideal_len = _ideal_gains(batch, table)
+    if width is not None:
+        ideal = ideal[:, :width]
     effective = gains
     if options.average_ties and batch.tied is not None:
-        effective = _block_mean(gains, batch.tied)
+        effective = _block_mean(all_gains, batch.tied)
+        effective = effective if width is None else effective[:, :width]
     return _Dcg(
         gains,
         _prefix_dcg(effective, options.discount),
@@ -642,7 +672,7 @@ def _ndcg(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Res
 
 def _ndcg_cut(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """ndcg_cut_k = DCG@k / ideal DCG@k (gain = qrels value; the DCG itself if ideal = 0)."""
-    parts = _dcg_parts(batch, None, options)
+    parts = _dcg_parts(batch, None, options, width=max(_cutoffs(request), default=0))
     columns = []
     for k in _cutoffs(request):
         dcg = _at(parts.run_prefix, np.minimum(batch.num_ret, k) - 1)

@@ -130,6 +130,26 @@ class Batch:
             return np.zeros(self.size, dtype=np.int64)
         return np.asarray(self.tp[:, -1], dtype=np.int64)
 
+    @cached_property
+    def hits(self) -> tuple[IntArray, IntArray]:
+        """The operating points at relevant ranks only, shape (B, H) each: (tp, rank).
+
+        Row b lists its relevant ranks in order (tp = 1, 2, ...), padded on the right with
+        its last tp (so the padding adds no precision term) and rank ``width + 1``. Sums over
+        relevant ranks need only these H columns instead of all L.
+        """
+        counts = self.num_rel_ret
+        width = int(counts.max(initial=0))
+        flat = np.flatnonzero(self.relevant.ravel())
+        rows = flat // max(self.width, 1)
+        first = np.concatenate(([0], np.cumsum(counts)))[:-1]
+        column = np.arange(flat.size, dtype=np.int64) - first[rows]
+        tp = np.broadcast_to(counts[:, None], (self.size, width)).copy()
+        rank = np.full((self.size, width), self.width + 1, dtype=np.int64)
+        tp[rows, column] = column + 1
+        rank[rows, column] = flat - rows * self.width + 1
+        return tp, rank
+
     def tp_at(self, k: IntArray | int) -> IntArray:
         """Relevant count in the top ``k`` (per query or one k), padding non-relevant; k >= 0."""
         ks = np.broadcast_to(np.asarray(k, dtype=np.int64), (self.size,))
@@ -386,7 +406,7 @@ def _rank_order(
     if count == 0:
         return empty, np.zeros(1, dtype=np.int64), empty
     offsets = np.zeros(count + 1, dtype=np.int64)
-    if grouped and count * width == n:
+    if grouped and count * width == n and bool(keep.all()):
         # Every row evaluated, every query the same length: a reshape, no copy.
         within = np.argsort(-key.reshape(count, width), axis=1, kind=kind)
         within += starts[:, None]

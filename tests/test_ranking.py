@@ -315,6 +315,13 @@ class TestInputShapes:
         ev = evaluate_run(Run.from_ranked_lists({"q": [5, 7]}), {"q": {"7": 1}}, "recip_rank")
         assert ev["recip_rank"] == 0.5
 
+    def test_unevaluated_rows_do_not_shift_rankings(self) -> None:
+        """Rows of a query without judgments are dropped before the per-query sort."""
+        run = {"a": {"x": 1.0, "y": 0.5}, "b": {"x": 1.0}, "c": {"z": 1.0}}
+        ev = evaluate_run(run, {"a": {"x": 0}, "b": {"x": 1}}, ["num_ret", "recip_rank"])
+        assert ev.per_query("num_ret") == {"a": 2.0, "b": 1.0}
+        assert ev.per_query("recip_rank") == {"a": 0.0, "b": 1.0}
+
     def test_empty_run_query_is_evaluated(self) -> None:
         """A run query with no documents exists and scores 0 (pytrec_eval's behaviour)."""
         ev = evaluate_run({"q1": {"d2": 1.0}, "q2": {}}, QRELS, ["map", "num_ret"])
@@ -474,6 +481,38 @@ def test_row_order_is_irrelevant_with_distinct_scores(
     shuffled = Run.from_arrays(["q"] * len(docs), np.array(docs)[order],
                                np.array(scores)[order])
     _same(evaluate_run(run, qrels, MEASURES), evaluate_run(shuffled, qrels, MEASURES))
+
+
+@st.composite
+def multi_query_runs(draw: st.DrawFn) -> tuple[dict[str, dict[str, float]],
+                                                dict[str, dict[str, int]]]:
+    run: dict[str, dict[str, float]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    for qid in draw(st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), min_size=1,
+                             max_size=5, unique=True)):
+        docs = draw(st.lists(st.sampled_from([f"d{i}" for i in range(12)]), min_size=1,
+                             max_size=12, unique=True))
+        run[qid] = {d: float(draw(st.integers(0, 3))) for d in docs}
+        if draw(st.booleans()):
+            qrels[qid] = {d: draw(st.integers(-1, 2)) for d in docs[::2]} or {"zz": 1}
+    qrels.setdefault(next(iter(run)), {"d0": 1})
+    return run, qrels
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=multi_query_runs(), seed=st.integers(0, 2**32 - 1),
+       ties=st.sampled_from(["docid_desc", "docid_asc"]))
+def test_interleaved_rows_rank_like_grouped_ones(
+    data: tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]], seed: int, ties: str
+) -> None:
+    """Rows of many queries in any interleaving (tied scores) rank as the grouped dict does."""
+    run, qrels = data
+    rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    order = np.random.default_rng(seed).permutation(len(rows))
+    qid, docid, score = (np.array(c) for c in zip(*[rows[i] for i in order], strict=True))
+    shuffled = Run.from_arrays(qid, docid, score.astype(float))
+    _same(evaluate_run(run, qrels, MEASURES, ties=ties),  # type: ignore[arg-type]
+          evaluate_run(shuffled, qrels, MEASURES, ties=ties))  # type: ignore[arg-type]
 
 
 @settings(max_examples=40, deadline=None)
