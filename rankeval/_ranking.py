@@ -75,6 +75,90 @@ def tie_block_ends(keys: FloatArray) -> IntArray:
     return np.append(ends, n - 1).astype(np.int64, copy=False)
 
 
+def sort_cases(keys: FloatArray, labels: BoolArray) -> tuple[FloatArray, BoolArray]:
+    """Keys ascending with their labels, equal keys in input order: a stable sort.
+
+    The result is exactly ``keys[order], labels[order]`` for
+    ``order = np.argsort(keys, kind="stable")``, bits of ``-0.0`` included, but
+    several times faster: NumPy's stable argsort of floats is a scalar merge
+    sort, while ``np.sort`` uses SIMD. Positives and negatives are sorted
+    apart and then merged (a stable sort of two sorted runs is one linear
+    merge). That is already the stable order unless a positive and a negative
+    share a key; only then does input order decide, and :func:`_stable_order`
+    takes over.
+
+    >>> k, lab = sort_cases(np.array([2.0, -1.0, 2.0, 0.5]), np.array([False, True, True, False]))
+    >>> k.tolist(), lab.tolist()
+    ([-1.0, 0.5, 2.0, 2.0], [True, False, False, True])
+
+    Complexity: O(n log n).
+    """
+    if _has_ties(keys[:_TIE_SAMPLE]):
+        # Ties in a small sample mean many ties in all: skip the merge attempt.
+        return _stable_sort_with_ties(keys, labels)
+    pos = np.compress(labels, keys)
+    neg = np.compress(~labels, keys)
+    pos.sort()
+    neg.sort()
+    both = np.concatenate((pos, neg))
+    merge = np.argsort(both, kind="stable")
+    sorted_keys = both[merge]
+    sorted_labels = merge < pos.shape[0]
+    tied = sorted_keys[1:] == sorted_keys[:-1]
+    if not tied.any():
+        return sorted_keys, sorted_labels
+    if (tied & (sorted_labels[1:] != sorted_labels[:-1])).any():
+        return _stable_sort_with_ties(keys, labels)
+    _restore_zeros(sorted_keys, keys)
+    return sorted_keys, sorted_labels
+
+
+_TIE_SAMPLE = 2048
+
+
+def _has_ties(keys: FloatArray) -> bool:
+    ranked = np.sort(keys)
+    return bool((ranked[1:] == ranked[:-1]).any())
+
+
+def _restore_zeros(sorted_keys: FloatArray, keys: FloatArray) -> None:
+    """Put the zeros of ``keys`` in input order into their tie block of ``sorted_keys``.
+
+    SIMD sorts may swap or even duplicate ``-0.0`` and ``0.0`` (min and max
+    cannot tell them apart); every other equal key has equal bits.
+    """
+    lo, hi = sorted_keys.searchsorted(0.0, side="left"), sorted_keys.searchsorted(0.0, side="right")
+    if hi > lo:
+        sorted_keys[lo:hi] = np.compress(keys == 0.0, keys)
+
+
+def _stable_sort_with_ties(keys: FloatArray, labels: BoolArray) -> tuple[FloatArray, BoolArray]:
+    """:func:`sort_cases` for keys where input order decides between tied cases.
+
+    An unstable argsort, then each run of equal keys put back into input
+    order by sorting ``run * n + index`` (np.sort of int64 is SIMD-fast);
+    still about twice as fast as the stable argsort.
+
+    Complexity: O(n log n).
+    """
+    n = keys.shape[0]
+    if n * n >= 2**63:  # run * n + index would overflow
+        order = np.argsort(keys, kind="stable")
+        return keys[order], labels[order]
+    sorted_keys = np.sort(keys)
+    new_run = np.empty(n, dtype=np.bool_)
+    new_run[:1] = True
+    np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new_run[1:])
+    run = np.cumsum(new_run, dtype=np.int64)
+    run *= n
+    order = np.argsort(keys)
+    order += run
+    order.sort()
+    order -= run
+    _restore_zeros(sorted_keys, keys)
+    return sorted_keys, labels[order]
+
+
 def operating_points(
     keys: FloatArray,
     labels: BoolArray,

@@ -29,7 +29,14 @@ import math
 
 import numpy as np
 
-from rankeval._ranking import BoolArray, FloatArray, IntArray, TiePolicy, tie_block_ends
+from rankeval._ranking import (
+    BoolArray,
+    FloatArray,
+    IntArray,
+    TiePolicy,
+    sort_cases,
+    tie_block_ends,
+)
 from rankeval.metrics import expected_precision_at, expected_reciprocal_rank
 
 # Tier sizes; tests lower them to exercise the merge paths constantly.
@@ -49,8 +56,13 @@ def pair_count2(keys: FloatArray, labels: BoolArray, cum: IntArray, ties: TiePol
 
     Complexity: O(n).
     """
-    if ties == "insertion":
-        return 2 * int(cum[:-1][~labels].sum(dtype=np.int64))
+    if ties == "insertion" or not (keys[1:] == keys[:-1]).any():
+        # The k-th positive has k - 1 positives above it, so the positives'
+        # share of sum(cum[:-1]) is P(P-1)/2; the rest is the negatives', each
+        # counting the positives above it.
+        total_pos = int(cum[-1])
+        above = int(cum[:-1].sum(dtype=np.int64))
+        return 2 * (above - total_pos * (total_pos - 1) // 2)
     ends = tie_block_ends(keys)
     starts = np.concatenate(([0], ends[:-1] + 1))
     pos_before = cum[starts]
@@ -77,10 +89,13 @@ class _Run:
     def size(self) -> int:
         return int(self.keys.shape[0])
 
-    def merged(self, keys: FloatArray, labels: BoolArray) -> _Run:
-        """A new run with sorted, newer cases inserted behind their equal-key elders."""
+    def merged(self, keys: FloatArray, labels: BoolArray, cum: IntArray | None = None) -> _Run:
+        """A new run with sorted, newer cases inserted behind their equal-key elders.
+
+        ``cum`` may give the running positive count of the newer cases.
+        """
         if self.size == 0:
-            return _Run(keys, labels)
+            return _Run(keys, labels, cum)
         where = self.keys.searchsorted(keys, side="right")
         return _Run(np.insert(self.keys, where, keys), np.insert(self.labels, where, labels))
 
@@ -175,8 +190,7 @@ class CaseStore:
     def _absorb(self, labels: BoolArray, keys: FloatArray) -> None:
         """Count the new pairs and merge cases (insertion order, all newest) into the buffer."""
         self.version += 1
-        order = np.argsort(keys, kind="stable")
-        keys, labels = keys[order], labels[order]
+        keys, labels = sort_cases(keys, labels)
         run = _Run(keys, labels)
         self.pair_count2 += (
             self._main.older_pairs2(keys, labels, self.ties)
@@ -184,7 +198,7 @@ class CaseStore:
             + pair_count2(keys, labels, run.cum, self.ties)
         )
         if self._buffer.size == 0 and keys.shape[0] > self._buffer_limit():
-            self._main = self._main.merged(keys, labels)
+            self._main = self._main.merged(keys, labels, run.cum)
             return
         self._buffer = self._buffer.merged(keys, labels) if self._buffer.size else run
         if self._buffer.size > self._buffer_limit():
@@ -299,8 +313,10 @@ class CaseStore:
         """Assert every invariant (tests call this after each mutation). O(n log n)."""
         for run in (self._main, self._buffer):
             keys = run.keys
-            assert keys.shape == run.labels.shape and run.cum.shape == (keys.shape[0] + 1,)
-            assert not np.isnan(keys).any() and bool(np.all(keys[1:] >= keys[:-1]))
+            assert keys.shape == run.labels.shape
+            assert run.cum.shape == (keys.shape[0] + 1,)
+            assert not np.isnan(keys).any()
+            assert bool(np.all(keys[1:] >= keys[:-1]))
             assert run.cum[0] == 0
             assert np.array_equal(np.diff(run.cum), run.labels.astype(np.int64))
         assert len(self.pending) < max(PENDING_LIMIT, 1)
