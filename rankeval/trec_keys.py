@@ -250,7 +250,7 @@ class PairIndex:
         keys = hashes.view(np.int64)
         base, mask = self._base[q], self._mask[q]
         slots = base + (keys & mask)
-        entry = self._table[slots]
+        entry = self._table.take(slots)
         rows = entry["row"]
         hit = (entry["key"] == keys) & known
         np.copyto(found, rows, where=hit)  # an empty slot holds row -1
@@ -259,7 +259,7 @@ class PairIndex:
             # Another document's slot: probe the next ones of the query's table.
             b = base[going]
             slots[going] = b + ((slots[going] - b + 1) & mask[going])
-            entry = self._table[slots[going]]
+            entry = self._table.take(slots[going])
             rows = entry["row"]
             hit = entry["key"] == keys[going]
             found[going[hit]] = rows[hit]
