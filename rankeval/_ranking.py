@@ -14,7 +14,8 @@ only looks at whole tie blocks).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from functools import cached_property
+from typing import Literal, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -25,6 +26,7 @@ TIE_POLICIES: tuple[TiePolicy, ...] = ("insertion", "grouped")
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
+_Scalar = TypeVar("_Scalar", bound=np.generic)
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,12 @@ class OperatingPoints:
 
     With ``ties="insertion"`` every ranked case is an operating point; with
     ``ties="grouped"`` every block of equal scores is one (its last row).
+    Along the points ``tp`` and ``fp`` never decrease and ``tp + fp`` grows by
+    at least one case per point; the derived arrays below rely on that.
+
+    The per-point values of spec Part B §3 (recall, precision, the ROC x) are
+    computed on first use and shared by every curve and summary that needs
+    them; like the counts they are read-only.
 
     Attributes
     ----------
@@ -56,6 +64,60 @@ class OperatingPoints:
     def size(self) -> int:
         """Number of operating points."""
         return int(self.tp.shape[0])
+
+    @cached_property
+    def recall(self) -> FloatArray:
+        """``tp / R`` at each point; NaN when R = 0. Complexity: O(m), once."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return _frozen(np.divide(self.tp, float(self.num_pos)))
+
+    @cached_property
+    def precision(self) -> FloatArray:
+        """``tp / (tp + fp)`` at each point (never 0/0). Complexity: O(m), once."""
+        cases = self.tp + self.fp
+        return _frozen(np.divide(self.tp, cases))
+
+    @cached_property
+    def one_minus_specificity(self) -> FloatArray:
+        """The ROC x, ``1 - TN/N`` with ``TN = N - fp``, computed so (LingPipe); NaN when N = 0.
+
+        Complexity: O(m), once.
+        """
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x = np.divide(self.num_neg - self.fp, float(self.num_neg))
+        return _frozen(np.subtract(1.0, x, out=x))
+
+    @cached_property
+    def recall_steps(self) -> IntArray:
+        """Points whose recall differs from the previous point's (0.0 before the first).
+
+        These start the runs of equal recall that LingPipe's interpolation
+        keeps; NaN recalls (R = 0) never equal anything, so each is a step.
+        Complexity: O(m), once.
+        """
+        recall = self.recall
+        changed = np.empty(recall.shape[0], dtype=np.bool_)
+        np.not_equal(recall[:1], 0.0, out=changed[:1])
+        np.not_equal(recall[1:], recall[:-1], out=changed[1:])
+        return _frozen(np.flatnonzero(changed))
+
+    @cached_property
+    def interpolated_precision(self) -> FloatArray:
+        """At each of :attr:`recall_steps`, the highest precision at that point or any later one.
+
+        Inside a run of equal recall ``tp`` is fixed while ``tp + fp`` grows,
+        so the run's first point has its highest precision: the maximum over
+        the steps alone equals the maximum over all points, bit for bit.
+        Complexity: O(m), once.
+        """
+        at_steps = self.precision[self.recall_steps]
+        best = np.maximum.accumulate(at_steps[::-1])[::-1]
+        return _frozen(np.ascontiguousarray(best))
+
+
+def _frozen(array: NDArray[_Scalar]) -> NDArray[_Scalar]:
+    array.flags.writeable = False
+    return array
 
 
 def tie_block_ends(keys: FloatArray) -> IntArray:
@@ -191,12 +253,14 @@ def operating_points(
     """
     n = keys.shape[0]
     tp = np.cumsum(labels, dtype=np.int64) if cum_pos is None else cum_pos[1:]
-    if ties == "grouped" and n:
+    # Without ties, every block is one case and both policies agree.
+    if ties == "grouped" and n and (keys[1:] == keys[:-1]).any():
         ends = tie_block_ends(keys)
         tp = tp[ends]
         fp = (ends + 1) - tp
         scores = -keys[ends]
     else:
-        fp = np.arange(1, n + 1, dtype=np.int64) - tp
+        fp = np.arange(1, n + 1, dtype=np.int64)
+        fp -= tp
         scores = -keys
     return OperatingPoints(tp, fp, scores, int(num_pos), int(num_neg))

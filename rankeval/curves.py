@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rankeval._ranking import FloatArray, OperatingPoints
+from rankeval._ranking import FloatArray, IntArray, OperatingPoints
 
 __all__ = ["pr_curve", "pr_score_curve", "roc_curve"]
 
@@ -29,34 +29,18 @@ def _frozen(array: FloatArray) -> FloatArray:
     return array
 
 
-def recall_precision(points: OperatingPoints) -> tuple[FloatArray, FloatArray]:
-    """Recall ``tp / R`` (NaN when R = 0) and precision ``tp / (tp + fp)`` per point."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        recall = points.tp / float(points.num_pos)
-    precision = points.tp / (points.tp + points.fp)
-    return recall.astype(np.float64, copy=False), precision.astype(np.float64, copy=False)
+def _columns(rows: int, width: int) -> FloatArray:
+    # Column-major, so each column is one contiguous block: filling a column
+    # and the area, F-measure and eleven-point passes over one run at memory
+    # speed. The values and the (rows, width) shape are what callers see.
+    return np.empty((rows, width), dtype=np.float64, order="F")
 
 
-def _interpolate_pr(rows: FloatArray, first_row: FloatArray) -> FloatArray:
-    """LingPipe's INTERP rule on rows whose columns are (recall, precision, ...).
-
-    (a) Each precision becomes the maximum precision at that row or any later
-    one, floored at 0. (b) Output ``first_row`` followed by the first row of
-    each later run of equal recall; rows with recall 0 join the first row's
-    run, and NaN recalls never equal anything, so each NaN row is kept.
-    """
-    if rows.shape[0] == 0:
-        return first_row[None, :].copy()
-    precision = np.maximum.accumulate(rows[::-1, 1])[::-1]
-    np.maximum(precision, 0.0, out=precision)
-    recall = rows[:, 0]
-    previous = np.concatenate(([first_row[0]], recall[:-1]))
-    keep = recall != previous
-    out = np.empty((int(np.count_nonzero(keep)) + 1, rows.shape[1]), dtype=np.float64)
-    out[0] = first_row
-    out[1:] = rows[keep]
-    out[1:, 1] = precision[keep]
-    return out
+def _take(values: FloatArray, indices: IntArray, out: FloatArray) -> None:
+    # mode="clip" writes straight into ``out``; the default mode buffers the
+    # whole result first so that a bad index cannot leave ``out`` half done.
+    # The indices here come from np.flatnonzero and are always in range.
+    np.take(values, indices, out=out, mode="clip")
 
 
 def pr_curve(points: OperatingPoints, interpolate: bool = False) -> FloatArray:
@@ -73,15 +57,40 @@ def pr_curve(points: OperatingPoints, interpolate: bool = False) -> FloatArray:
 
     Complexity: O(m) for m operating points.
     """
-    recall, precision = recall_precision(points)
-    keep = ~((recall == 0.0) & (precision == 0.0))
-    rows = np.empty((int(np.count_nonzero(keep)) + 2, 2), dtype=np.float64)
-    rows[0] = (0.0, 1.0)
-    rows[1:-1, 0] = recall[keep]
-    rows[1:-1, 1] = precision[keep]
-    rows[-1] = (1.0, 0.0)
     if interpolate:
-        rows = _interpolate_pr(rows, rows[0].copy())
+        return _interpolated_pr(points)
+    # Recall and precision are 0 exactly while tp is 0, which (tp never
+    # decreasing) is a prefix of the points; with R = 0 recall is NaN and
+    # nothing is skipped.
+    first = int(np.searchsorted(points.tp, 0, side="right")) if points.num_pos else 0
+    rows = _columns(points.size - first + 2, 2)
+    rows[0] = (0.0, 1.0)
+    rows[1:-1, 0] = points.recall[first:]
+    rows[1:-1, 1] = points.precision[first:]
+    rows[-1] = (1.0, 0.0)
+    return _frozen(rows)
+
+
+def _interpolated_pr(points: OperatingPoints) -> FloatArray:
+    """LingPipe's INTERP rule (spec B §4 prCurve) applied to the uninterpolated PR curve.
+
+    (a) Each precision becomes the maximum precision at that row or any later
+    one, floored at 0 (precision is never negative, so the floor changes
+    nothing). (b) Output ``[0, 1]`` followed by the first row of each later
+    run of equal recall: the points of :attr:`OperatingPoints.recall_steps`
+    (the skipped points have recall 0 and would join the first row's run),
+    then the limit point ``[1, 0]`` unless the last point already has recall
+    1.0 (its run absorbs it).
+    """
+    steps = points.recall_steps
+    k = steps.shape[0]
+    tail = points.size == 0 or points.recall[-1] != 1.0
+    rows = _columns(k + 1 + int(tail), 2)
+    rows[0] = (0.0, 1.0)
+    _take(points.recall, steps, rows[1 : k + 1, 0])
+    rows[1 : k + 1, 1] = points.interpolated_precision
+    if tail:
+        rows[-1] = (1.0, 0.0)
     return _frozen(rows)
 
 
@@ -91,14 +100,23 @@ def pr_score_curve(points: OperatingPoints, interpolate: bool = False) -> FloatA
     Uninterpolated: one row per operating point, no limit points, nothing
     skipped. Interpolated: the INTERP rule of :func:`pr_curve`, starting with
     the row ``[0, 1, +inf]`` (the threshold above every score: nothing
-    returned; LingPipe's row here has only two elements).
+    returned; LingPipe's row here has only two elements), then the first row
+    of each later run of equal recall with its interpolated precision.
 
     Complexity: O(m).
     """
-    recall, precision = recall_precision(points)
-    rows = np.column_stack((recall, precision, points.scores)).astype(np.float64, copy=False)
     if interpolate:
-        rows = _interpolate_pr(rows, np.array([0.0, 1.0, np.inf]))
+        steps = points.recall_steps
+        rows = _columns(steps.shape[0] + 1, 3)
+        rows[0] = (0.0, 1.0, np.inf)
+        _take(points.recall, steps, rows[1:, 0])
+        rows[1:, 1] = points.interpolated_precision
+        _take(points.scores, steps, rows[1:, 2])
+        return _frozen(rows)
+    rows = _columns(points.size, 3)
+    rows[:, 0] = points.recall
+    rows[:, 1] = points.precision
+    rows[:, 2] = points.scores
     return _frozen(rows)
 
 
@@ -115,16 +133,25 @@ def roc_curve(points: OperatingPoints, interpolate: bool = False) -> FloatArray:
 
     Complexity: O(m).
     """
-    n_neg = float(points.num_neg)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        x = 1.0 - (points.num_neg - points.fp) / n_neg
-        y = points.tp / float(points.num_pos)
-    rows = np.empty((points.size + 2, 2), dtype=np.float64)
-    rows[0] = (0.0, 0.0)
-    rows[1:-1, 0] = x
-    rows[1:-1, 1] = y
+    m = points.size
+    x, y = points.one_minus_specificity, points.recall
+    if not interpolate:
+        rows = _columns(m + 2, 2)
+        rows[0] = (0.0, 0.0)
+        rows[1:-1, 0] = x
+        rows[1:-1, 1] = y
+        rows[-1] = (1.0, 1.0)
+        return _frozen(rows)
+    # The rows are [0, 0], the m points, [1, 1]; a row stays iff the x of
+    # the next row differs (NaN differs from everything).
+    keep = np.empty(m, dtype=np.bool_)
+    np.not_equal(x[:-1], x[1:], out=keep[:-1])
+    np.not_equal(x[-1:], 1.0, out=keep[-1:])
+    kept = np.flatnonzero(keep)
+    start = int(m == 0 or x[0] != 0.0)  # does the origin stay?
+    rows = _columns(start + kept.shape[0] + 1, 2)
+    rows[0] = (0.0, 0.0)  # overwritten below unless the origin stays
+    _take(x, kept, rows[start:-1, 0])
+    _take(y, kept, rows[start:-1, 1])
     rows[-1] = (1.0, 1.0)
-    if interpolate:
-        keep = np.append(rows[:-1, 0] != rows[1:, 0], True)
-        rows = rows[keep]
     return _frozen(rows)
