@@ -100,25 +100,28 @@ _COUNT_MEASURES = frozenset({"runid", "num_q", "num_ret", "num_rel", "num_rel_re
 # inputs
 
 
-def _query_codes(values: NDArray[Any]) -> tuple[tuple[str, ...], IntArray]:
-    """Distinct query ids (as text) and each row's index into them.
+def _query_codes(values: NDArray[Any]) -> tuple[tuple[str, ...], IntArray, IntArray]:
+    """Distinct query ids (as text), each row's index into them, and the segment starts.
 
-    Rows of one query usually come together (TREC files, dicts); that case needs no sort.
+    Segments are maximal runs of rows with the same query. Rows of one query usually come
+    together (TREC files, dicts); that case needs no sort.
     """
     n = int(values.shape[0])
     if n == 0:
-        return (), np.zeros(0, dtype=np.int64)
+        return (), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     starts = np.empty(n, dtype=bool)
     starts[0] = True
     np.not_equal(values[1:], values[:-1], out=starts[1:])
-    firsts = values[starts]
+    segments = np.flatnonzero(starts)
+    firsts = values[segments]
     if np.unique(firsts).shape[0] == firsts.shape[0]:
-        codes = np.cumsum(starts, dtype=np.int64) - 1
+        codes = np.repeat(np.arange(segments.size, dtype=np.int64),
+                          np.diff(np.append(segments, n)))
         uniques = firsts
     else:
         uniques, inverse = np.unique(values, return_inverse=True)
         codes = inverse.astype(np.int64).reshape(-1)
-    return tuple(_text(v) for v in uniques.tolist()), codes
+    return tuple(_text(v) for v in uniques.tolist()), codes, segments
 
 
 def _text(value: Any) -> str:
@@ -291,7 +294,7 @@ class Qrels:
         cls, qid: NDArray[Any], docid: DocIds, rel: IntArray, lines: IntArray | None,
         *, checked: bool = False,
     ) -> Qrels:
-        query_ids, query = _query_codes(qid)
+        query_ids, query, _ = _query_codes(qid)
         hashes = doc_hash(docid)
         if not checked:
             dup = first_duplicate(query, docid, hashes)
@@ -533,7 +536,7 @@ class Run:
         cls, qid: NDArray[Any], docid: DocIds, score: FloatArray, runid: str,
         *, check_duplicates: bool = True, queries: Iterable[str] = (),
     ) -> Run:
-        query_ids, query = _query_codes(qid)
+        query_ids, query, segments = _query_codes(qid)
         known = set(query_ids)
         # Queries listed without any document (``{qid: {}}``) exist and score 0, as in
         # pytrec_eval.
@@ -546,15 +549,22 @@ class Run:
                     f"document {_text(docid[dup[1]].item())!r} is listed twice for query "
                     f"{query_ids[int(query[dup[1]])]!r} (rows {dup[0]} and {dup[1]})"
                 )
-        for array in (query, docid, score, hashes):
+        for array in (query, docid, score, hashes, segments):
             array.flags.writeable = False
         run = cls(query_ids, query, docid, score, runid)
-        run.__dict__["_hashes"] = hashes  # seeds the cached property: hashed once, here
+        # Seed the cached properties: computed once, here.
+        run.__dict__["_hashes"] = hashes
+        run.__dict__["_segments"] = segments
         return run
 
     @cached_property
     def _hashes(self) -> NDArray[np.uint64]:
         return doc_hash(self.docid)
+
+    @cached_property
+    def _segments(self) -> IntArray:
+        """Start row of each run of rows with the same query."""
+        return _query_codes(self.query)[2]
 
     @cached_property
     def _docid_bytes(self) -> DocIds:
@@ -951,6 +961,7 @@ def evaluate_run(
         score_precision=precision,
         max_docs=max_docs,
         judged_only=_flag("judged_only", judged_only),
+        run_segments=run_obj._segments,
     )
     return _evaluate(ranked, resolved.requests, resolved.columns, options, profile,
                      queries, evaluated_run >= 0, run_obj.runid, complete)

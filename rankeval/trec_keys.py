@@ -239,41 +239,80 @@ class PairIndex:
 
         Complexity: O(n) expected.
         """
-        n = int(query.shape[0])
-        found = np.full(n, -1, dtype=np.int64)
-        if n == 0 or self.query.size == 0:
-            return found
         q = np.asarray(query, dtype=np.int64)
-        known = q < self._mask.size
+        known = (q >= 0) & (q < self._mask.size)
         if not known.all():
-            q = np.where(known, q, 0)
+            # Queries the index has never seen: nothing of theirs can be found.
+            found = np.full(q.size, -1, dtype=np.int64)
+            inside = np.flatnonzero(known)
+            found[inside] = self.lookup(q[inside], docid, hashes[inside],
+                                        take=inside if take is None else take[inside])
+            return found
+        return self._probe(q, self._base[q], self._mask[q], docid, hashes, take)
+
+    def lookup_grid(
+        self, query: IntArray, docid: NDArray[np.generic], hashes: UIntArray
+    ) -> IntArray:
+        """Like :meth:`lookup` for rows laid out as a matrix with one query per matrix row.
+
+        ``query`` has one code per matrix row; ``docid`` and ``hashes`` have
+        ``len(query) * L`` entries, row after row.
+
+        Complexity: O(n) expected.
+        """
+        q = np.asarray(query, dtype=np.int64)
+        width = int(hashes.shape[0]) // max(int(q.size), 1)
+        return self._probe(q, self._base[q], self._mask[q], docid, hashes, None, width)
+
+    def _probe(
+        self,
+        q: IntArray,
+        base: IntArray,
+        mask: IntArray,
+        docid: NDArray[np.generic],
+        hashes: UIntArray,
+        take: IntArray | None,
+        width: int = 1,
+    ) -> IntArray:
+        """Probe the tables; ``q``, ``base``, ``mask`` hold one value per ``width`` entries."""
+        n = int(hashes.shape[0])
+        if n == 0 or self.query.size == 0:
+            return np.full(n, -1, dtype=np.int64)
         keys = hashes.view(np.int64)
-        base, mask = self._base[q], self._mask[q]
-        slots = base + (keys & mask)
+        if width == 1:
+            slots = base + (keys & mask)
+        else:
+            grid = keys.reshape(-1, width)
+            slots = (base[:, None] + (grid & mask[:, None])).reshape(n)
         entry = self._table.take(slots)
         rows = entry["row"]
-        hit = (entry["key"] == keys) & known
-        np.copyto(found, rows, where=hit)  # an empty slot holds row -1
-        going = np.flatnonzero((rows >= 0) & ~hit & known)
-        while going.size:
-            # Another document's slot: probe the next ones of the query's table.
-            b = base[going]
-            slots[going] = b + ((slots[going] - b + 1) & mask[going])
-            entry = self._table.take(slots[going])
-            rows = entry["row"]
-            hit = entry["key"] == keys[going]
-            found[going[hit]] = rows[hit]
-            going = going[(rows >= 0) & ~hit]
+        hit = entry["key"] == keys
+        found = np.where(hit, rows, -1)  # an empty slot holds row -1
+        going = np.flatnonzero((rows >= 0) ^ hit)
+        if going.size:
+            owner = going // width
+            own_base, own_mask, own_keys = base[owner], mask[owner], keys[going]
+            slot = slots[going]
+            while going.size:
+                # Another document's slot: probe the next ones of the query's table.
+                slot = own_base + ((slot - own_base + 1) & own_mask)
+                entry = self._table.take(slot)
+                rows = entry["row"]
+                hit = entry["key"] == own_keys
+                found[going[hit]] = rows[hit]
+                more = (rows >= 0) & ~hit
+                going, slot = going[more], slot[more]
+                own_base, own_mask, own_keys = own_base[more], own_mask[more], own_keys[more]
         # Equal hashes within a query's table: confirm query and id exactly.
         matched = np.flatnonzero(found >= 0)
         source = matched if take is None else take[matched]
         judged = found[matched]
-        same = (self.query[judged] == q[matched]) & np.asarray(
+        same = (self.query[judged] == q[matched // width]) & np.asarray(
             self.docid[judged] == docid[source], dtype=bool
         )
         if not same.all():
             for i, j in zip(matched[~same].tolist(), source[~same].tolist(), strict=True):
-                found[i] = self._exact(int(q[i]), docid[j])
+                found[i] = self._exact(int(q[i // width]), docid[j])
         return found
 
     def _exact(self, query: int, docid: object) -> int:

@@ -270,6 +270,7 @@ def rank_queries(
     score_precision: ScorePrecision,
     max_docs: int | None,
     judged_only: bool,
+    run_segments: IntArray | None = None,
 ) -> RankedQueries:
     """Rank the evaluated queries and look up every retrieved document's judgment.
 
@@ -294,6 +295,9 @@ def rank_queries(
         Relevance level.
     ties, score_precision, max_docs, judged_only
         Ranking rules; see the module docstring.
+    run_segments : ndarray of int64, optional
+        Start row of each run of equal ``run_query`` values (known to the caller), which
+        spares a pass over the rows.
 
     Returns
     -------
@@ -306,14 +310,11 @@ def rank_queries(
     position_of_run_query = np.full(num_run_queries, -1, dtype=np.int64)
     has_run = evaluated_run >= 0
     position_of_run_query[evaluated_run[has_run]] = np.flatnonzero(has_run)
-    row_position = position_of_run_query[run_query]
     key = _score_key(run_score, score_precision)
-    rows, offsets, positions = _rank_order(row_position, key, stable=ties == "input")
+    rows, offsets, positions, same, grid = _rank_order(
+        position_of_run_query, run_query, run_segments, key, stable=ties == "input"
+    )
     lengths = np.diff(offsets)
-    sorted_key = key[rows]
-    same = sorted_key[1:] == sorted_key[:-1]
-    if same.size:
-        same[offsets[1:-1] - 1] = False  # no tie across two queries
     if ties != "input" and same.any():
         rows = rows[_tie_order(same, run_docid[rows[_tied_rows(same)]],
                                descending=ties != "docid_asc")]
@@ -321,7 +322,8 @@ def rank_queries(
     if ties == "average":
         tied_flat = np.zeros(rows.size, dtype=bool)
         tied_flat[:-1] = same
-    if max_docs is not None and bool((lengths > max_docs).any()):
+    truncated = max_docs is not None and bool((lengths > max_docs).any())
+    if max_docs is not None and truncated:
         rank0 = np.arange(rows.size, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
         within = rank0 < max_docs
         rows = rows[within]
@@ -332,9 +334,16 @@ def rank_queries(
     # Judgments of the retrieved documents: one gather through a table whose last entry
     # (index -1, "not found") is NONPOOL.
     judgments = np.append(np.where(qrels_rel < 0, UNJUDGED, qrels_rel), NONPOOL)
-    row_qrels_query = np.repeat(evaluated_qrels[positions], lengths)
-    found = qrels_index.lookup(row_qrels_query, run_docid, run_hash[rows], take=rows)
-    rels = judgments[found]
+    segment_query = evaluated_qrels[positions]
+    if grid and not truncated:
+        # Every row is ranked: look the rows up in input order (rows of one query are a
+        # matrix row), then move the judgments into rank order.
+        found = qrels_index.lookup_grid(segment_query, run_docid, run_hash)
+        rels = judgments[found][rows]
+    else:
+        found = qrels_index.lookup(np.repeat(segment_query, lengths), run_docid,
+                                   run_hash[rows], take=rows)
+        rels = judgments[found]
     if judged_only:
         keep_judged = rels >= 0
         if not keep_judged.all():
@@ -378,40 +387,70 @@ def _score_key(scores: FloatArray, precision: ScorePrecision) -> NDArray[np.floa
 
 
 def _rank_order(
-    position: IntArray, key: NDArray[np.floating[Any]], *, stable: bool
-) -> tuple[IntArray, IntArray, IntArray]:
+    position_of_query: IntArray,
+    query: IntArray,
+    segments: IntArray | None,
+    key: NDArray[np.floating[Any]],
+    *,
+    stable: bool,
+) -> tuple[IntArray, IntArray, IntArray, BoolArray, bool]:
     """Rows of evaluated queries, each query's rows by key descending.
 
-    Returns the ordered rows, the offsets of each query's block in them, and each block's
-    evaluated position. Blocks come in the order queries first appear in the run.
+    ``position_of_query`` maps run query codes to evaluated positions (-1: not evaluated);
+    ``segments`` optionally gives the start row of each run of equal ``query`` values.
+
+    Returns the ordered rows, the offsets of each query's block in them, each block's
+    evaluated position, which ordered rows tie with the next one (same query, same key),
+    and whether the rows form a grid (all rows evaluated, queries contiguous, equal length,
+    block k being rows ``k*L .. k*L+L-1``). Blocks come in the order queries first appear
+    in the run.
 
     Rows of one query usually come together (files, dicts, arrays in query order); the
     rankings are then sorted as rows of a matrix, much faster than one global sort.
     ``stable`` keeps the input order of equal keys.
     """
-    n = int(position.shape[0])
-    kind = "stable" if stable else "quicksort"
+    n = int(query.shape[0])
+    kind: Literal["stable", "quicksort"] = "stable" if stable else "quicksort"
     empty = np.zeros(0, dtype=np.int64)
+    no_ties = np.zeros(0, dtype=bool)
     if n == 0:
-        return empty, np.zeros(1, dtype=np.int64), empty
-    boundary = np.flatnonzero(position[1:] != position[:-1]) + 1
-    seg_start = np.concatenate(([0], boundary))
+        return empty, np.zeros(1, dtype=np.int64), empty, no_ties, False
+    if segments is None:
+        segments = np.concatenate(([0], np.flatnonzero(query[1:] != query[:-1]) + 1))
+    seg_start = segments
     seg_len = np.diff(np.concatenate((seg_start, [n])))
-    seg_pos = position[seg_start]
+    seg_pos = position_of_query[query[seg_start]]
     keep = seg_pos >= 0
     starts, lengths, positions = seg_start[keep], seg_len[keep], seg_pos[keep]
     count = int(starts.size)
     width = int(lengths.max(initial=0))
-    grouped = np.unique(positions).size == count
     if count == 0:
-        return empty, np.zeros(1, dtype=np.int64), empty
+        return empty, np.zeros(1, dtype=np.int64), empty, no_ties, False
+    grouped = np.unique(positions).size == count
     offsets = np.zeros(count + 1, dtype=np.int64)
     if grouped and count * width == n and bool(keep.all()):
         # Every row evaluated, every query the same length: a reshape, no copy.
-        within = np.argsort(-key.reshape(count, width), axis=1, kind=kind)
-        within += starts[:, None]
         offsets[1:] = np.arange(1, count + 1, dtype=np.int64) * width
-        return within.ravel(), offsets, positions
+        grid = key.reshape(count, width)
+        if key.dtype == np.float32 and width < 2**31:
+            # One sort of (descending key bits, column) words: no index indirection, and
+            # equal keys stay in column (input) order, so it is stable too.
+            bits = grid.view(np.uint32).astype(np.uint64)
+            negative = bits >= np.uint64(1 << 31)
+            order_bits = np.where(negative, bits, bits ^ np.uint64(0x7FFFFFFF))
+            packed = (order_bits << np.uint64(32)) | np.arange(width, dtype=np.uint64)
+            packed.sort(axis=1)
+            high = packed >> np.uint64(32)
+            same = (high[:, 1:] == high[:, :-1])
+            within = (packed & np.uint64(0xFFFFFFFF)).astype(np.int64)
+        else:
+            within = np.argsort(-grid, axis=1, kind=kind)
+            ranked_key = np.take_along_axis(grid, within, axis=1)
+            same = ranked_key[:, 1:] == ranked_key[:, :-1]
+        within += starts[:, None]
+        ties = np.zeros((count, width), dtype=bool)
+        ties[:, :-1] = same
+        return within.ravel(), offsets, positions, ties.ravel()[:-1], True
     if grouped and count * width <= 2 * n + 1024:
         columns = np.arange(width, dtype=np.int64)
         inside = columns[None, :] < lengths[:, None]
@@ -421,12 +460,18 @@ def _rank_order(
         ranked = np.take_along_axis(index, within, axis=1)
         rows = ranked[np.take_along_axis(inside, within, axis=1)]
         np.cumsum(lengths, out=offsets[1:])
-        return rows, offsets, positions
-    chosen = np.flatnonzero(position >= 0)
-    rows = chosen[np.lexsort((-key[chosen], position[chosen]))]
-    block_positions, block_lengths = np.unique(position[rows], return_counts=True)
-    np.cumsum(block_lengths, out=offsets[: block_positions.size + 1][1:])
-    return rows, offsets[: block_positions.size + 1], block_positions
+    else:
+        position = position_of_query[query]
+        chosen = np.flatnonzero(position >= 0)
+        rows = chosen[np.lexsort((-key[chosen], position[chosen]))]
+        positions, block_lengths = np.unique(position[rows], return_counts=True)
+        offsets = np.zeros(positions.size + 1, dtype=np.int64)
+        np.cumsum(block_lengths, out=offsets[1:])
+    ranked_key = key[rows]
+    same = ranked_key[1:] == ranked_key[:-1]
+    if same.size:
+        same[offsets[1:-1] - 1] = False  # no tie across two queries
+    return rows, offsets, positions, same, False
 
 
 def _tied_rows(same: BoolArray) -> IntArray:
