@@ -44,9 +44,23 @@ def _scalar_or_array(value: NDArray[Any]) -> Any:
 
 
 def _sequential_sum(values: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Sum along the last axis in order (``np.sum`` sums pairwise)."""
+    """Sum along the last axis in order (``np.sum`` sums pairwise); may overwrite ``values``.
+
+    A 1-D sum skips its zero terms when they are many (vertical drops of a
+    curve, ranks without a hit): the result has the same bits. Before the
+    first nonzero term the running sum is ±0, which that term replaces
+    exactly; after it the running sum is never -0.0 (two nonzero doubles
+    never round to a zero of that sign), and adding ±0 to anything else
+    changes nothing.
+    """
     if values.shape[-1] == 0:
         return np.zeros(values.shape[:-1], dtype=np.float64)
+    if values.ndim == 1:
+        nonzero = values != 0.0  # NaN is kept
+        count = np.count_nonzero(nonzero)
+        if 0 < count <= values.shape[0] // 2:
+            values = np.compress(nonzero, values)
+        return np.cumsum(values, out=values)[..., -1]
     return np.cumsum(values, axis=-1)[..., -1]
 
 
@@ -62,10 +76,18 @@ def f_measure_array(beta: float, recall: ArrayLike, precision: ArrayLike) -> Flo
     Complexity: O(m).
     """
     b2 = beta * beta
-    r = np.asarray(recall, dtype=np.float64)
-    p = np.asarray(precision, dtype=np.float64)
+    r, p = np.broadcast_arrays(
+        np.asarray(recall, dtype=np.float64), np.asarray(precision, dtype=np.float64)
+    )
     with np.errstate(all="ignore"):
-        return np.asarray(((1.0 + b2) * r * p) / (r + b2 * p), dtype=np.float64)
+        # ((1 + b²) * r * p) / (r + b² * p), operation by operation, in place
+        # to save temporaries on long curves.
+        numerator = np.multiply(1.0 + b2, r)
+        numerator *= p
+        denominator = np.multiply(b2, p)
+        denominator += r
+        numerator /= denominator
+        return np.asarray(numerator, dtype=np.float64)
 
 
 def average_precision(tp: ArrayLike, fp: ArrayLike, num_pos: ArrayLike) -> Any:
@@ -85,9 +107,21 @@ def average_precision(tp: ArrayLike, fp: ArrayLike, num_pos: ArrayLike) -> Any:
     """
     tp_a = np.asarray(tp, dtype=np.int64)
     fp_a = np.asarray(fp, dtype=np.int64)
-    delta = np.diff(tp_a, axis=-1, prepend=0)
+    delta = np.empty_like(tp_a)
+    delta[..., :1] = tp_a[..., :1]
+    np.subtract(tp_a[..., 1:], tp_a[..., :-1], out=delta[..., 1:])
+    cases = tp_a + fp_a
     with np.errstate(divide="ignore", invalid="ignore"):
-        total = _sequential_sum(delta * (tp_a / (tp_a + fp_a)))
+        if tp_a.ndim == 1 and cases.all() and (hits := np.flatnonzero(delta != 0)).shape[0]:
+            # Rows where tp does not grow add 0 * (finite precision): zeros,
+            # which the in-order sum may skip (see _sequential_sum; the first
+            # hit's term is nonzero).
+            terms = np.divide(tp_a[hits], cases[hits])
+            terms *= delta[hits]
+        else:
+            terms = np.divide(tp_a, cases)
+            terms *= delta
+        total = _sequential_sum(terms)
         return _scalar_or_array(total / np.asarray(num_pos, dtype=np.float64))
 
 
@@ -137,7 +171,9 @@ def reciprocal_rank(tp: ArrayLike) -> Any:
     tp_a = np.asarray(tp, dtype=np.int64)
     hit = tp_a >= 1
     first = np.argmax(hit, axis=-1)
-    found = np.take_along_axis(hit, first[..., None], axis=-1)[..., 0] if hit.shape[-1] else hit.any(-1)
+    found = (
+        np.take_along_axis(hit, first[..., None], axis=-1)[..., 0] if hit.shape[-1] else hit.any(-1)
+    )
     return _scalar_or_array(np.where(found, 1.0 / (first + 1.0), 0.0))
 
 
@@ -233,7 +269,10 @@ def area_under_curve(curve: FloatArray) -> float:
     """
     x = curve[:, 0]
     y = curve[:, 1]
-    return float(_sequential_sum((y[:-1] + y[1:]) * (x[1:] - x[:-1]) / 2.0))
+    terms = np.add(y[:-1], y[1:])
+    terms *= x[1:] - x[:-1]
+    terms /= 2.0
+    return float(_sequential_sum(terms))
 
 
 _ELEVEN_LEVELS = np.arange(11) * 0.1  # 0.1 * i in double: 0.30000000000000004 at i = 3
@@ -265,7 +304,5 @@ def maximum_f_measure(pr: FloatArray, beta: float) -> float:
 
     Complexity: O(m).
     """
-    f = f_measure_array(beta, pr[:, 0], pr[:, 1])
-    if np.isnan(f).any():
-        return math.nan
-    return max(0.0, float(f.max()))
+    best = float(f_measure_array(beta, pr[:, 0], pr[:, 1]).max())  # NaN if any f is NaN
+    return math.nan if math.isnan(best) else max(0.0, best)
