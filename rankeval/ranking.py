@@ -124,6 +124,16 @@ def _query_codes(values: NDArray[Any]) -> tuple[tuple[str, ...], IntArray, IntAr
     return tuple(_text(v) for v in uniques.tolist()), codes, segments
 
 
+def _utf8(ids: Sequence[str]) -> NDArray[np.bytes_]:
+    """Ids as an ``S`` array of UTF-8 bytes (lone surrogates from bytes round-trip)."""
+    if not ids:
+        return np.zeros(0, dtype="S1")
+    text = np.array(ids, dtype=str)
+    if int(np.ascontiguousarray(text).view(np.uint32).max(initial=0)) < 128:
+        return text.astype("S")
+    return np.array([i.encode("utf-8", "surrogateescape") for i in ids], dtype="S")
+
+
 def _text(value: Any) -> str:
     if isinstance(value, bytes):
         return value.decode("utf-8", "surrogateescape")
@@ -323,6 +333,16 @@ class Qrels:
     @cached_property
     def _hashes(self) -> NDArray[np.uint64]:
         return doc_hash(self.docid)
+
+    @cached_property
+    def _query_keys(self) -> NDArray[np.bytes_]:
+        """Query ids as UTF-8 bytes (their byte order is trec_eval's strcmp order)."""
+        return _utf8(self.query_ids)
+
+    @cached_property
+    def _sorted_queries(self) -> IntArray:
+        """Query indices in byte order of their ids."""
+        return np.argsort(self._query_keys, kind="stable").astype(np.int64)
 
     @cached_property
     def _native_index(self) -> PairIndex:
@@ -562,6 +582,16 @@ class Run:
         return doc_hash(self.docid)
 
     @cached_property
+    def _query_keys(self) -> NDArray[np.bytes_]:
+        """Query ids as UTF-8 bytes (their byte order is trec_eval's strcmp order)."""
+        return _utf8(self.query_ids)
+
+    @cached_property
+    def _sorted_queries(self) -> IntArray:
+        """Query indices in byte order of their ids."""
+        return np.argsort(self._query_keys, kind="stable").astype(np.int64)
+
+    @cached_property
     def _segments(self) -> IntArray:
         """Start row of each run of rows with the same query."""
         return _query_codes(self.query)[2]
@@ -779,10 +809,6 @@ def _integer(name: str, value: object, *, minimum: int | None = None) -> int:
     return number
 
 
-def _order_key(qid: str) -> bytes:
-    return qid.encode("utf-8", "surrogateescape")
-
-
 def evaluate_run(
     run: RunLike,
     qrels: QrelsLike,
@@ -926,22 +952,27 @@ def evaluate_run(
     complete = _flag("complete", complete)
     _choice("no_relevant", no_relevant, ("zero", "skip"))
 
-    # Evaluated queries, in trec_eval's order.
-    run_position = {q: i for i, q in enumerate(run_obj.query_ids)}
-    chosen = [
-        (qid, i) for i, qid in enumerate(qrels_obj.query_ids)
-        if complete or qid in run_position
-    ]
+    # Evaluated queries, in trec_eval's order (query ids sorted byte-wise).
+    qrels_sorted = qrels_obj._sorted_queries
+    qrels_keys = qrels_obj._query_keys[qrels_sorted]
+    run_keys = run_obj._query_keys
+    run_sorted = run_obj._sorted_queries
+    slot = np.searchsorted(run_keys[run_sorted], qrels_keys)
+    slot = np.minimum(slot, max(len(run_sorted) - 1, 0))
+    in_run = (run_keys[run_sorted][slot] == qrels_keys) if len(run_sorted) else (
+        np.zeros(qrels_keys.size, dtype=bool))
+    run_of_qrels = np.where(in_run, run_sorted[slot] if len(run_sorted) else 0, -1)
+    chosen = np.ones(qrels_sorted.size, dtype=bool) if complete else in_run
     if no_relevant == "skip":
         relevant = np.bincount(qrels_obj.query[qrels_obj.rel >= level],
                                minlength=len(qrels_obj.query_ids))
-        chosen = [(qid, i) for qid, i in chosen if relevant[i] > 0]
-    chosen.sort(key=lambda item: _order_key(item[0]))
-    if not chosen or not any(qid in run_position for qid, _ in chosen):
+        chosen &= relevant[qrels_sorted] > 0
+    if not (chosen & in_run).any():
         raise ValueError("no queries with both results and relevance information")
-    queries = tuple(qid for qid, _ in chosen)
-    evaluated_qrels = np.array([i for _, i in chosen], dtype=np.int64)
-    evaluated_run = np.array([run_position.get(q, -1) for q in queries], dtype=np.int64)
+    evaluated_qrels = qrels_sorted[chosen].astype(np.int64)
+    evaluated_run = run_of_qrels[chosen].astype(np.int64)
+    names = qrels_obj.query_ids
+    queries = tuple(names[i] for i in evaluated_qrels.tolist())
 
     run_docid, run_hash, index = qrels_obj._join(run_obj)
     ranked = rank_queries(

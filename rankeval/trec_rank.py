@@ -21,6 +21,7 @@ document is not in the qrels; ``UNJUDGED`` (-2) when the qrels value is negative
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -339,7 +340,7 @@ def rank_queries(
         # Every row is ranked: look the rows up in input order (rows of one query are a
         # matrix row), then move the judgments into rank order.
         found = qrels_index.lookup_grid(segment_query, run_docid, run_hash)
-        rels = judgments[found][rows]
+        rels = judgments.take(found).take(rows)
     else:
         found = qrels_index.lookup(np.repeat(segment_query, lengths), run_docid,
                                    run_hash[rows], take=rows)
@@ -434,22 +435,29 @@ def _rank_order(
         grid = key.reshape(count, width)
         if key.dtype == np.float32 and width < 2**31:
             # One sort of (descending key bits, column) words: no index indirection, and
-            # equal keys stay in column (input) order, so it is stable too.
-            bits = grid.view(np.uint32).astype(np.uint64)
-            negative = bits >= np.uint64(1 << 31)
-            order_bits = np.where(negative, bits, bits ^ np.uint64(0x7FFFFFFF))
-            packed = (order_bits << np.uint64(32)) | np.arange(width, dtype=np.uint64)
+            # equal keys stay in column (input) order, so it is stable too. Non-negative
+            # floats get their low 31 bits flipped, negative ones keep theirs: unsigned
+            # order then runs from +inf down to -inf.
+            bits = grid.view(np.uint32)
+            flip = (bits >> np.uint32(31)) - np.uint32(1)
+            flip &= np.uint32(0x7FFFFFFF)
+            flip ^= bits
+            packed = flip.astype(np.uint64) << np.uint64(32)
+            packed |= np.arange(width, dtype=np.uint64)
             packed.sort(axis=1)
-            high = packed >> np.uint64(32)
-            same = (high[:, 1:] == high[:, :-1])
-            within = (packed & np.uint64(0xFFFFFFFF)).astype(np.int64)
+            words = packed.view(np.uint32).reshape(count, width, 2)
+            key_half, column_half = (1, 0) if sys.byteorder == "little" else (0, 1)
+            high = words[:, :, key_half]
+            same = high[:, 1:] == high[:, :-1]
+            within = words[:, :, column_half].astype(np.int64)
         else:
             within = np.argsort(-grid, axis=1, kind=kind)
             ranked_key = np.take_along_axis(grid, within, axis=1)
             same = ranked_key[:, 1:] == ranked_key[:, :-1]
         within += starts[:, None]
-        ties = np.zeros((count, width), dtype=bool)
+        ties = np.empty((count, width), dtype=bool)
         ties[:, :-1] = same
+        ties[:, -1] = False
         return within.ravel(), offsets, positions, ties.ravel()[:-1], True
     if grouped and count * width <= 2 * n + 1024:
         columns = np.arange(width, dtype=np.int64)

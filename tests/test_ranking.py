@@ -515,6 +515,33 @@ def test_interleaved_rows_rank_like_grouped_ones(
           evaluate_run(shuffled, qrels, MEASURES, ties=ties))  # type: ignore[arg-type]
 
 
+score_values = st.one_of(
+    st.sampled_from([0.0, -0.0, 1.0, -1.0, 0.5, float("inf"), float("-inf"), 1.0 + 2.0**-30]),
+    st.floats(allow_nan=False, width=32),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(grid=st.lists(st.lists(score_values, min_size=6, max_size=6), min_size=1, max_size=6),
+       profile=st.sampled_from(["trec_eval9", "trec_eval10"]),
+       ties=st.sampled_from(["docid_desc", "docid_asc", "input"]))
+def test_ranking_order_matches_a_plain_sort(grid: list[list[float]], profile: str,
+                                           ties: str) -> None:
+    """Equal-length queries (the matrix fast path) rank exactly as a plain Python sort does."""
+    docs = ["b", "a", "D", "10", "9", "é"]
+    run = {f"q{i}": dict(zip(docs, row, strict=True)) for i, row in enumerate(grid)}
+    # Each document's relevance is its position in `docs`, so relstring spells the order.
+    qrels = {q: {d: i for i, d in enumerate(docs)} for q in run}
+    ev = evaluate_run(run, qrels, "relstring", profile=profile, ties=ties)  # type: ignore[arg-type]
+    for i, row in enumerate(grid):
+        cast = (lambda x: float(np.float32(x))) if profile == "trec_eval9" else float
+        order = list(range(len(docs)))
+        if ties != "input":
+            order.sort(key=lambda j: docs[j].encode(), reverse=ties == "docid_desc")
+        order.sort(key=lambda j: -cast(row[j]))
+        assert ev.texts["relstring"][ev.queries.index(f"q{i}")] == "".join(map(str, order))
+
+
 @settings(max_examples=40, deadline=None)
 @given(scores=scores, relevant=st.lists(st.booleans(), min_size=30, max_size=30))
 def test_monotone_score_transform_is_irrelevant(scores: list[int], relevant: list[bool]) -> None:
