@@ -62,8 +62,6 @@ BytesArray = NDArray[np.bytes_]
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
 
-# Bytes C's isspace() accepts in the "C" locale.
-_WHITESPACE = (9, 10, 11, 12, 13, 32)
 # Plain decimals with at most this many digits convert exactly as m / 10**f (Clinger's fast
 # path: both operands are exact doubles, so the quotient is the correctly rounded value).
 _MAX_FAST_DIGITS = 15
@@ -302,8 +300,14 @@ def _fast_fields(
     if not data or b"#" in data:
         return None
     buf = np.frombuffer(data, dtype=np.uint8)
-    control = int(np.count_nonzero(buf < 32))
-    if control != sum(data.count(bytes([c])) for c in _WHITESPACE if c != 32):
+    newlines = np.flatnonzero(buf == 10)
+    # Bytes below 32 must all be whitespace (tab, LF, VT, FF, CR) for "<= 32" to mean
+    # C's isspace: count them against the tabs and newlines (and the rare others).
+    expected = newlines.size + int(np.count_nonzero(buf == 9))
+    for rare in (b"\r", b"\x0b", b"\x0c"):
+        if rare in data:
+            expected += data.count(rare)
+    if int(np.count_nonzero(buf < 32)) != expected:
         return None
     space = buf <= 32
     # +1 where a token ends (text -> space), -1 where one starts (space -> text).
@@ -316,7 +320,6 @@ def _fast_fields(
         starts = np.concatenate(([0], starts))
     if not space[-1]:
         ends = np.concatenate((ends, [buf.size]))
-    newlines = np.flatnonzero(buf == 10)
     if newlines.size == 0 or newlines[-1] != buf.size - 1:
         newlines = np.concatenate((newlines, [buf.size]))
     tokens_before = np.searchsorted(starts, newlines)
