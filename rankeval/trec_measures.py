@@ -810,8 +810,11 @@ def _rbp(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Resu
         low, high = min(own.values()), max(own.values())
         if low < 0 or high > 1:
             rels = batch.rels[row]
-            for v, g in own.items():
-                gains[row, rels == v] = (g - low) / (high - low)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                # A single gain above 1 scales by 0/0 = NaN, as in trec_eval's C.
+                span = np.float64(high) - np.float64(low)
+                for v, g in own.items():
+                    gains[row, rels == v] = (np.float64(g) - low) / span
     terms = gains * _powers(p, batch.width)[None, :]
     sums = np.cumsum(terms, axis=1)[:, -1]
     return _col((1.0 - p) * sums)

@@ -639,3 +639,99 @@ class TestFirstRelevantRank:
         run = Run.from_ranked_lists({"a": ["x"], "b": ["x"], "c": ["r"]})
         qrels = Qrels.from_relevant({q: ["r"] for q in "abc"})
         assert median_first_relevant_rank(run, qrels) == math.inf
+
+
+class TestOptions:
+    """Each named option changes exactly the convention it names."""
+
+    RUN = {"q": {"a": 5.0, "b": 4.0, "c": 3.0, "d": 2.0, "e": 1.0}}
+    QRELS = {"q": {"a": 1, "c": 2, "e": -1, "x": 1, "y": 0}}
+
+    def test_precision_over_retrieved(self) -> None:
+        """precision_denominator='retrieved' divides by the documents actually ranked."""
+        assert evaluate_run(self.RUN, self.QRELS, "P.10")["P_10"] == 0.2
+        got = evaluate_run(self.RUN, self.QRELS, "P.10", precision_denominator="retrieved")
+        assert got["P_10"] == 0.4
+
+    def test_relevance_level_keeps_ndcg_gains(self) -> None:
+        """relevance_level=2 changes map (only 'c' relevant) but not nDCG's gains (trec_eval)."""
+        one = evaluate_run(self.RUN, self.QRELS, ["map", "ndcg"])
+        two = evaluate_run(self.RUN, self.QRELS, ["map", "ndcg"], relevance_level=2)
+        assert two["map"] == pytest.approx(1 / 3, abs=1e-15)
+        assert one["map"] != two["map"]
+        assert one["ndcg"] == two["ndcg"]
+
+    def test_judged_only(self) -> None:
+        """judged_only drops 'b', 'd' (not judged) and 'e' (judged -1) before ranking."""
+        ev = evaluate_run(self.RUN, self.QRELS, ["num_ret", "relstring"], judged_only=True)
+        assert (ev["num_ret"], ev.texts["relstring"][0]) == (2.0, "12")
+
+    def test_utility_uses_collection_size(self) -> None:
+        """utility's fourth coefficient multiplies documents neither retrieved nor relevant."""
+        # 100 documents, 5 retrieved, 3 relevant, 2 of them retrieved: 100 - (5 + 3 - 2).
+        ev = evaluate_run(self.RUN, self.QRELS, "utility.0,0,0,1", num_docs=100)
+        assert ev["utility_0,0,0,1"] == 94.0
+
+    def test_map_denominators(self) -> None:
+        """map divides by R (3), by relevant retrieved (2), or min(k, R) = R without a cutoff."""
+        sums = 1 / 1 + 2 / 3
+        assert evaluate_run(self.RUN, self.QRELS, "map")["map"] == sums / 3
+        assert evaluate_run(self.RUN, self.QRELS, "map", ap_denominator="retrieved")[
+            "map"] == sums / 2
+        assert evaluate_run(self.RUN, self.QRELS, "map", ap_denominator="min_k_r")[
+            "map"] == sums / 3
+
+    def test_lingpipe_rule_reports_one_at_recall_zero(self) -> None:
+        """iprec_rule='lingpipe' gives 1.0 at recall 0 even when rank 1 is not relevant."""
+        run = {"q": {"a": 2.0, "b": 1.0}}
+        qrels = {"q": {"b": 1}}
+        assert evaluate_run(run, qrels, "iprec_at_recall.0")["iprec_at_recall_0.00"] == 0.5
+        assert evaluate_run(run, qrels, "iprec_at_recall.0", iprec_rule="lingpipe")[
+            "iprec_at_recall_0.00"] == 1.0
+
+    def test_complete_and_profiles_print_missing_queries_differently(self) -> None:
+        """With complete=True, trec_eval 10 prints the missing query's zeros, 9 does not."""
+        run = {"q": {"a": 1.0}}
+        qrels = {"q": {"a": 1}, "r": {"b": 1}}
+        nine = evaluate_run(run, qrels, "map", complete=True).format(per_query=True)
+        ten = evaluate_run(run, qrels, "map", complete=True, profile="trec_eval10").format(
+            per_query=True)
+        assert "\tr\t" not in nine and "map                   \tr\t0.0000\n" in ten
+        assert nine.endswith("map                   \tall\t0.5000\n")
+        assert ten.endswith("map                   \tall\t0.5000\n")
+
+
+measure_sets = st.sampled_from([
+    ["all_trec"],
+    ["ndcg.1=3,2=0.5", "G.2=5", "rbp.p=0.5,2=2", "rbp_resid", "unj.1,3", "ndcg_rel.0=1",
+     "Rndcg.1=2", "relstring.3", "11pt_avg.0.2,0.5", "set_F.0.5", "utility.2,-1,0,0"],
+])
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=multi_query_runs(), measures=measure_sets,
+       profile=st.sampled_from(["trec_eval9", "trec_eval10"]),
+       options=st.fixed_dictionaries({
+           "complete": st.booleans(), "judged_only": st.booleans(),
+           "max_docs": st.sampled_from([None, 0, 1, 3]),
+           "relevance_level": st.integers(0, 2), "gain": st.sampled_from(["linear", "exp"]),
+           "discount": st.sampled_from(["log2", "jk2002"]),
+           "ideal": st.sampled_from(["judged", "retrieved"]),
+           "iprec_rule": st.sampled_from(["trec9", "lround", "ceil", "lingpipe"]),
+       }))
+def test_every_measure_and_option_evaluates(
+    data: tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]], measures: list[str],
+    profile: str, options: dict[str, Any],
+) -> None:
+    """Any measure with any option combination gives one value per query and column.
+
+    Only Rndcg may be NaN: like trec_eval it divides by the number of gain-level changes of
+    the ideal ranking, which is 0 when no judged document has a positive gain.
+    """
+    run, qrels = data
+    ev = evaluate_run(run, qrels, measures, profile=profile, **options)  # type: ignore[arg-type]
+    for name in ev.values:
+        assert ev.values[name].shape == (len(ev.queries),)
+        assert not np.isnan(ev.values[name]).any() or name.startswith("Rndcg"), name
+    text = ev.format(per_query=True)
+    assert text.count("\n") >= len(ev.aggregates)
