@@ -6,7 +6,7 @@ import json
 import math
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -644,8 +644,8 @@ class TestFirstRelevantRank:
 class TestOptions:
     """Each named option changes exactly the convention it names."""
 
-    RUN = {"q": {"a": 5.0, "b": 4.0, "c": 3.0, "d": 2.0, "e": 1.0}}
-    QRELS = {"q": {"a": 1, "c": 2, "e": -1, "x": 1, "y": 0}}
+    RUN: ClassVar = {"q": {"a": 5.0, "b": 4.0, "c": 3.0, "d": 2.0, "e": 1.0}}
+    QRELS: ClassVar = {"q": {"a": 1, "c": 2, "e": -1, "x": 1, "y": 0}}
 
     def test_precision_over_retrieved(self) -> None:
         """precision_denominator='retrieved' divides by the documents actually ranked."""
@@ -696,7 +696,8 @@ class TestOptions:
         nine = evaluate_run(run, qrels, "map", complete=True).format(per_query=True)
         ten = evaluate_run(run, qrels, "map", complete=True, profile="trec_eval10").format(
             per_query=True)
-        assert "\tr\t" not in nine and "map                   \tr\t0.0000\n" in ten
+        assert "\tr\t" not in nine
+        assert "map                   \tr\t0.0000\n" in ten
         assert nine.endswith("map                   \tall\t0.5000\n")
         assert ten.endswith("map                   \tall\t0.5000\n")
 
