@@ -206,6 +206,9 @@ class Qrels:
     def __len__(self) -> int:
         """Number of queries.
 
+        >>> len(Qrels.from_relevant({"q1": ["a"], "q2": ["b"]}))
+        2
+
         Complexity: O(1).
         """
         return len(self.query_ids)
@@ -220,6 +223,9 @@ class Qrels:
         ------
         TypeError
             For a relevance that is not an integer.
+
+        >>> Qrels.from_dict({"q1": {"d1": 2, "d2": 0}}).rel.tolist()
+        [2, 0]
 
         Complexity: O(m) for m judgments.
         """
@@ -265,6 +271,13 @@ class Qrels:
         rankeval.io.DataError
             ``FILE:LINE: ...`` for a malformed line or a document judged twice.
 
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "qrels")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write("301 0 FT1 1\\n301 0 FT2 0\\n")
+        >>> Qrels.from_file(path).to_dict()
+        {'301': {'FT1': 1, 'FT2': 0}}
+
         Complexity: O(b + m) for b bytes.
         """
         return cls.from_table(trec_io.read_qrels(path))
@@ -272,6 +285,10 @@ class Qrels:
     @classmethod
     def from_table(cls, table: trec_io.QrelsTable) -> Qrels:
         """From a parsed qrels file (:func:`rankeval.trec_io.parse_qrels`).
+
+        >>> from rankeval import trec_io
+        >>> Qrels.from_table(trec_io.parse_qrels(b"q 0 d 1\\n")).query_ids
+        ('q',)
 
         Complexity: O(m).
         """
@@ -285,6 +302,9 @@ class Qrels:
         ------
         ValueError
             Unequal lengths, non-integer relevance, or a ``(qid, docid)`` pair given twice.
+
+        >>> Qrels.from_arrays(["q", "q"], [7, 9], [1, 0]).to_dict()
+        {'q': {'7': 1, '9': 0}}
 
         Complexity: O(m) expected.
         """
@@ -321,6 +341,9 @@ class Qrels:
 
     def to_dict(self) -> dict[str, dict[str, int]]:
         """pytrec_eval's shape ``{qid: {docid: rel}}`` (document ids as text).
+
+        >>> Qrels.from_relevant({"q": [3]}).to_dict()
+        {'q': {'3': 1}}
 
         Complexity: O(m).
         """
@@ -399,7 +422,10 @@ class Run:
     runid: str = "run"
 
     def __len__(self) -> int:
-        """Number of queries.
+        """Number of queries (including queries listed without documents).
+
+        >>> len(Run.from_dict({"q1": {"a": 1.0}, "q2": {}}))
+        2
 
         Complexity: O(1).
         """
@@ -413,6 +439,9 @@ class Run:
         ------
         TypeError, ValueError
             For a score that is not a real number, or NaN.
+
+        >>> Run.from_dict({"q1": {"d1": 0.5, "d2": 1.5}}).score.tolist()
+        [0.5, 1.5]
 
         Complexity: O(n) for n rows.
         """
@@ -445,6 +474,9 @@ class Run:
         ------
         ValueError
             When a list holds a document twice.
+
+        >>> Run.from_ranked_lists({"q": ["d7", "d3"]}).to_dict()
+        {'q': {'d7': 2.0, 'd3': 1.0}}
 
         Complexity: O(n).
         """
@@ -517,6 +549,14 @@ class Run:
         rankeval.io.DataError
             ``FILE:LINE: ...`` for a malformed line or a document listed twice.
 
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "run")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write("301 Q0 FT1 1 2.5 bm25\\n")
+        >>> run = Run.from_file(path)
+        >>> run.to_dict(), run.runid
+        ({'301': {'FT1': 2.5}}, 'bm25')
+
         Complexity: O(b + n) for b bytes.
         """
         return cls.from_table(trec_io.read_run(path))
@@ -524,6 +564,10 @@ class Run:
     @classmethod
     def from_table(cls, table: trec_io.RunTable) -> Run:
         """From a parsed run file (:func:`rankeval.trec_io.parse_run`).
+
+        >>> from rankeval import trec_io
+        >>> Run.from_table(trec_io.parse_run(b"q Q0 d 1 0.5 r\\n")).runid
+        'r'
 
         Complexity: O(n).
         """
@@ -542,6 +586,10 @@ class Run:
         ------
         ValueError
             Unequal lengths, NaN scores, or a ``(qid, docid)`` pair given twice.
+
+        >>> run = Run.from_arrays(np.array(["q1", "q1"]), np.array([10, 11]), np.array([0.2, 0.9]))
+        >>> run.query_ids, run.docid.tolist()
+        (('q1',), [10, 11])
 
         Complexity: O(n) expected.
         """
@@ -606,6 +654,9 @@ class Run:
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """pytrec_eval's shape ``{qid: {docid: score}}`` (document ids as text).
+
+        >>> Run.from_arrays(["q"], [5], [1.0]).to_dict()
+        {'q': {'5': 1.0}}
 
         Complexity: O(n).
         """
@@ -712,6 +763,9 @@ class RunEvaluation:
         KeyError
             When ``name`` is not an aggregated column.
 
+        >>> evaluate_run({"q": {"a": 1.0, "b": 0.5}}, {"q": {"b": 1}}, "recip_rank")["recip_rank"]
+        0.5
+
         Complexity: O(1).
         """
         try:
@@ -724,6 +778,10 @@ class RunEvaluation:
     def per_query(self, name: str) -> dict[str, float]:
         """``{qid: value}`` for one numeric column.
 
+        >>> evaluate_run({"q": {"a": 1.0}, "r": {"a": 1.0}}, {"q": {"a": 1}, "r": {"b": 1}},
+        ...              "P.1").per_query("P_1")
+        {'q': 1.0, 'r': 0.0}
+
         Complexity: O(Q).
         """
         if name not in self.values:
@@ -733,6 +791,9 @@ class RunEvaluation:
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """pytrec_eval's shape ``{qid: {measure: value}}`` over the numeric columns.
+
+        >>> evaluate_run({"q": {"a": 1.0}}, {"q": {"a": 1}}, ["map", "num_ret"]).to_dict()
+        {'q': {'num_ret': 1.0, 'map': 1.0}}
 
         Complexity: O(Q · columns).
         """

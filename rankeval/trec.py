@@ -51,6 +51,7 @@ __all__ = [
     "resolve",
 ]
 
+#: Which trec_eval to reproduce: 9.0.x (pytrec_eval-terrier) or 10.0.
 Profile = Literal["trec_eval9", "trec_eval10"]
 PROFILES: tuple[Profile, ...] = ("trec_eval9", "trec_eval10")
 
@@ -217,7 +218,13 @@ class Column:
 
     @property
     def measure(self) -> MeasureDef:
-        """The catalogue entry."""
+        """The catalogue entry.
+
+        >>> resolve(["P.5"]).columns[0].measure.name
+        'P'
+
+        Complexity: O(1).
+        """
         return self.request.measure
 
 
@@ -437,6 +444,9 @@ def format_value(value: float | str, printed: Printed) -> str:
 
 def format_line(name: str, qid: str, value: float | str, printed: Printed = "float") -> str:
     """One output line, ``%-22s\\t%s\\t<value>\\n``.
+
+    >>> format_line("num_ret", "301", 500.0, "count").split(chr(9))
+    ['num_ret               ', '301', '500\\n']
 
     Complexity: O(1).
     """

@@ -124,6 +124,11 @@ def pair_hash(query: IntArray, hashes: UIntArray) -> UIntArray:
     For a fixed query this is a bijection of the document hash, so two pairs of one query
     share a key exactly when their documents share a hash.
 
+    >>> h = doc_hash(np.array([b"d1", b"d1"]))
+    >>> k = pair_hash(np.array([0, 1]), h)
+    >>> bool(k[0] != k[1])
+    True
+
     Complexity: O(n).
     """
     key = np.asarray(query, dtype=np.int64).view(np.uint64) * _GOLDEN
@@ -237,6 +242,11 @@ class PairIndex:
         ``hashes[i]`` its document's :func:`doc_hash`. Document ids are only read where the
         hashes match, to confirm the match.
 
+        >>> index = PairIndex(np.array([0, 1]), np.array(["a", "b"]))
+        >>> docs = np.array(["b", "a", "b"])
+        >>> index.lookup(np.array([1, 1, 0]), docs, doc_hash(docs)).tolist()
+        [1, -1, -1]
+
         Complexity: O(n) expected.
         """
         q = np.asarray(query, dtype=np.int64)
@@ -257,6 +267,11 @@ class PairIndex:
 
         ``query`` has one code per matrix row; ``docid`` and ``hashes`` have
         ``len(query) * L`` entries, row after row.
+
+        >>> index = PairIndex(np.array([0, 1]), np.array([7, 8]))
+        >>> docs = np.array([7, 8, 7, 8])
+        >>> index.lookup_grid(np.array([0, 1]), docs, doc_hash(docs)).tolist()
+        [0, -1, -1, 1]
 
         Complexity: O(n) expected.
         """

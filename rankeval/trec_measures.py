@@ -97,6 +97,14 @@ MeasureFunction = Callable[[Batch, MeasureRequest, MeasureOptions], Result]
 def compute(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """Values of one measure for a batch: ``(B, columns)`` floats, or strings (relstring).
 
+    >>> from rankeval.trec import parse_spec
+    >>> from rankeval.trec_rank import Batch
+    >>> batch = Batch(np.array([[0, 1, 1]]), np.array([3]), np.array([[1, 3]]), 1, None)
+    >>> compute(batch, parse_spec("P.2")[0], MeasureOptions()).tolist()
+    [[0.5]]
+    >>> round(float(compute(batch, parse_spec("map")[0], MeasureOptions())[0, 0]), 4)
+    0.3889
+
     Complexity: O(B·L) for most measures, O(B·L·c) for c cutoffs of a cutoff measure.
     """
     return _FUNCTIONS[request.measure.name](batch, request, options)
@@ -104,6 +112,10 @@ def compute(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> R
 
 def cutoff_count(request: MeasureRequest) -> int:
     """Number of value columns the request produces.
+
+    >>> from rankeval.trec import parse_spec
+    >>> cutoff_count(parse_spec("P")[0]), cutoff_count(parse_spec("ndcg.1=2")[0])
+    (9, 1)
 
     Complexity: O(1).
     """

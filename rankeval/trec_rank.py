@@ -46,6 +46,8 @@ IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
 
+#: Order of equal scores: trec_eval's docno descending, ascending, input order, or
+#: averaged over the tie block.
 TiePolicy = Literal["docid_desc", "docid_asc", "input", "average"]
 ScorePrecision = Literal["float32", "double"]
 
@@ -84,12 +86,24 @@ class Batch:
 
     @property
     def size(self) -> int:
-        """Number of queries."""
+        """Number of queries.
+
+        >>> _example().size
+        2
+
+        Complexity: O(1).
+        """
         return int(self.rels.shape[0])
 
     @property
     def width(self) -> int:
-        """Number of rank columns (longest ranking in the batch)."""
+        """Number of rank columns (longest ranking in the batch).
+
+        >>> _example().width
+        3
+
+        Complexity: O(1).
+        """
         return int(self.rels.shape[1])
 
     @cached_property
@@ -152,7 +166,13 @@ class Batch:
         return tp, rank
 
     def tp_at(self, k: IntArray | int) -> IntArray:
-        """Relevant count in the top ``k`` (per query or one k), padding non-relevant; k >= 0."""
+        """Relevant count in the top ``k`` (per query or one k), padding non-relevant; k >= 0.
+
+        >>> _example().tp_at(2).tolist(), _example().tp_at(np.array([0, 9])).tolist()
+        ([1, 1], [0, 1])
+
+        Complexity: O(B).
+        """
         ks = np.broadcast_to(np.asarray(k, dtype=np.int64), (self.size,))
         ks = np.minimum(ks, self.width)
         out = np.zeros(self.size, dtype=np.int64)
@@ -195,12 +215,24 @@ class RankedQueries:
 
     @property
     def size(self) -> int:
-        """Number of queries."""
+        """Number of queries.
+
+        >>> _ranked_example().size
+        2
+
+        Complexity: O(1).
+        """
         return int(self.offsets.shape[0] - 1)
 
     @property
     def num_ret(self) -> IntArray:
-        """Retrieved documents per stored query."""
+        """Retrieved documents per stored query.
+
+        >>> _ranked_example().num_ret.tolist()
+        [3, 1]
+
+        Complexity: O(K).
+        """
         return np.diff(self.offsets)
 
     def batches(self, max_cells: int = _BATCH_CELLS) -> Iterator[tuple[IntArray, Batch]]:
@@ -208,6 +240,9 @@ class RankedQueries:
 
         Queries are grouped by ranking length so that padding stays small; each batch has
         at most ``max_cells`` cells unless a single query is longer than that.
+
+        >>> [(p.tolist(), b.rels.tolist()) for p, b in _ranked_example().batches()]
+        [([0, 1], [[1, -1099511627776, -1099511627776], [0, 1, -1]])]
 
         Complexity: O(total cells) over all batches.
         """
@@ -303,6 +338,23 @@ def rank_queries(
     Returns
     -------
     RankedQueries
+
+    Examples
+    --------
+    Query 0 retrieves documents 5 (score 1), 6 (score 2), 7 (score 2); only 6 is judged:
+
+    >>> from rankeval.trec_keys import PairIndex, doc_hash
+    >>> docs = np.array([5, 6, 7])
+    >>> ranked = rank_queries(
+    ...     run_query=np.zeros(3, dtype=np.int64), run_docid=docs,
+    ...     run_score=np.array([1.0, 2.0, 2.0]), run_hash=doc_hash(docs),
+    ...     qrels_query=np.array([0]), qrels_rel=np.array([1]),
+    ...     qrels_index=PairIndex(np.array([0]), np.array([6])),
+    ...     evaluated_run=np.array([0]), evaluated_qrels=np.array([0]),
+    ...     num_run_queries=1, num_qrels_queries=1, level=1, ties="docid_desc",
+    ...     score_precision="float32", max_docs=None, judged_only=False)
+    >>> ranked.rels.tolist()  # 7 before 6 (tie, docno descending), then 5
+    [-1, 1, -1]
 
     Complexity: O(n log L) for n run rows and rankings of length L (the sort), O(m)
     expected for m qrels rows.
@@ -515,3 +567,15 @@ def _tie_order(same: BoolArray, keys: NDArray[np.generic], *, descending: bool) 
         ordered = ordered[first + last - idx]
     perm[members] = ordered
     return perm
+
+
+def _example() -> Batch:
+    """A two-query batch for the doctests: relevance (0, 2, -1) and (1)."""
+    rels = np.array([[0, 2, NONPOOL], [1, PAD, PAD]], dtype=np.int64)
+    return Batch(rels, np.array([3, 1]), np.array([[1, 1, 1], [0, 1, 0]]), 1, None)
+
+
+def _ranked_example() -> RankedQueries:
+    """Two stored queries (evaluated positions 1 and 0) for the doctests."""
+    return RankedQueries(np.array([0, 1, -1, 1]), np.array([0, 3, 4]), np.array([1, 0]),
+                         np.array([[1, 1], [0, 1]]), 1, None)
