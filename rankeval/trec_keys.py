@@ -65,20 +65,25 @@ def _packed(raw: NDArray[np.uint8]) -> UIntArray:
 
 
 def _hash_words(words: UIntArray) -> UIntArray:
-    """Hash rows of words; all-zero trailing words (padding) do not change the hash."""
-    n = int(words.shape[0])
-    h = np.full(n, _GOLDEN, dtype=np.uint64)
-    for column in range(words.shape[1]):
+    """Hash rows of words; all-zero trailing words (padding) do not change the hash.
+
+    Word c is multiplied by its own odd constant and the products are XORed (a zero word
+    adds nothing, whatever the array's width), then the result is mixed once.
+    """
+    n, columns = words.shape
+    h = np.multiply(words[:, 0], _column_factor(0))
+    for column in range(1, columns):
         word = words[:, column]
-        if column and not word.any():
+        if column >= 2 and not word.any():
             break  # every id is shorter: the remaining columns are padding
-        mixed = h ^ word
-        _mix(mixed)
-        if column == 0:
-            h = mixed
-        else:
-            np.copyto(h, mixed, where=word != 0)
-    return h
+        h ^= word * _column_factor(column)
+    h ^= _GOLDEN
+    return _mix(h)
+
+
+def _column_factor(column: int) -> np.uint64:
+    """An odd 64-bit multiplier per word position."""
+    return np.uint64((0x9E3779B97F4A7C15 * (2 * column + 1)) & 0xFFFFFFFFFFFFFFFF | 1)
 
 
 def doc_hash(docid: NDArray[np.generic]) -> UIntArray:
