@@ -38,9 +38,11 @@ class OperatingPoints:
     Along the points ``tp`` and ``fp`` never decrease and ``tp + fp`` grows by
     at least one case per point; the derived arrays below rely on that.
 
-    The per-point values of spec Part B §3 (recall, precision, the ROC x) are
-    computed on first use and shared by every curve and summary that needs
-    them; like the counts they are read-only.
+    The per-point values of spec Part B §3 are computed on first use, once,
+    straight into the two uninterpolated curves that hold them
+    (:attr:`score_table`, :attr:`roc_table`); :attr:`recall`,
+    :attr:`precision` and :attr:`one_minus_specificity` are views of their
+    columns. Like the counts, all of them are read-only.
 
     Attributes
     ----------
@@ -66,26 +68,56 @@ class OperatingPoints:
         return int(self.tp.shape[0])
 
     @cached_property
-    def recall(self) -> FloatArray:
-        """``tp / R`` at each point; NaN when R = 0. Complexity: O(m), once."""
+    def score_table(self) -> FloatArray:
+        """Rows ``[recall, precision, score]``, one per point (column-major).
+
+        Recall is ``tp / R`` (NaN when R = 0), precision ``tp / (tp + fp)``
+        (never 0/0): LingPipe's uninterpolated score curve. Complexity: O(m), once.
+        """
+        table = np.empty((self.size, 3), dtype=np.float64, order="F")
+        recall, precision = table[:, 0], table[:, 1]
         with np.errstate(divide="ignore", invalid="ignore"):
-            return _frozen(np.divide(self.tp, float(self.num_pos)))
+            np.divide(self.tp, float(self.num_pos), out=recall)
+        # The int64 sum, then tp / sum in double: the bits of tp / (tp + fp)
+        # without a temporary array.
+        np.add(self.tp, self.fp, out=precision, dtype=np.int64)
+        np.divide(self.tp, precision, out=precision)
+        table[:, 2] = self.scores
+        return _frozen(table)
 
     @cached_property
-    def precision(self) -> FloatArray:
-        """``tp / (tp + fp)`` at each point (never 0/0). Complexity: O(m), once."""
-        cases = self.tp + self.fp
-        return _frozen(np.divide(self.tp, cases))
+    def roc_table(self) -> FloatArray:
+        """Rows ``[1 - specificity, sensitivity]``: ``[0, 0]``, one per point, ``[1, 1]``.
 
-    @cached_property
-    def one_minus_specificity(self) -> FloatArray:
-        """The ROC x, ``1 - TN/N`` with ``TN = N - fp``, computed so (LingPipe); NaN when N = 0.
-
+        x is computed as ``1 - TN/N`` with ``TN = N - fp`` (LingPipe; NaN when
+        N = 0), y as ``tp / R`` (NaN when R = 0). Column-major.
         Complexity: O(m), once.
         """
+        table = np.empty((self.size + 2, 2), dtype=np.float64, order="F")
+        table[0] = (0.0, 0.0)
+        table[-1] = (1.0, 1.0)
+        x, y = table[1:-1, 0], table[1:-1, 1]
+        np.subtract(self.num_neg, self.fp, out=x, dtype=np.int64)  # TN, in int64 as before
         with np.errstate(divide="ignore", invalid="ignore"):
-            x = np.divide(self.num_neg - self.fp, float(self.num_neg))
-        return _frozen(np.subtract(1.0, x, out=x))
+            np.divide(x, float(self.num_neg), out=x)
+            np.subtract(1.0, x, out=x)
+            np.divide(self.tp, float(self.num_pos), out=y)
+        return _frozen(table)
+
+    @property
+    def recall(self) -> FloatArray:
+        """``tp / R`` at each point; NaN when R = 0. A view of :attr:`score_table`."""
+        return self.score_table[:, 0]
+
+    @property
+    def precision(self) -> FloatArray:
+        """``tp / (tp + fp)`` at each point. A view of :attr:`score_table`."""
+        return self.score_table[:, 1]
+
+    @property
+    def one_minus_specificity(self) -> FloatArray:
+        """The ROC x at each point. A view of :attr:`roc_table`."""
+        return self.roc_table[1:-1, 0]
 
     @cached_property
     def recall_steps(self) -> IntArray:

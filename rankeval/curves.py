@@ -1,6 +1,6 @@
 """Precision-recall, score and ROC curves: pure functions of the operating points.
 
-Each function returns a new read-only ``float64`` array. The rules (limit
+Each function returns a read-only ``float64`` array. The rules (limit
 points, skipped rows, the two interpolation rules) are LingPipe 4.1.0's, as
 written down in ``spec/scored-evaluation.md`` Part B §4; they apply unchanged
 to the per-block operating points of the ``"grouped"`` tie policy.
@@ -105,18 +105,14 @@ def pr_score_curve(points: OperatingPoints, interpolate: bool = False) -> FloatA
 
     Complexity: O(m).
     """
-    if interpolate:
-        steps = points.recall_steps
-        rows = _columns(steps.shape[0] + 1, 3)
-        rows[0] = (0.0, 1.0, np.inf)
-        _take(points.recall, steps, rows[1:, 0])
-        rows[1:, 1] = points.interpolated_precision
-        _take(points.scores, steps, rows[1:, 2])
-        return _frozen(rows)
-    rows = _columns(points.size, 3)
-    rows[:, 0] = points.recall
-    rows[:, 1] = points.precision
-    rows[:, 2] = points.scores
+    if not interpolate:
+        return points.score_table
+    steps = points.recall_steps
+    rows = _columns(steps.shape[0] + 1, 3)
+    rows[0] = (0.0, 1.0, np.inf)
+    _take(points.recall, steps, rows[1:, 0])
+    rows[1:, 1] = points.interpolated_precision
+    _take(points.scores, steps, rows[1:, 2])
     return _frozen(rows)
 
 
@@ -133,25 +129,15 @@ def roc_curve(points: OperatingPoints, interpolate: bool = False) -> FloatArray:
 
     Complexity: O(m).
     """
-    m = points.size
-    x, y = points.one_minus_specificity, points.recall
+    table = points.roc_table
     if not interpolate:
-        rows = _columns(m + 2, 2)
-        rows[0] = (0.0, 0.0)
-        rows[1:-1, 0] = x
-        rows[1:-1, 1] = y
-        rows[-1] = (1.0, 1.0)
-        return _frozen(rows)
-    # The rows are [0, 0], the m points, [1, 1]; a row stays iff the x of
-    # the next row differs (NaN differs from everything).
-    keep = np.empty(m, dtype=np.bool_)
-    np.not_equal(x[:-1], x[1:], out=keep[:-1])
-    np.not_equal(x[-1:], 1.0, out=keep[-1:])
+        return table
+    x, y = table[:, 0], table[:, 1]
+    keep = np.empty(x.shape[0], dtype=np.bool_)
+    np.not_equal(x[:-1], x[1:], out=keep[:-1])  # NaN differs from everything
+    keep[-1] = True
     kept = np.flatnonzero(keep)
-    start = int(m == 0 or x[0] != 0.0)  # does the origin stay?
-    rows = _columns(start + kept.shape[0] + 1, 2)
-    rows[0] = (0.0, 0.0)  # overwritten below unless the origin stays
-    _take(x, kept, rows[start:-1, 0])
-    _take(y, kept, rows[start:-1, 1])
-    rows[-1] = (1.0, 1.0)
+    rows = _columns(kept.shape[0], 2)
+    _take(x, kept, rows[:, 0])
+    _take(y, kept, rows[:, 1])
     return _frozen(rows)
