@@ -23,11 +23,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from rankeval._ranking import FloatArray
+from rankeval._ranking import FloatArray, OperatingPoints
 
 __all__ = [
     "area_under_curve",
     "average_precision",
+    "average_precision_of",
     "eleven_point_interpolated_precision",
     "expected_precision_at",
     "expected_reciprocal_rank",
@@ -141,6 +142,31 @@ def average_precision(tp: ArrayLike, fp: ArrayLike, num_pos: ArrayLike) -> Any:
         else:
             total = _sequential_sum(_ap_terms(tp_a, fp_a, 0))
         return _scalar_or_array(total / np.asarray(num_pos, dtype=np.float64))
+
+
+def average_precision_of(points: OperatingPoints) -> float:
+    """:func:`average_precision` of ``points.tp, points.fp, points.num_pos``, same bits, faster.
+
+    Only the points where recall (so tp) changes add a nonzero term, and
+    their precision is already in :attr:`OperatingPoints.precision`, shared
+    with the curves: no pass over all points is left.
+
+    >>> from rankeval._ranking import operating_points
+    >>> labels = np.array([0, 1, 0, 1, 1, 0, 0, 0, 1, 0], dtype=bool)
+    >>> average_precision_of(operating_points(np.arange(10.0), labels, 5, 6, "insertion"))
+    0.40888888888888886
+
+    Undefined when R = 0 (NaN). Complexity: O(m) once per points, then O(s) for s steps.
+    """
+    steps = points.recall_steps
+    tp = points.tp[steps]
+    # tp is constant between steps and 0 before the first one.
+    delta = np.empty_like(tp)
+    delta[:1] = tp[:1]
+    np.subtract(tp[1:], tp[:-1], out=delta[1:])
+    terms = np.multiply(delta, points.precision[steps])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(_in_order_sum([terms]) / np.float64(points.num_pos))
 
 
 def _ap_terms(tp: NDArray[np.int64], fp: NDArray[np.int64], start: int) -> FloatArray:

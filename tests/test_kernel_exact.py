@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rankeval._store
-from rankeval import ScoredPrecisionRecallEvaluation
+from rankeval import ScoredPrecisionRecallEvaluation, metrics
 from tests import strategies
 from tests.reference import Reference
 
@@ -60,6 +60,9 @@ def check(ev: ScoredPrecisionRecallEvaluation, ref: Reference) -> None:
     assert_identical(ev.area_under_roc_curve(True), ref.area(ref.roc_curve(True)), "area roc")
     assert_identical(ev._lingpipe_roc_area(), ref.area(ref.roc_curve(False)), "LingPipe roc area")
     assert_identical(ev.average_precision(), ref.average_precision(), "average precision")
+    assert_identical(
+        metrics.average_precision_of(ev._points()), ref.average_precision(), "AP of the points"
+    )
     assert_identical(ev.eleven_point_interpolated_precision().tolist(), ref.eleven_point(), "11pt")
     for beta in (0.5, 1.0, 2.0):
         assert_identical(ev.maximum_f_measure(beta), ref.maximum_f(beta), f"max F({beta})")

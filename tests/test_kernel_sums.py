@@ -18,6 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rankeval import metrics
+from rankeval._ranking import operating_points
 from rankeval.metrics import _BLOCK, _in_order_sum
 
 _TERMS = st.one_of(
@@ -72,8 +73,10 @@ class TestInOrderSum:
 class TestLongInputs:
     """Several blocks long, with the zero terms a ranking produces."""
 
-    rng = np.random.default_rng(7)
     n = 2 * _BLOCK + 123
+
+    def setup_method(self) -> None:
+        self.rng = np.random.default_rng(7)
 
     def ranking(self, grid: bool) -> tuple[np.ndarray, np.ndarray]:
         labels = self.rng.random(self.n) < 0.3
@@ -94,11 +97,17 @@ class TestLongInputs:
                 assert bits(metrics.area_under_curve(curve)) == bits(one_pass_area(curve))
 
     def test_average_precision(self) -> None:
-        """1-D over several blocks, and row by row of a 2-D batch: the one-pass value."""
+        """1-D over several blocks, from the points' steps, row by row of a 2-D batch: same bits."""
         tp, fp = self.ranking(False)
         for num_pos in (int(tp[-1]), int(tp[-1]) + 17, 0):
             want = one_pass_ap(tp, fp, num_pos)
             assert bits(metrics.average_precision(tp, fp, num_pos)) == bits(want)
+        for ties in ("insertion", "grouped"):
+            keys = np.sort(np.round(self.rng.normal(size=self.n), 2))
+            labels = self.rng.random(self.n) < 0.3
+            points = operating_points(keys, labels, int(labels.sum()) + 3, self.n, ties)
+            want = metrics.average_precision(points.tp, points.fp, points.num_pos)
+            assert bits(metrics.average_precision_of(points)) == bits(want)
         batch = np.stack((tp[:5000], tp[5000:10000]))
         cases = np.arange(1, 5001)
         got = metrics.average_precision(batch, cases - batch, 9)
@@ -107,7 +116,8 @@ class TestLongInputs:
     def test_maximum_f_measure(self) -> None:
         """Largest F over several blocks, and NaN from a NaN row in a late block."""
         tp, fp = self.ranking(False)
-        pr = np.column_stack((tp / tp[-1], tp / (tp + fp)))
+        hit = tp > 0  # rows above the first positive would make every F NaN
+        pr = np.column_stack((tp[hit] / tp[-1], tp[hit] / (tp[hit] + fp[hit])))
         for beta in (0.5, 1.0, 3.0):
             f = metrics.f_measure_array(beta, pr[:, 0], pr[:, 1])
             assert bits(metrics.maximum_f_measure(pr, beta)) == bits(max(0.0, float(f.max())))
