@@ -137,6 +137,35 @@ def test_fast_path_equals_line_parser(
     assert fast.runid == slow_runid
 
 
+@settings(max_examples=40, deadline=None)
+@given(rows=st.lists(st.tuples(tokens, tokens, st.floats(allow_nan=False, width=32)),
+                     min_size=1, max_size=40),
+       chunk=st.integers(8, 200), extra=st.booleans())
+def test_chunked_split_equals_one_chunk(rows: list[tuple[str, str, float]], chunk: int,
+                                        extra: bool) -> None:
+    """Tokenising in small chunks (cut at line ends) reads the same rows and line numbers."""
+    seen: set[tuple[str, str]] = set()
+    lines = []
+    for qid, docid, score in rows:
+        if (qid, docid) not in seen:
+            seen.add((qid, docid))
+            lines.append(f"{qid} Q0 {docid} 1 {score!r} run{len(lines)}" + (" x" if extra else ""))
+            lines.append("")
+    data = ("\n".join(lines)).encode("utf-8")
+    whole = trec_io.parse_run(data, "run")
+    saved = trec_io._CHUNK_BYTES
+    try:
+        trec_io._CHUNK_BYTES = chunk
+        pieces = trec_io.parse_run(data, "run")
+    finally:
+        trec_io._CHUNK_BYTES = saved
+    assert pieces.qid.tolist() == whole.qid.tolist()
+    assert pieces.docid.tolist() == whole.docid.tolist()
+    assert pieces.score.tolist() == whole.score.tolist()
+    assert pieces.line.tolist() == whole.line.tolist()
+    assert pieces.runid == whole.runid
+
+
 @settings(max_examples=60, deadline=None)
 @given(value=st.floats(allow_nan=False, allow_infinity=False),
        digits=st.integers(0, 17))
