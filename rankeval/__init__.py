@@ -11,19 +11,48 @@ A ten-line tour, on LingPipe's running example (10 scored cases, one miss):
 (0.4089, 0.5, 0.6)
 >>> ev.pr_curve(interpolate=True)[:3].tolist()
 [[0.0, 1.0], [0.2, 0.6], [0.4, 0.6]]
+
+Many queries, trec_eval's way:
+
+>>> from rankeval import evaluate_run
+>>> result = evaluate_run({"q1": {"d1": 2.0, "d2": 1.0}}, {"q1": {"d2": 1}}, ["map", "P_1"])
+>>> result["map"], result["P_1"]
+(0.5, 0.0)
 """
 
 from rankeval._persist import PersistenceError
 from rankeval.counts import CostMatrix, MultiClassEvaluation, PrecisionRecallEvaluation, f_measure
+from rankeval.ranking import (
+    KendallTau,
+    Qrels,
+    Run,
+    RunEvaluation,
+    eleven_point_precision,
+    evaluate_run,
+    first_relevant_ranks,
+    kendall_tau,
+    kendall_tau_counts,
+    median_first_relevant_rank,
+)
 from rankeval.scored import ScoredPrecisionRecallEvaluation
 
 __version__ = "0.1.0"
 __all__ = [
     "CostMatrix",
+    "KendallTau",
     "MultiClassEvaluation",
     "PersistenceError",
     "PrecisionRecallEvaluation",
+    "Qrels",
+    "Run",
+    "RunEvaluation",
     "ScoredPrecisionRecallEvaluation",
     "__version__",
+    "eleven_point_precision",
+    "evaluate_run",
     "f_measure",
+    "first_relevant_ranks",
+    "kendall_tau",
+    "kendall_tau_counts",
+    "median_first_relevant_rank",
 ]
