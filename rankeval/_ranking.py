@@ -195,9 +195,13 @@ def sort_cases(keys: FloatArray, labels: BoolArray) -> tuple[FloatArray, BoolArr
     pos.sort()
     neg.sort()
     both = np.concatenate((pos, neg))
+    positives = pos.shape[0]
+    del pos, neg  # lower the peak of temporaries (glibc keeps it resident)
     merge = np.argsort(both, kind="stable")
     sorted_keys = both[merge]
-    sorted_labels = merge < pos.shape[0]
+    del both
+    sorted_labels = merge < positives
+    del merge
     tied = sorted_keys[1:] == sorted_keys[:-1]
     if not tied.any():
         return sorted_keys, sorted_labels
