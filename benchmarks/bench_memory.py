@@ -123,7 +123,7 @@ def run_child(kind: str, n: int, chunk: int, ties: bool,
 def main(argv: list[str] | None = None) -> int:
     p = common.parser(__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=10_000_000, help="cases for NumPy and rankeval batch")
-    p.add_argument("--stream-n", type=int, default=2_000_000,
+    p.add_argument("--stream-n", type=int, default=10_000_000,
                    help="cases for the rankeval add_case runs (0 skips them)")
     p.add_argument("--sortedlist-n", type=int, default=10_000_000)
     p.add_argument("--chunk", type=int, default=1_000_000)

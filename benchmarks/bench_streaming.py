@@ -58,6 +58,21 @@ def run_slice(update: Callable[[Any, Any], Any], read: Callable[[], Any],
     return value
 
 
+def run_stream(update: Callable[[Any, Any], Any], read: Callable[[], Any],
+               labels: list[Any], scores: list[Any]) -> Any:
+    """Feed a whole stream one case at a time, reading after each READ_EVERY-th add and at the end.
+
+    Returns the last value read.  bench_window.py streams through this, so it stays.
+    """
+    value = None
+    for start in range(0, len(labels), READ_EVERY):
+        for correct, score in zip(labels[start:start + READ_EVERY],
+                                  scores[start:start + READ_EVERY], strict=True):
+            update(correct, score)
+        value = read()
+    return value
+
+
 def side_by_side(contenders: dict[str, Contender], slice_size: int, prefix: int
                  ) -> tuple[dict[str, float], dict[str, float], dict[str, Any]]:
     """One run: (seconds for the whole stream, seconds for the first ``prefix``, last value)."""
