@@ -185,8 +185,12 @@ class PairIndex:
 
     Each query owns a small open-addressing table (a power of two, at least eight slots per
     judgment) inside one array, so the lookups of one query's documents stay within a few
-    cache lines. A slot holds the document hash and the row side by side. Built and
-    queried with whole-array operations.
+    cache lines. A slot is one 64-bit word: the document hash's high bits with the row
+    (plus one; 0 marks an empty slot) in the low ``row_bits`` bits, so a probe is one plain
+    integer gather (a gather of 16-byte structured slots is several times slower). The
+    low hash bits already chose the slot, so the high bits left in the word still tell
+    documents apart; every match is confirmed on the actual ids anyway. Built and queried
+    with whole-array operations.
 
     Parameters
     ----------
@@ -214,18 +218,19 @@ class PairIndex:
         self._mask = (np.int64(1) << bits) - 1
         self._base = np.zeros(queries + 1, dtype=np.int64)
         np.cumsum(self._mask + 1, out=self._base[1:])
-        self._table = np.zeros(int(self._base[-1]), dtype=_SLOT)
-        self._table["row"] = -1
+        # Rows 0..m-1 are stored as 1..m: they fit in the low row_bits bits of a slot.
+        self._row_mask = np.int64((1 << m.bit_length()) - 1)
+        self._table = np.zeros(int(self._base[-1]), dtype=np.int64)
         keys = doc.view(np.int64)
+        words = (keys & ~self._row_mask) | np.arange(1, m + 1, dtype=np.int64)
         base, mask = self._base[self.query], self._mask[self.query]
         pending = np.arange(m, dtype=np.int64)
         slots = base + (keys & mask)
         while pending.size:
-            free = self._table["row"][slots] == -1
+            free = self._table[slots] == 0
             cand, cand_slots = pending[free], slots[free]
             taken_slots, first = np.unique(cand_slots, return_index=True)
-            self._table["key"][taken_slots] = keys[cand[first]]
-            self._table["row"][taken_slots] = cand[first]
+            self._table[taken_slots] = words[cand[first]]
             placed = np.zeros(pending.size, dtype=bool)
             placed[np.flatnonzero(free)[first]] = True
             pending = pending[~placed]
@@ -270,8 +275,8 @@ class PairIndex:
     ) -> IntArray:
         """Like :meth:`lookup` for rows laid out as a matrix with one query per matrix row.
 
-        ``query`` has one code per matrix row; ``docid`` and ``hashes`` have
-        ``len(query) * L`` entries, row after row.
+        ``query`` has one code per matrix row, each below the largest code indexed plus
+        one; ``docid`` and ``hashes`` have ``len(query) * L`` entries, row after row.
 
         >>> index = PairIndex(np.array([0, 1]), np.array([7, 8]))
         >>> docs = np.array([7, 8, 7, 8])
@@ -304,11 +309,7 @@ class PairIndex:
         else:
             grid = keys.reshape(-1, width)
             slots = (base[:, None] + (grid & mask[:, None])).reshape(n)
-        entry = self._table.take(slots)
-        rows = entry["row"]
-        hit = entry["key"] == keys
-        found = np.where(hit, rows, -1)  # an empty slot holds row -1
-        going = np.flatnonzero((rows >= 0) ^ hit)
+        found, going = self._read(self._table.take(slots), keys)
         if going.size:
             owner = going // width
             own_base, own_mask, own_keys = base[owner], mask[owner], keys[going]
@@ -316,24 +317,32 @@ class PairIndex:
             while going.size:
                 # Another document's slot: probe the next ones of the query's table.
                 slot = own_base + ((slot - own_base + 1) & own_mask)
-                entry = self._table.take(slot)
-                rows = entry["row"]
-                hit = entry["key"] == own_keys
-                found[going[hit]] = rows[hit]
-                more = (rows >= 0) & ~hit
+                rows, more = self._read(self._table.take(slot), own_keys)
+                found[going] = rows
                 going, slot = going[more], slot[more]
                 own_base, own_mask, own_keys = own_base[more], own_mask[more], own_keys[more]
         # Equal hashes within a query's table: confirm query and id exactly.
         matched = np.flatnonzero(found >= 0)
         source = matched if take is None else take[matched]
         judged = found[matched]
-        same = (self.query[judged] == q[matched // width]) & np.asarray(
-            self.docid[judged] == docid[source], dtype=bool
+        # ndarray.take: fancy indexing of fixed-width strings is several times slower.
+        same = (self.query.take(judged) == q[matched // width]) & np.asarray(
+            self.docid.take(judged) == docid.take(source), dtype=bool
         )
         if not same.all():
             for i, j in zip(matched[~same].tolist(), source[~same].tolist(), strict=True):
                 found[i] = self._exact(int(q[i // width]), docid[j])
         return found
+
+    def _read(self, words: IntArray, keys: IntArray) -> tuple[IntArray, IntArray]:
+        """Decode probed slots: the row where a slot holds the key (else -1), and the
+        positions whose slot holds another key (their probe goes on)."""
+        stored = words & self._row_mask  # row + 1; 0 in an empty slot
+        # Same high bits <=> the XOR is below 2**row_bits (unsigned).
+        hit = (words ^ keys).view(np.uint64) <= np.uint64(self._row_mask)
+        found = np.where(hit, stored, 0)
+        found -= 1
+        return found, np.flatnonzero((stored != 0) > hit)
 
     def _exact(self, query: int, docid: object) -> int:
         """Row of the pair by exhaustive comparison (only after a 64-bit hash collision)."""
