@@ -205,19 +205,31 @@ def precision_at(tp: ArrayLike, rank: int) -> Any:
     return _scalar_or_array(hits / float(rank))
 
 
-def r_precision(tp: ArrayLike, num_pos: int) -> Any:
+def r_precision(tp: ArrayLike, num_pos: ArrayLike) -> Any:
     """R-precision: precision at rank R = num_pos, 1.0 when R = 0.
 
     Misses count in R, and ranks past the ranking count as non-relevant, so
     this is trec_eval's ``Rprec`` (which gives 0 for R = 0) and the
-    break-even point of the precision-recall curve.
+    break-even point of the precision-recall curve. ``num_pos`` may be one R
+    per row of a 2-D ``tp`` (one per query).
 
     >>> r_precision([0, 1, 1, 2, 3, 3, 3, 3, 4, 4], 5)
     0.6
+    >>> r_precision([[1, 1, 2], [0, 0, 0]], [2, 0]).tolist()
+    [0.5, 1.0]
 
-    Complexity: O(1).
+    Complexity: O(1) per row.
     """
-    return precision_at(tp, int(num_pos)) if num_pos else precision_at(tp, 0)
+    tp_a = np.asarray(tp, dtype=np.int64)
+    r = np.asarray(num_pos, dtype=np.int64)
+    k = np.minimum(r, tp_a.shape[-1])
+    index = np.broadcast_to(np.maximum(k - 1, 0), tp_a.shape[:-1])[..., None]
+    if tp_a.shape[-1]:
+        hits = np.where(k > 0, np.take_along_axis(tp_a, index, axis=-1)[..., 0], 0)
+    else:
+        hits = np.zeros(tp_a.shape[:-1], dtype=np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _scalar_or_array(np.where(r > 0, hits / r.astype(np.float64), 1.0))
 
 
 def reciprocal_rank(tp: ArrayLike) -> Any:

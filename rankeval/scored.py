@@ -174,7 +174,7 @@ class ScoredPrecisionRecallEvaluation:
         Complexity: O((n + m) + m log m) for m new cases.
         """
         labels, values = check_case_arrays(correct, scores)
-        keys = np.negative(values)
+        keys = np.negative(values, out=values)  # values is our own copy: no second array
         with self._lock:
             if self._read_only:
                 self._refuse()
@@ -307,12 +307,7 @@ class ScoredPrecisionRecallEvaluation:
         Grouped ties: Σ ΔR·P over tie blocks (sklearn's definition, with R
         including misses). Undefined when R = 0 (NaN). Complexity: O(n), cached.
         """
-
-        def compute() -> float:
-            points = self._points()
-            return float(metrics.average_precision(points.tp, points.fp, points.num_pos))
-
-        return self._cached("ap", compute)
+        return self._cached("ap", lambda: float(metrics.average_precision_of(self._points())))
 
     def maximum_f_measure(self, beta: float = 1.0) -> float:
         """Largest F_β over the uninterpolated PR curve, limit points included.
