@@ -211,7 +211,9 @@ def check_curve(curve: Any, width: int) -> NDArray[np.float64]:
     if rows.dtype.kind not in "biuf":
         raise TypeError(f"curve must hold real numbers, got dtype {rows.dtype}")
     if rows.ndim != 2 or rows.shape[1] < width:
-        raise ValueError(f"curve must have rows of at least {width} numbers, got shape {rows.shape}")
+        raise ValueError(
+            f"curve must have rows of at least {width} numbers, got shape {rows.shape}"
+        )
     with np.errstate(over="ignore"):
         values = rows.astype(np.float64)
     if rows.dtype.kind == "f" and (np.isinf(values) & np.isfinite(rows)).any():

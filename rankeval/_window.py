@@ -132,7 +132,7 @@ class WindowStore(CaseStore):
         runs = (self._main, self._buffer)
         self._main, self._buffer = (
             _Run(np.delete(run.keys, where), np.delete(run.labels, where)) if where.size else run
-            for run, where in zip(runs, _deletions(runs, keys))
+            for run, where in zip(runs, _deletions(runs, keys), strict=True)
         )
         # The evicted cases are older than every case left, so they rank first
         # among equal keys.
@@ -168,11 +168,14 @@ class WindowStore(CaseStore):
         assert self._ring_size == self._main.size + self._buffer.size == self.size <= self.window
         assert self.pos_added == int(self._main.cum[-1] + self._buffer.cum[-1])
         slots = self._ring_slots(self._ring_start, self._ring_size)
-        ring = sorted(zip(self._ring_keys[slots].tolist(), self._ring_labels[slots].tolist()))
+        ring = sorted(
+            zip(self._ring_keys[slots].tolist(), self._ring_labels[slots].tolist(), strict=True)
+        )
         tiers = sorted(
             zip(
                 np.concatenate((self._main.keys, self._buffer.keys)).tolist(),
                 np.concatenate((self._main.labels, self._buffer.labels)).tolist(),
+                strict=True,
             )
         )
         assert ring == tiers

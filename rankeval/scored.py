@@ -26,14 +26,14 @@ from rankeval._validation import (
     check_beta,
     check_bool,
     check_case_arrays,
-    check_curve,
-    check_file,
-    check_total,
     check_correct,
     check_count,
+    check_curve,
+    check_file,
     check_rank,
     check_score,
     check_ties,
+    check_total,
     check_window,
 )
 from rankeval._window import WindowStore
@@ -436,7 +436,7 @@ class ScoredPrecisionRecallEvaluation:
         text = ["  PRECI.   RECALL        F\n"]
         text += [
             f"{java_f6(p)} {java_f6(r)} {java_f6(f)}\n"
-            for r, p, f in zip(rows[:, 0].tolist(), rows[:, 1].tolist(), f1.tolist())
+            for r, p, f in zip(rows[:, 0].tolist(), rows[:, 1].tolist(), f1.tolist(), strict=True)
         ]
         _write(text, file)
 
@@ -453,7 +453,9 @@ class ScoredPrecisionRecallEvaluation:
         text = ["  PRECI.   RECALL    SCORE\n"]
         text += [
             f"{java_f6(p)} {java_f6(r)} {java_f6(s)}\n"
-            for r, p, s in zip(rows[:, 0].tolist(), rows[:, 1].tolist(), rows[:, 2].tolist())
+            for r, p, s in zip(
+                rows[:, 0].tolist(), rows[:, 1].tolist(), rows[:, 2].tolist(), strict=True
+            )
         ]
         _write(text, file)
 
@@ -538,7 +540,7 @@ class ScoredPrecisionRecallEvaluation:
             return NotImplemented
         mine, theirs = self._canonical(), other._canonical()
         return mine[:3] == theirs[:3] and all(
-            np.array_equal(a, b) for a, b in zip(mine[3:], theirs[3:])
+            np.array_equal(a, b) for a, b in zip(mine[3:], theirs[3:], strict=True)
         )
 
     __hash__ = None  # type: ignore[assignment]
@@ -558,7 +560,9 @@ class ScoredPrecisionRecallEvaluation:
         Complexity: O(n + m log m).
         """
         if not isinstance(other, ScoredPrecisionRecallEvaluation):
-            raise TypeError(f"can only merge a ScoredPrecisionRecallEvaluation, got {type(other).__name__}")
+            raise TypeError(
+                f"can only merge a ScoredPrecisionRecallEvaluation, got {type(other).__name__}"
+            )
         if (other.ties, other.window) != (self.ties, self.window):
             raise ValueError(
                 f"cannot merge ties={other.ties!r}, window={other.window!r} into "

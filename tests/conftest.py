@@ -60,7 +60,7 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, float) and isinstance(b, float):
         return (math.isnan(a) and math.isnan(b)) or a == b
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     return bool(a == b)
@@ -76,7 +76,7 @@ def close(a: Any, b: Any, tol: float = 1e-12) -> bool:
             return a == b
         return abs(a - b) <= tol
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(close(x, y, tol) for x, y in zip(a, b))
+        return len(a) == len(b) and all(close(x, y, tol) for x, y in zip(a, b, strict=True))
     return bool(a == b)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from itertools import groupby
+from itertools import groupby, pairwise
 from math import comb
 
 Case = tuple[bool, float]
@@ -91,7 +91,7 @@ class Reference:
     @staticmethod
     def area(rows: list[list[float]]) -> float:
         total = 0.0
-        for (x0, y0), (x1, y1) in zip([r[:2] for r in rows], [r[:2] for r in rows[1:]]):
+        for (x0, y0), (x1, y1) in pairwise([r[:2] for r in rows]):
             total += (y0 + y1) * (x1 - x0) / 2.0
         return total
 
@@ -116,7 +116,9 @@ class Reference:
         best = 0.0
         for r, p in self.pr_curve():
             f = self._div((1 + b2) * r * p, r + b2 * p)
-            if math.isnan(f) or math.isnan(best):
+            # Spelled out on purpose: Java's Math.max returns NaN if either argument is NaN,
+            # while Python's max() depends on argument order.
+            if math.isnan(f) or math.isnan(best):  # noqa: SIM108
                 best = math.nan
             else:
                 best = max(best, f)

@@ -37,7 +37,10 @@ def build(record: dict[str, Any]) -> ScoredPrecisionRecallEvaluation:
     ev = ScoredPrecisionRecallEvaluation()
     for correct, score in decode(record["cases"]):
         ev.addCase(correct, score)
-    for method, count in (("addMisses", record["misses"]), ("addNegativeMisses", record["negative_misses"])):
+    for method, count in (
+        ("addMisses", record["misses"]),
+        ("addNegativeMisses", record["negative_misses"]),
+    ):
         if record["outputs"][method] is not None:
             with pytest.raises(ValueError, match="must be non-negative"):
                 getattr(ev, method)(count)
@@ -99,7 +102,8 @@ class TestLingPipeOracle:
         assert close(got.tolist(), expected, TOL)
 
     def test_score_curve(self, case: Any) -> None:
-        """prScoreCurve(false) equals LingPipe's; prScoreCurve(true) adds the score +inf to row 0."""
+        """prScoreCurve(false) equals LingPipe's; prScoreCurve(true) adds the score +inf
+        to row 0."""
         _, out, ev = case
         assert close(ev.prScoreCurve(False).tolist(), out["prScoreCurve(false)"], TOL)
         got = ev.prScoreCurve(True).tolist()
@@ -181,14 +185,18 @@ class TestLingPipeOracle:
         assert buffer.getvalue() == expected
 
     def test_to_string(self, case: Any) -> None:
-        """toString: LingPipe's eight lines byte for byte (BEP fixed), then "Precision at r" for r <= n."""
+        """toString: LingPipe's eight lines byte for byte (BEP fixed), then "Precision at r"
+        for r <= n."""
         record, out, ev = case
         text = ev.toString()
         assert text == str(ev)
         lines = text.split("\n")
         lingpipe = out["toString()"].split("\n")
         ref = reference(record)
-        bep = f"  BEP (Precision-Recall break even point)={java_double_to_string(ref.r_precision())}"
+        bep = (
+            "  BEP (Precision-Recall break even point)="
+            f"{java_double_to_string(ref.r_precision())}"
+        )
         assert lines[:8] == [*lingpipe[:6], bep, lingpipe[7]]
         n = len(record["cases"])
         expected_tail = [

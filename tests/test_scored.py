@@ -69,7 +69,9 @@ class TestRunningExample:
         assert ev.maximum_f_measure(0.5) == 0.6
         assert ev.maximum_f_measure(2.0) == 0.6896551724137931
         # (1/2 + 2/4 + 3/5 + 4/9) / 5
-        assert ev.average_precision() == pytest.approx((1 / 2 + 2 / 4 + 3 / 5 + 4 / 9) / 5, abs=1e-15)
+        assert ev.average_precision() == pytest.approx(
+            (1 / 2 + 2 / 4 + 3 / 5 + 4 / 9) / 5, abs=1e-15
+        )
         assert ev.area_under_pr_curve(True) == pytest.approx(0.5488888888888889, abs=1e-15)
         assert ev.area_under_pr_curve(False) == pytest.approx(0.4652777777777778, abs=1e-15)
         assert ev.area_under_roc_curve(True) == pytest.approx(0.55, abs=1e-15)
@@ -101,7 +103,9 @@ class TestSeedExamples:
     def test_fmp_notebook(self, prefix: str) -> None:
         """FMP: break-even point, maximum F and average precision through the evaluator."""
         entry = SEEDS[f"{prefix}_ap"]
-        ev = _rank_ordered(entry["input"]["relevance_in_rank_order"], entry["input"]["num_relevant"])
+        ev = _rank_ordered(
+            entry["input"]["relevance_in_rank_order"], entry["input"]["num_relevant"]
+        )
         assert close(ev.average_precision(), entry["expected"], 1e-12)
         assert close(ev.pr_breakeven_point(), SEEDS[f"{prefix}_bep"]["expected"], 1e-12)
         assert close(ev.maximum_f_measure(), SEEDS[f"{prefix}_Fmax"]["expected"], 1e-12)
@@ -111,14 +115,16 @@ class TestSeedExamples:
         assert SEEDS["fmp_toy_ap"]["expected"] == 0.8125
         assert round(SEEDS["fmp_ex7_12_ap"]["expected"], 5) == 0.60833
         entry = SEEDS["fmp_toy_ap_swapped_8_9"]
-        ev = _rank_ordered(entry["input"]["relevance_in_rank_order"], entry["input"]["num_relevant"])
+        ev = _rank_ordered(
+            entry["input"]["relevance_in_rank_order"], entry["input"]["num_relevant"]
+        )
         assert close(ev.average_precision(), (1 + 1 + 3 / 4 + 4 / 9) / 4, 1e-15)
 
     def test_fmp_ranking_from_scores(self) -> None:
         """Exercise 7.12 from its raw similarity scores: P(r), R(r) as the table prints."""
         entry = SEEDS["fmp_ex7_12_table"]
         scores, ids, relevant = (entry["input"][k] for k in ("scores", "ids", "relevant"))
-        ev = from_cases([(i in relevant, s) for i, s in zip(ids, scores)])
+        ev = from_cases([(i in relevant, s) for i, s in zip(ids, scores, strict=True)])
         rows = ev.pr_score_curve()
         assert close(rows[:, 1].tolist(), entry["expected"]["P"], 1e-10)
         assert close(rows[:, 0].tolist(), entry["expected"]["R"], 1e-10)
@@ -127,7 +133,9 @@ class TestSeedExamples:
     def test_course_notes_ap_and_rprec(self, name: str) -> None:
         """Course notes: single-query AP and R-precision (RP(4))."""
         entry = SEEDS[name]
-        ev = _rank_ordered(entry["input"]["relevance_in_rank_order"], entry["input"]["num_relevant"])
+        ev = _rank_ordered(
+            entry["input"]["relevance_in_rank_order"], entry["input"]["num_relevant"]
+        )
         assert close(ev.average_precision(), entry["expected"]["AP"], 1e-12)
         assert close(ev.r_precision(), entry["expected"]["Rprec"], 1e-12)
 
@@ -186,8 +194,11 @@ class TestIncremental:
 
     @settings(max_examples=80, deadline=None)
     @given(ops=strategies.operations, ties=strategies.ties, buffer=st.sampled_from([1, 2, 5, 1024]))
-    def test_equals_reference_after_every_operation(self, ops: list[Any], ties: str, buffer: int) -> None:
-        """Cheap reads (counts, ROC area, P@k, RR, R-precision) and full reports match the reference."""
+    def test_equals_reference_after_every_operation(
+        self, ops: list[Any], ties: str, buffer: int
+    ) -> None:
+        """Cheap reads (counts, ROC area, P@k, RR, R-precision) and full reports match the
+        reference."""
         with small_buffer(buffer):
             ev = ScoredPrecisionRecallEvaluation(ties=ties)  # type: ignore[arg-type]
             cases: list[tuple[bool, float]] = []
@@ -354,7 +365,8 @@ class TestBadInput:
             getattr(ev, method)(*args)
         assert same(snapshot(ev), before)
         assert same(snapshot(ev), before)
-        assert ev._store.pair_count2 == store.pair_count2 and ev._store.size == store.size
+        assert ev._store.pair_count2 == store.pair_count2
+        assert ev._store.size == store.size
 
     def test_bulk_error_names_first_bad_index(self) -> None:
         """add_cases reports the first bad index and adds nothing."""
@@ -368,9 +380,9 @@ class TestBadInput:
     def test_messages(self) -> None:
         """Messages name the problem (LingPipe's wording for counts and ranks)."""
         ev = ScoredPrecisionRecallEvaluation()
-        with pytest.raises(ValueError, match="Miss count must be non-negative. Found count=-3"):
+        with pytest.raises(ValueError, match=r"Miss count must be non-negative\. Found count=-3"):
             ev.add_misses(-3)
-        with pytest.raises(ValueError, match="Rank must be non-negative. Found rank=-1"):
+        with pytest.raises(ValueError, match=r"Rank must be non-negative\. Found rank=-1"):
             ev.precision_at(-1)
         with pytest.raises(ValueError, match="NaN"):
             ev.add_case(True, float("nan"))

@@ -58,7 +58,7 @@ class TestThreads:
 
         def writer(labels: list[bool], scores: list[float]) -> None:
             try:
-                for i, (correct, score) in enumerate(zip(labels, scores)):
+                for i, (correct, score) in enumerate(zip(labels, scores, strict=True)):
                     ev.add_case(correct, score)
                     if i % 5000 == 4999:
                         ev.add_misses(1)
@@ -127,7 +127,9 @@ class TestMerge:
     @given(a=strategies.tied_cases, b=strategies.tied_cases)
     def test_grouped_commutative(self, a: list[Any], b: list[Any]) -> None:
         """Under grouped ties the merge order does not matter."""
-        assert build(a, "grouped") + build(b, "grouped") == build(b, "grouped") + build(a, "grouped")
+        assert build(a, "grouped") + build(b, "grouped") == (
+            build(b, "grouped") + build(a, "grouped")
+        )
 
     def test_settings_mismatch(self) -> None:
         """Merging evaluators with different tie policies is a ValueError, nothing changes."""
@@ -220,7 +222,7 @@ class TestSaveLoad:
         bigger.save(path)
         assert ScoredPrecisionRecallEvaluation.load(path) == bigger
         path.write_bytes(b"not a state file")
-        with pytest.raises(ValueError, match="ev.rankeval"):
+        with pytest.raises(ValueError, match=r"ev\.rankeval"):
             ScoredPrecisionRecallEvaluation.load(path)
 
 
@@ -272,7 +274,8 @@ class TestWindow:
         path = tmp_path_factory.mktemp("window") / "w.rankeval"
         x.save(path)
         loaded = ScoredPrecisionRecallEvaluation.load(path)
-        assert loaded == x and loaded.window == window
+        assert loaded == x
+        assert loaded.window == window
         for clone in (loaded, pickle.loads(pickle.dumps(x))):
             clone.add_cases([c for c, _ in b], [s for _, s in b])
             assert clone == build_window(a + b, ties, window)
@@ -287,7 +290,9 @@ class TestWindow:
             ScoredPrecisionRecallEvaluation(window=3).merge(ScoredPrecisionRecallEvaluation())
 
 
-def build_window(cases: list[tuple[bool, float]], ties: str, window: int) -> ScoredPrecisionRecallEvaluation:
+def build_window(
+    cases: list[tuple[bool, float]], ties: str, window: int
+) -> ScoredPrecisionRecallEvaluation:
     ev = ScoredPrecisionRecallEvaluation(ties=ties, window=window)  # type: ignore[arg-type]
     for correct, score in cases:
         ev.add_case(correct, score)
