@@ -21,6 +21,8 @@ Examples
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -39,12 +41,13 @@ UIntArray = NDArray[np.uint64]
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_SLOT = np.dtype([("key", np.int64), ("row", np.int64)])
+# Rows hashed at a time: a block's word columns (a few hundred KB) stay in cache while
+# every column pass and the final mix run over them.
+_BLOCK = 1 << 15
 
 
-def _mix(z: UIntArray) -> UIntArray:
+def _mix(z: UIntArray, scratch: UIntArray) -> UIntArray:
     """splitmix64's finaliser (a bijection on 64-bit words), elementwise, in place."""
-    scratch = np.empty_like(z)
     for shift, factor in ((30, _M1), (27, _M2)):
         np.right_shift(z, np.uint64(shift), out=scratch)
         np.bitwise_xor(z, scratch, out=z)
@@ -54,73 +57,104 @@ def _mix(z: UIntArray) -> UIntArray:
     return z
 
 
-def _packed(raw: NDArray[np.uint8]) -> UIntArray:
-    """Rows of bytes (zero-padded on the right) as rows of little-endian 64-bit words."""
-    n, width = raw.shape
-    if width % 8:
-        padded = np.zeros((n, width + (-width) % 8), dtype=np.uint8)
-        padded[:, :width] = raw
-        raw = padded
-    return np.ascontiguousarray(raw).view(np.uint64).reshape(n, -1)
-
-
-def _hash_words(words: UIntArray) -> UIntArray:
-    """Hash rows of words; all-zero trailing words (padding) do not change the hash.
-
-    Word c is multiplied by its own odd constant and the products are XORed (a zero word
-    adds nothing, whatever the array's width), then the result is mixed once.
-    """
-    n, columns = words.shape
-    h = np.multiply(words[:, 0], _column_factor(0))
-    for column in range(1, columns):
-        word = words[:, column]
-        if column >= 2 and not word.any():
-            break  # every id is shorter: the remaining columns are padding
-        h ^= word * _column_factor(column)
-    h ^= _GOLDEN
-    return _mix(h)
-
-
 def _column_factor(column: int) -> np.uint64:
     """An odd 64-bit multiplier per word position."""
     return np.uint64((0x9E3779B97F4A7C15 * (2 * column + 1)) & 0xFFFFFFFFFFFFFFFF | 1)
 
 
+# One 64-bit word of every row: little-endian pieces of the rows, each with a shift (bits;
+# negative: to the right) that puts its bytes where they sit in the zero-padded word.
+_Word = list[tuple[NDArray[np.unsignedinteger[Any]], int]]
+
+
+def _words(raw: NDArray[np.uint8]) -> list[_Word]:
+    """Rows of bytes as zero-padded little-endian 64-bit words, without copying the rows.
+
+    Full words are strided views into the rows. A partial last word (``w % 8`` bytes) is
+    read as the row's last 8 bytes shifted right past the previous word's bytes; rows
+    shorter than 8 bytes are read as 4-, 2- and 1-byte pieces shifted into place. Either
+    way a word equals the zero-padded one, so ids hash alike in arrays of any width.
+    """
+    width = int(raw.shape[1])
+    words: list[_Word] = [
+        [(raw[:, 8 * c : 8 * c + 8].view("<u8")[:, 0], 0)] for c in range(width // 8)
+    ]
+    rest = width % 8
+    if rest and width >= 8:
+        words.append([(raw[:, width - 8 :].view("<u8")[:, 0], -8 * (8 - rest))])
+    elif rest:
+        pieces: _Word = []
+        offset = 0
+        for size in (4, 2, 1):
+            if rest & size:
+                pieces.append((raw[:, offset : offset + size].view(f"<u{size}")[:, 0],
+                                8 * offset))
+                offset += size
+        words.append(pieces)
+    return words
+
+
+def _read_word(word: _Word, rows: slice, out: UIntArray) -> UIntArray:
+    """One word column of a block of rows, assembled into ``out``."""
+    first, shift = word[0]
+    out[...] = first[rows]
+    if shift < 0:
+        out >>= np.uint64(-shift)
+    for piece, left in word[1:]:
+        out |= piece[rows].astype(np.uint64) << np.uint64(left)
+    return out
+
+
 def doc_hash(docid: NDArray[np.generic]) -> UIntArray:
     """A 64-bit hash per document id, independent of the array's string width.
 
-    Text (``U``) hashes each id by its own content: ASCII ids like the same bytes (cheap),
-    others by their UTF-32 code units; so two text arrays always agree on equal ids.
+    An id's bytes (UTF-32 code units for text, ``U``; the bytes for ``S``; the value for
+    integers) are read as little-endian 64-bit words; word c is multiplied by its own odd
+    constant, the products are XORed (zero padding adds nothing) and the result is mixed
+    with splitmix64's finaliser. Text and bytes hash differently; a join first brings both
+    sides to one kind (:func:`common_docids`).
 
     >>> a = doc_hash(np.array([b"doc1", b"x"]))
     >>> b = doc_hash(np.array([b"doc1", b"a much longer id"]))
     >>> bool(a[0] == b[0]), bool(a[0] == a[1])
     (True, False)
 
-    Complexity: O(n·w) for n ids of w bytes.
+    Complexity: O(n·w) for n ids of w bytes, in cache-sized blocks of rows.
     """
     n = int(docid.shape[0])
     kind = docid.dtype.kind
+    out = np.empty(n, dtype=np.uint64)
+    scratch = np.empty(min(n, _BLOCK), dtype=np.uint64)
     if kind in "iu":
-        return _mix(docid.astype(np.int64).view(np.uint64) ^ _GOLDEN)
+        values = docid.astype(np.int64, copy=False).view(np.uint64)
+        for lo in range(0, n, _BLOCK):
+            h = out[lo : lo + _BLOCK]
+            np.bitwise_xor(values[lo : lo + _BLOCK], _GOLDEN, out=h)
+            _mix(h, scratch[: h.size])
+        return out
     if kind not in "SU":
         raise TypeError(f"document ids must be strings, bytes or integers, got dtype {docid.dtype}")
-    data = np.ascontiguousarray(docid)
-    if n == 0 or data.dtype.itemsize == 0:
-        return np.full(n, _GOLDEN, dtype=np.uint64)
-    if kind == "S":
-        return _hash_words(_packed(data.view(np.uint8).reshape(n, -1)))
-    units = data.view(np.uint32).reshape(n, -1)
-    low = np.zeros((n, units.shape[1] + (-units.shape[1]) % 8), dtype=np.uint8)
-    low[:, : units.shape[1]] = units  # ASCII ids: the bytes themselves
-    h = _hash_words(low.view(np.uint64).reshape(n, -1))
-    wide = np.flatnonzero((units >= 128).any(axis=1)) if units.max() >= 128 else None
-    if wide is not None and wide.size:
-        rows = np.ascontiguousarray(units[wide])
-        h[wide] = _hash_words(rows.view(np.uint64).reshape(wide.size, -1)
-                              if rows.shape[1] % 2 == 0
-                              else _packed(rows.view(np.uint8).reshape(wide.size, -1)))
-    return h
+    width = int(docid.dtype.itemsize)
+    if n == 0 or width == 0:
+        out.fill(_GOLDEN)
+        return _mix(out, scratch)
+    words = _words(np.ascontiguousarray(docid).view(np.uint8).reshape(n, width))
+    factors = [_column_factor(c) for c in range(len(words))]
+    for lo in range(0, n, _BLOCK):
+        rows = slice(lo, lo + _BLOCK)
+        h = out[rows]
+        word = scratch[: h.size]
+        h.fill(_GOLDEN)
+        padding = True
+        for c in reversed(range(len(words))):
+            _read_word(words[c], rows, word)
+            if padding and c > 0 and not word.any():
+                continue  # padding in every row of the block: adds nothing
+            padding = False
+            word *= factors[c]
+            h ^= word
+        _mix(h, word)
+    return out
 
 
 def pair_hash(query: IntArray, hashes: UIntArray) -> UIntArray:
@@ -351,11 +385,17 @@ class PairIndex:
 
 
 def first_duplicate(
-    query: IntArray, docid: NDArray[np.generic], hashes: UIntArray | None = None
+    query: IntArray,
+    docid: NDArray[np.generic],
+    hashes: UIntArray | None = None,
+    *,
+    blocks: IntArray | None = None,
 ) -> tuple[int, int] | None:
     """Rows ``(first, second)`` of the first repeated ``(query, docid)`` pair, or ``None``.
 
     ``second`` is the earliest row repeating an earlier one, ``first`` that earlier row.
+    ``blocks``, when the caller knows that every query's rows are contiguous, gives the
+    start row of each query's block (and spares finding them).
 
     >>> first_duplicate(np.array([0, 0, 1, 0]), np.array([b"a", b"b", b"a", b"a"]))
     (0, 3)
@@ -368,7 +408,9 @@ def first_duplicate(
         return None
     q = np.asarray(query, dtype=np.int64)
     doc = doc_hash(docid) if hashes is None else hashes
-    candidates = _grouped_candidates(q, doc)
+    if blocks is None and bool((q[1:] >= q[:-1]).all()):
+        blocks = np.concatenate(([0], np.flatnonzero(q[1:] != q[:-1]) + 1))
+    candidates = None if blocks is None else _grouped_candidates(doc, blocks)
     if candidates is None:
         h = pair_hash(q, doc)
         # Rows whose key shares a bucket with another row are the only duplicate candidates.
@@ -396,41 +438,39 @@ def first_duplicate(
     return best
 
 
-def _grouped_candidates(query: IntArray, doc: UIntArray) -> IntArray | None:
-    """Rows whose document hash repeats within their query, when queries are contiguous.
+def _grouped_candidates(doc: UIntArray, blocks: IntArray) -> IntArray | None:
+    """Rows of the queries that repeat a hash, given each query's block of rows.
 
     Sorting each query's hashes as a row of a padded matrix is much cheaper than one global
-    sort. ``None`` when the rows are not grouped or too ragged to pad.
+    sort; sorting only their high 32 bits halves the work again (a query whose distinct
+    documents share those bits is merely checked in full). ``None`` when the blocks are too
+    ragged to pad.
     """
-    n = int(query.shape[0])
-    if not bool((query[1:] >= query[:-1]).all()) or bool((doc == 0).any()):
-        return None
-    starts = np.concatenate(([0], np.flatnonzero(query[1:] != query[:-1]) + 1))
-    lengths = np.diff(np.concatenate((starts, [n])))
+    n = int(doc.shape[0])
+    lengths = np.diff(np.append(blocks, n))
     width = int(lengths.max())
-    count = int(starts.size)
+    count = int(blocks.size)
     if count * width > 2 * n + 1024:
         return None
+    high = (doc >> np.uint64(32)).astype(np.uint32)
     if count * width == n:
-        index = np.arange(n, dtype=np.int64).reshape(count, width)
-        valid = None
-        values = doc.reshape(count, width)
+        index = None
+        ranked = high.reshape(count, width)
     else:
         columns = np.arange(width, dtype=np.int64)
+        index = blocks[:, None] + columns[None, :]
         valid = columns[None, :] < lengths[:, None]
-        index = np.where(valid, starts[:, None] + columns[None, :], 0)
-        values = doc[index]
-    if valid is not None:
-        # Padding gets distinct values that cannot equal a neighbour's by construction.
-        values = np.where(valid, values, np.uint64(0))
-    ranked = np.sort(values, axis=1)
+        # Padding (0) sorts first; pairs that involve it are masked out by position.
+        ranked = np.where(valid, high[np.where(valid, index, 0)], np.uint32(0))
+    ranked.sort(axis=1)
     equal = ranked[:, 1:] == ranked[:, :-1]
-    if valid is not None:
-        equal &= ranked[:, 1:] != 0
+    if index is not None:
+        equal &= (columns[None, :-1] >= (width - lengths)[:, None])
     if not equal.any():
         return np.zeros(0, dtype=np.int64)
     # Rare: some query repeats a hash. Candidates are every row of those queries.
     queries = np.flatnonzero(equal.any(axis=1))
-    if valid is None:
-        return index[queries].ravel()
-    return index[queries][valid[queries]]
+    sizes = lengths[queries]
+    # Row j of a chosen block is its start + j: ranks within the concatenation, shifted.
+    shift = blocks[queries] - (np.cumsum(sizes) - sizes)
+    return np.repeat(shift, sizes) + np.arange(int(sizes.sum()), dtype=np.int64)
