@@ -100,28 +100,76 @@ _COUNT_MEASURES = frozenset({"runid", "num_q", "num_ret", "num_rel", "num_rel_re
 # inputs
 
 
-def _query_codes(values: NDArray[Any]) -> tuple[tuple[str, ...], IntArray, IntArray]:
+@dataclass(frozen=True)
+class _QueryCodes:
     """Distinct query ids (as text), each row's index into them, and the segment starts.
 
-    Segments are maximal runs of rows with the same query. Rows of one query usually come
-    together (TREC files, dicts); that case needs no sort.
+    Segments are maximal runs of rows with the same query. ``grouped``: each query's rows
+    form one segment (so query k is segment k).
+    """
+
+    ids: tuple[str, ...]
+    codes: IntArray
+    segments: IntArray
+    grouped: bool
+
+
+def _query_codes(values: NDArray[Any]) -> _QueryCodes:
+    """Code the query column (see :class:`_QueryCodes`).
+
+    Rows of one query usually come together (TREC files, dicts, columns in query order);
+    that case needs no sort: one comparison with the row above, then a set of the
+    segments' first ids.
+
+    Complexity: O(n·w) for n ids of w bytes when grouped; O(n log n) otherwise.
     """
     n = int(values.shape[0])
     if n == 0:
-        return (), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    starts = np.empty(n, dtype=bool)
-    starts[0] = True
-    np.not_equal(values[1:], values[:-1], out=starts[1:])
-    segments = np.flatnonzero(starts)
-    firsts = values[segments]
-    if np.unique(firsts).shape[0] == firsts.shape[0]:
+        empty = np.zeros(0, dtype=np.int64)
+        return _QueryCodes((), empty, empty, True)
+    segments = _segment_starts(values)
+    firsts = _texts(values[segments])
+    if len(set(firsts)) == len(firsts):
         codes = np.repeat(np.arange(segments.size, dtype=np.int64),
                           np.diff(np.append(segments, n)))
-        uniques = firsts
+        return _QueryCodes(tuple(firsts), codes, segments, True)
+    uniques, inverse = np.unique(values, return_inverse=True)
+    codes = inverse.astype(np.int64).reshape(-1)
+    return _QueryCodes(tuple(_texts(uniques)), codes, segments, False)
+
+
+def _segment_starts(values: NDArray[Any]) -> IntArray:
+    """Start row of each maximal run of equal values.
+
+    Strings are compared as their raw bytes read as wide integers (equal strings of one
+    array have equal padded bytes): one fast comparison of every word with the word one
+    row above, instead of a string comparison per row.
+    """
+    n = int(values.shape[0])
+    itemsize = int(values.dtype.itemsize)
+    if values.dtype.kind in "SU" and itemsize:
+        size = next(b for b in (8, 4, 2, 1) if itemsize % b == 0)
+        per_row = itemsize // size
+        flat = np.ascontiguousarray(values).view(f"u{size}")
+        differs = np.flatnonzero(flat[per_row:] != flat[:-per_row]) // per_row + 1
+        fresh = np.empty(differs.size, dtype=bool)
+        fresh[:1] = True
+        np.not_equal(differs[1:], differs[:-1], out=fresh[1:])
+        changes = differs[fresh]
     else:
-        uniques, inverse = np.unique(values, return_inverse=True)
-        codes = inverse.astype(np.int64).reshape(-1)
-    return tuple(_text(v) for v in uniques.tolist()), codes, segments
+        changes = np.flatnonzero(values[1:] != values[:-1]) + 1
+    starts = np.empty(changes.size + 1, dtype=np.int64)
+    starts[0] = 0
+    starts[1:] = changes
+    return starts if n else starts[:0]
+
+
+def _texts(values: NDArray[Any]) -> list[str]:
+    """Ids as text: ``U`` as is, bytes decoded as UTF-8 (invalid bytes kept as surrogates)."""
+    items = values.tolist()
+    if values.dtype.kind == "U":
+        return items  # type: ignore[no-any-return]
+    return [_text(v) for v in items]
 
 
 def _utf8(ids: Sequence[str]) -> NDArray[np.bytes_]:
@@ -324,10 +372,12 @@ class Qrels:
         cls, qid: NDArray[Any], docid: DocIds, rel: IntArray, lines: IntArray | None,
         *, checked: bool = False,
     ) -> Qrels:
-        query_ids, query, _ = _query_codes(qid)
+        coded = _query_codes(qid)
+        query_ids, query = coded.ids, coded.codes
         hashes = doc_hash(docid)
         if not checked:
-            dup = first_duplicate(query, docid, hashes)
+            dup = first_duplicate(query, docid, hashes,
+                                  blocks=coded.segments if coded.grouped else None)
             if dup is not None:
                 raise ValueError(
                     f"document {_text(docid[dup[1]].item())!r} is judged twice for query "
@@ -366,6 +416,11 @@ class Qrels:
     def _sorted_queries(self) -> IntArray:
         """Query indices in byte order of their ids."""
         return np.argsort(self._query_keys, kind="stable").astype(np.int64)
+
+    @cached_property
+    def _query_position(self) -> dict[str, int]:
+        """Index of each query id in ``query_ids``."""
+        return {q: i for i, q in enumerate(self.query_ids)}
 
     @cached_property
     def _native_index(self) -> PairIndex:
@@ -604,14 +659,16 @@ class Run:
         cls, qid: NDArray[Any], docid: DocIds, score: FloatArray, runid: str,
         *, check_duplicates: bool = True, queries: Iterable[str] = (),
     ) -> Run:
-        query_ids, query, segments = _query_codes(qid)
+        coded = _query_codes(qid)
+        query_ids, query, segments = coded.ids, coded.codes, coded.segments
         known = set(query_ids)
         # Queries listed without any document (``{qid: {}}``) exist and score 0, as in
         # pytrec_eval.
         query_ids += tuple(q for q in dict.fromkeys(queries) if q not in known)
         hashes = doc_hash(docid)
         if check_duplicates:
-            dup = first_duplicate(query, docid, hashes)
+            dup = first_duplicate(query, docid, hashes,
+                                  blocks=segments if coded.grouped else None)
             if dup is not None:
                 raise ValueError(
                     f"document {_text(docid[dup[1]].item())!r} is listed twice for query "
@@ -630,19 +687,9 @@ class Run:
         return doc_hash(self.docid)
 
     @cached_property
-    def _query_keys(self) -> NDArray[np.bytes_]:
-        """Query ids as UTF-8 bytes (their byte order is trec_eval's strcmp order)."""
-        return _utf8(self.query_ids)
-
-    @cached_property
-    def _sorted_queries(self) -> IntArray:
-        """Query indices in byte order of their ids."""
-        return np.argsort(self._query_keys, kind="stable").astype(np.int64)
-
-    @cached_property
     def _segments(self) -> IntArray:
         """Start row of each run of rows with the same query."""
-        return _query_codes(self.query)[2]
+        return _segment_starts(self.query)
 
     @cached_property
     def _docid_bytes(self) -> DocIds:
@@ -1013,16 +1060,17 @@ def evaluate_run(
     complete = _flag("complete", complete)
     _choice("no_relevant", no_relevant, ("zero", "skip"))
 
-    # Evaluated queries, in trec_eval's order (query ids sorted byte-wise).
+    # Evaluated queries, in trec_eval's order (query ids sorted byte-wise). The run's ids are
+    # found through the qrels' dict (built once per Qrels): cheaper than sorting them.
     qrels_sorted = qrels_obj._sorted_queries
-    qrels_keys = qrels_obj._query_keys[qrels_sorted]
-    run_keys = run_obj._query_keys
-    run_sorted = run_obj._sorted_queries
-    slot = np.searchsorted(run_keys[run_sorted], qrels_keys)
-    slot = np.minimum(slot, max(len(run_sorted) - 1, 0))
-    in_run = (run_keys[run_sorted][slot] == qrels_keys) if len(run_sorted) else (
-        np.zeros(qrels_keys.size, dtype=bool))
-    run_of_qrels = np.where(in_run, run_sorted[slot] if len(run_sorted) else 0, -1)
+    position = qrels_obj._query_position
+    qrels_code = np.fromiter((position.get(q, -1) for q in run_obj.query_ids),
+                             dtype=np.int64, count=len(run_obj.query_ids))
+    shared = np.flatnonzero(qrels_code >= 0)
+    run_of_qrels = np.full(len(qrels_obj.query_ids), -1, dtype=np.int64)
+    run_of_qrels[qrels_code[shared]] = shared
+    run_of_qrels = run_of_qrels[qrels_sorted]
+    in_run = run_of_qrels >= 0
     chosen = np.ones(qrels_sorted.size, dtype=bool) if complete else in_run
     if no_relevant == "skip":
         relevant = np.bincount(qrels_obj.query[qrels_obj.rel >= level],
