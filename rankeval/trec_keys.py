@@ -21,12 +21,14 @@ Examples
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
+    "Matches",
     "PairIndex",
     "as_bytes",
     "common_docids",
@@ -37,6 +39,7 @@ __all__ = [
 
 IntArray = NDArray[np.int64]
 UIntArray = NDArray[np.uint64]
+BoolArray = NDArray[np.bool_]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -214,6 +217,43 @@ def as_bytes(values: NDArray[np.generic]) -> NDArray[np.bytes_]:
     return np.array([str(v).encode("utf-8", "surrogatepass") for v in values], dtype="S")
 
 
+@dataclass(frozen=True)
+class Matches:
+    """Probed pairs found in a :class:`PairIndex`: pair ``position[i]`` is row ``row[i]``.
+
+    Positions come in no particular order.
+    """
+
+    position: IntArray
+    row: IntArray
+
+    def found(self, n: int) -> IntArray:
+        """Row of each of ``n`` probed pairs, -1 for the pairs not found.
+
+        >>> Matches(np.array([2]), np.array([5])).found(3).tolist()
+        [-1, -1, 5]
+
+        Complexity: O(n).
+        """
+        out = np.full(n, -1, dtype=np.int64)
+        out[self.position] = self.row
+        return out
+
+
+def _same_ids(a: NDArray[np.generic], b: NDArray[np.generic]) -> BoolArray:
+    """Elementwise equality of two id arrays of one kind."""
+    if a.dtype == b.dtype and a.dtype.kind in "SU" and a.size:
+        # Raw words: one flat integer comparison instead of a string comparison per id
+        # (equal strings of one dtype have equal padded bytes).
+        size = next(w for w in (8, 4, 2, 1) if a.dtype.itemsize % w == 0)
+        differs = np.flatnonzero(np.ascontiguousarray(a).view(f"u{size}")
+                                 != np.ascontiguousarray(b).view(f"u{size}"))
+        same = np.ones(a.shape[0], dtype=bool)
+        same[differs // (a.dtype.itemsize // size)] = False
+        return same
+    return np.asarray(a == b, dtype=bool)
+
+
 class PairIndex:
     """An exact hash index of distinct ``(query code, document id)`` pairs.
 
@@ -293,16 +333,35 @@ class PairIndex:
 
         Complexity: O(n) expected.
         """
+        return self.matches(query, docid, hashes, take=take).found(int(hashes.shape[0]))
+
+    def matches(
+        self,
+        query: IntArray,
+        docid: NDArray[np.generic],
+        hashes: UIntArray,
+        *,
+        take: IntArray | None = None,
+    ) -> Matches:
+        """The pairs of :meth:`lookup` that are in the index, with their rows.
+
+        >>> index = PairIndex(np.array([0, 1]), np.array(["a", "b"]))
+        >>> docs = np.array(["b", "a", "b"])
+        >>> m = index.matches(np.array([1, 1, 0]), docs, doc_hash(docs))
+        >>> m.position.tolist(), m.row.tolist()
+        ([0], [1])
+
+        Complexity: O(n) expected.
+        """
         q = np.asarray(query, dtype=np.int64)
         known = (q >= 0) & (q < self._mask.size)
         if not known.all():
             # Queries the index has never seen: nothing of theirs can be found.
-            found = np.full(q.size, -1, dtype=np.int64)
             inside = np.flatnonzero(known)
-            found[inside] = self.lookup(q[inside], docid, hashes[inside],
-                                        take=inside if take is None else take[inside])
-            return found
-        return self._probe(q, self._base[q], self._mask[q], docid, hashes, take)
+            found = self.matches(q[inside], docid, hashes[inside],
+                                 take=inside if take is None else take[inside])
+            return Matches(inside[found.position], found.row)
+        return self._probe(q, docid, hashes, take)
 
     def lookup_grid(
         self, query: IntArray, docid: NDArray[np.generic], hashes: UIntArray
@@ -319,64 +378,78 @@ class PairIndex:
 
         Complexity: O(n) expected.
         """
+        return self.matches_grid(query, docid, hashes).found(int(hashes.shape[0]))
+
+    def matches_grid(
+        self, query: IntArray, docid: NDArray[np.generic], hashes: UIntArray
+    ) -> Matches:
+        """The pairs of :meth:`lookup_grid` that are in the index, with their rows.
+
+        >>> index = PairIndex(np.array([0, 1]), np.array([7, 8]))
+        >>> docs = np.array([7, 8, 7, 8])
+        >>> m = index.matches_grid(np.array([0, 1]), docs, doc_hash(docs))
+        >>> sorted(zip(m.position.tolist(), m.row.tolist()))
+        [(0, 0), (3, 1)]
+
+        Complexity: O(n) expected.
+        """
         q = np.asarray(query, dtype=np.int64)
         width = int(hashes.shape[0]) // max(int(q.size), 1)
-        return self._probe(q, self._base[q], self._mask[q], docid, hashes, None, width)
+        return self._probe(q, docid, hashes, None, width)
 
     def _probe(
         self,
         q: IntArray,
-        base: IntArray,
-        mask: IntArray,
         docid: NDArray[np.generic],
         hashes: UIntArray,
         take: IntArray | None,
         width: int = 1,
-    ) -> IntArray:
-        """Probe the tables; ``q``, ``base``, ``mask`` hold one value per ``width`` entries."""
+    ) -> Matches:
+        """Probe the tables; ``q`` holds one query code per ``width`` pairs."""
         n = int(hashes.shape[0])
         if n == 0 or self.query.size == 0:
-            return np.full(n, -1, dtype=np.int64)
+            return Matches(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
         keys = hashes.view(np.int64)
+        base, mask = self._base[q], self._mask[q]
         if width == 1:
             slots = base + (keys & mask)
         else:
-            grid = keys.reshape(-1, width)
-            slots = (base[:, None] + (grid & mask[:, None])).reshape(n)
-        found, going = self._read(self._table.take(slots), keys)
-        if going.size:
+            slots = (base[:, None] + (keys.reshape(-1, width) & mask[:, None])).reshape(n)
+        words = self._table.take(slots)
+        # Most documents are not judged and most of their first slots are empty: only the
+        # pairs whose slot is taken go on, so the decoding runs on a fraction of the rows.
+        going = np.flatnonzero(words)
+        slot, word, going_keys = slots[going], words[going], keys[going]
+        positions: list[IntArray] = []
+        rows: list[IntArray] = []
+        while going.size:
+            # Same high bits <=> the XOR is below 2**row_bits (unsigned).
+            hit = (word ^ going_keys).view(np.uint64) <= np.uint64(self._row_mask)
+            positions.append(going[hit])
+            rows.append((word[hit] & self._row_mask) - 1)
+            # Another document's slot: probe the next one of the query's table.
+            more = ~hit
+            going, slot, going_keys = going[more], slot[more], going_keys[more]
             owner = going // width
-            own_base, own_mask, own_keys = base[owner], mask[owner], keys[going]
-            slot = slots[going]
-            while going.size:
-                # Another document's slot: probe the next ones of the query's table.
-                slot = own_base + ((slot - own_base + 1) & own_mask)
-                rows, more = self._read(self._table.take(slot), own_keys)
-                found[going] = rows
-                going, slot = going[more], slot[more]
-                own_base, own_mask, own_keys = own_base[more], own_mask[more], own_keys[more]
-        # Equal hashes within a query's table: confirm query and id exactly.
-        matched = np.flatnonzero(found >= 0)
-        source = matched if take is None else take[matched]
-        judged = found[matched]
-        # ndarray.take: fancy indexing of fixed-width strings is several times slower.
-        same = (self.query.take(judged) == q[matched // width]) & np.asarray(
-            self.docid.take(judged) == docid.take(source), dtype=bool
-        )
+            own_base = base[owner]
+            slot = own_base + ((slot - own_base + 1) & mask[owner])
+            word = self._table.take(slot)
+            taken = word != 0
+            going, slot, word = going[taken], slot[taken], word[taken]
+            going_keys = going_keys[taken]
+        position = np.concatenate(positions) if positions else np.zeros(0, dtype=np.int64)
+        row = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+        # Equal hash bits within a query's table: confirm query and id exactly (ndarray.take:
+        # fancy indexing of fixed-width strings is several times slower).
+        source = position if take is None else take[position]
+        same = (self.query.take(row) == q[position // width]) & _same_ids(
+            self.docid.take(row), docid.take(source))
         if not same.all():
-            for i, j in zip(matched[~same].tolist(), source[~same].tolist(), strict=True):
-                found[i] = self._exact(int(q[i // width]), docid[j])
-        return found
-
-    def _read(self, words: IntArray, keys: IntArray) -> tuple[IntArray, IntArray]:
-        """Decode probed slots: the row where a slot holds the key (else -1), and the
-        positions whose slot holds another key (their probe goes on)."""
-        stored = words & self._row_mask  # row + 1; 0 in an empty slot
-        # Same high bits <=> the XOR is below 2**row_bits (unsigned).
-        hit = (words ^ keys).view(np.uint64) <= np.uint64(self._row_mask)
-        found = np.where(hit, stored, 0)
-        found -= 1
-        return found, np.flatnonzero((stored != 0) > hit)
+            for i in np.flatnonzero(~same).tolist():
+                row[i] = self._exact(int(q[int(position[i]) // width]), docid[int(source[i])])
+            found = row >= 0
+            position, row = position[found], row[found]
+        return Matches(position, row)
 
     def _exact(self, query: int, docid: object) -> int:
         """Row of the pair by exhaustive comparison (only after a 64-bit hash collision)."""

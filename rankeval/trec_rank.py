@@ -368,9 +368,12 @@ def rank_queries(
         position_of_run_query, run_query, run_segments, key, stable=ties == "input"
     )
     lengths = np.diff(offsets)
-    if ties != "input" and same.any():
-        rows = rows[_tie_order(same, run_docid[rows[_tied_rows(same)]],
-                               descending=ties != "docid_asc")]
+    if ties != "input":
+        members = _tied_rows(same)
+        if members.size:
+            # Only the tied rows move: reorder them in place, leave the rest be.
+            rows[members] = rows[members[_tie_order(same, members, run_docid[rows[members]],
+                                                    descending=ties != "docid_asc")]]
     tied_flat = None
     if ties == "average":
         tied_flat = np.zeros(rows.size, dtype=bool)
@@ -384,19 +387,21 @@ def rank_queries(
             tied_flat = tied_flat[within]
         lengths = np.minimum(lengths, max_docs)
 
-    # Judgments of the retrieved documents: one gather through a table whose last entry
-    # (index -1, "not found") is NONPOOL.
-    judgments = np.append(np.where(qrels_rel < 0, UNJUDGED, qrels_rel), NONPOOL)
+    # Judgments of the retrieved documents: NONPOOL unless found in the qrels.
+    judgments = np.where(qrels_rel < 0, UNJUDGED, qrels_rel)
     segment_query = evaluated_qrels[positions]
     if grid and not truncated:
         # Every row is ranked: look the rows up in input order (rows of one query are a
         # matrix row), then move the judgments into rank order.
-        found = qrels_index.lookup_grid(segment_query, run_docid, run_hash)
-        rels = judgments.take(found).take(rows)
+        found = qrels_index.matches_grid(segment_query, run_docid, run_hash)
+        rels = np.full(rows.size, NONPOOL, dtype=np.int64)
+        rels[found.position] = judgments.take(found.row)
+        rels = rels.take(rows)
     else:
-        found = qrels_index.lookup(np.repeat(segment_query, lengths), run_docid,
-                                   run_hash[rows], take=rows)
-        rels = judgments[found]
+        found = qrels_index.matches(np.repeat(segment_query, lengths), run_docid,
+                                    run_hash[rows], take=rows)
+        rels = np.full(rows.size, NONPOOL, dtype=np.int64)
+        rels[found.position] = judgments.take(found.row)
     if judged_only:
         keep_judged = rels >= 0
         if not keep_judged.all():
@@ -479,7 +484,8 @@ def _rank_order(
     width = int(lengths.max(initial=0))
     if count == 0:
         return empty, np.zeros(1, dtype=np.int64), empty, no_ties, False
-    grouped = np.unique(positions).size == count
+    # Each evaluated query in one segment (positions are query codes mapped one to one).
+    grouped = int(np.bincount(positions).max()) <= 1
     offsets = np.zeros(count + 1, dtype=np.int64)
     if grouped and count * width == n and bool(keep.all()):
         # Every row evaluated, every query the same length: a reshape, no copy.
@@ -535,21 +541,24 @@ def _rank_order(
 
 
 def _tied_rows(same: BoolArray) -> IntArray:
-    """Positions (in the sorted order) of the rows that tie with a neighbour."""
-    in_block = np.zeros(same.size + 1, dtype=bool)
-    in_block[:-1] |= same
-    in_block[1:] |= same
-    return np.flatnonzero(in_block)
+    """Positions (in the sorted order) of the rows that tie with a neighbour, ascending."""
+    first = np.flatnonzero(same)  # ties are rare: work on their positions only
+    if first.size == 0:
+        return first
+    both = np.concatenate((first, first + 1))
+    both.sort()
+    keep = np.ones(both.size, dtype=bool)
+    keep[1:] = both[1:] != both[:-1]
+    return both[keep]
 
 
-def _tie_order(same: BoolArray, keys: NDArray[np.generic], *, descending: bool) -> IntArray:
-    """Permutation sorting every tie block (``same[i]``: row i ties row i+1) by docid.
+def _tie_order(
+    same: BoolArray, members: IntArray, keys: NDArray[np.generic], *, descending: bool
+) -> IntArray:
+    """Order of ``members`` (:func:`_tied_rows`) that sorts every tie block by docid.
 
-    ``keys`` are the document ids of the tied rows (:func:`_tied_rows`), in sorted order.
+    ``same[i]``: row i ties row i+1; ``keys`` are the document ids of the members' rows.
     """
-    n = int(same.size + 1)
-    perm = np.arange(n, dtype=np.int64)
-    members = _tied_rows(same)
     # Block id: a new block starts wherever a member does not tie with its predecessor.
     starts_block = np.ones(members.size, dtype=bool)
     starts_block[1:] = ~same[members[1:] - 1]
@@ -557,16 +566,14 @@ def _tie_order(same: BoolArray, keys: NDArray[np.generic], *, descending: bool) 
     if keys.dtype.kind in "iu":
         keys = as_bytes(keys)  # trec_eval compares docnos as strings
     within = np.lexsort((keys, block))
-    ordered = members[within]
     if descending:
         # Docids are distinct inside a query, so reversing each block gives descending order.
         block_sorted = block[within]
         first = np.searchsorted(block_sorted, block_sorted, side="left")
         last = np.searchsorted(block_sorted, block_sorted, side="right") - 1
         idx = np.arange(members.size)
-        ordered = ordered[first + last - idx]
-    perm[members] = ordered
-    return perm
+        within = within[first + last - idx]
+    return within.astype(np.int64, copy=False)
 
 
 def _example() -> Batch:
