@@ -190,6 +190,10 @@ class CaseStore:
         self.fold()
         return self.pos_added, self.neg_added
 
+    def total(self) -> int:
+        """Cases, pending ones included, without folding them. Complexity: O(1)."""
+        return self.size + len(self.pending)
+
     # ------------------------------------------------------------- mutation
     def add(self, correct: bool, key: float) -> None:
         """Add one case (the evaluator appends to :attr:`pending` itself). O(1) amortised."""

@@ -80,6 +80,11 @@ class WindowStore(CaseStore):
         self._ring_size = 0
         self.added = 0  # cases ever added; the next case's age
 
+    def total(self) -> int:
+        """Cases in the window (evictions are settled by a fold). Complexity: O(p log W)."""
+        self.fold()
+        return self.size
+
     def _enter(self, labels: BoolArray, keys: FloatArray) -> None:
         """Evict what the new cases push out of the window, then rank them."""
         count = keys.shape[0]

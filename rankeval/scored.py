@@ -211,17 +211,26 @@ class ScoredPrecisionRecallEvaluation:
 
     # ---------------------------------------------------------------- counts
     def num_cases(self) -> int:
-        """R + N: every case added plus every miss of either kind. O(1)."""
+        """R + N: every case added plus every miss of either kind.
+
+        Complexity: O(1) (O(p log W) with a window, to settle evictions).
+        """
         with self._lock:
-            return sum(self._store.counts()) + self._pos_missed + self._neg_missed
+            return self._store.total() + self._pos_missed + self._neg_missed
 
     def num_positive_ref(self) -> int:
-        """R: positive cases added plus misses. O(1)."""
+        """R: positive cases added plus misses.
+
+        Complexity: O(1) after a read; O(p log n) to sort in p cases added since.
+        """
         with self._lock:
             return self._store.counts()[0] + self._pos_missed
 
     def num_negative_ref(self) -> int:
-        """N: negative cases added plus negative misses. O(1)."""
+        """N: negative cases added plus negative misses.
+
+        Complexity: O(1) after a read; O(p log n) to sort in p cases added since.
+        """
         with self._lock:
             return self._store.counts()[1] + self._neg_missed
 
