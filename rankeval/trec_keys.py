@@ -97,9 +97,12 @@ def _words(raw: NDArray[np.uint8]) -> list[_Word]:
     return words
 
 
-def _read_word(word: _Word, rows: slice, out: UIntArray) -> UIntArray:
-    """One word column of a block of rows, assembled into ``out``."""
+def _read_word(word: _Word, rows: slice, out: UIntArray) -> NDArray[np.unsignedinteger[Any]]:
+    """One word column of a block of rows: the strided view itself when the word is one
+    whole piece, else assembled into ``out``."""
     first, shift = word[0]
+    if shift == 0 and len(word) == 1:
+        return first[rows]
     out[...] = first[rows]
     if shift < 0:
         out >>= np.uint64(-shift)
@@ -147,15 +150,14 @@ def doc_hash(docid: NDArray[np.generic]) -> UIntArray:
         rows = slice(lo, lo + _BLOCK)
         h = out[rows]
         word = scratch[: h.size]
-        h.fill(_GOLDEN)
-        padding = True
-        for c in reversed(range(len(words))):
-            _read_word(words[c], rows, word)
-            if padding and c > 0 and not word.any():
-                continue  # padding in every row of the block: adds nothing
-            padding = False
-            word *= factors[c]
+        used = len(words)
+        while used > 1 and not _read_word(words[used - 1], rows, word).any():
+            used -= 1  # padding in every row of the block: adds nothing
+        np.multiply(_read_word(words[0], rows, word), factors[0], out=h)
+        for c in range(1, used):
+            np.multiply(_read_word(words[c], rows, word), factors[c], out=word)
             h ^= word
+        h ^= _GOLDEN
         _mix(h, word)
     return out
 
