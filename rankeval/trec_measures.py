@@ -267,11 +267,13 @@ def _precision(batch: Batch, request: MeasureRequest, options: MeasureOptions) -
             hits = expected[:, min(k, batch.width) - 1] if batch.width else np.zeros(batch.size)
             out[:, j] = _precision_divisor(batch, hits, k, options)
         return out
+    # Only the ranks up to the largest cutoff matter.
+    tp = batch.tp_prefix(max(cutoffs, default=0))
     for j, k in enumerate(cutoffs):
         if options.precision_denominator == "retrieved":
             out[:, j] = _precision_divisor(batch, batch.tp_at(k), k, options)
         elif batch.width:
-            out[:, j] = metrics.precision_at(batch.tp, k)
+            out[:, j] = metrics.precision_at(tp, k)
     return out
 
 
@@ -337,7 +339,9 @@ def _recip_rank(batch: Batch, request: MeasureRequest, options: MeasureOptions) 
     """recip_rank = 1 / rank of the first relevant document; 0 if none."""
     if batch.width == 0:
         return np.zeros((batch.size, 1))
-    return _col(metrics.reciprocal_rank(batch.tp))
+    # The kernel looks for the first rank where tp reaches 1: the first relevant rank, where
+    # the 0/1 relevance flags reach 1 too (and they need no running sum).
+    return _col(metrics.reciprocal_rank(batch.relevant))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -571,8 +575,13 @@ def _gains(batch: Batch, table: dict[int, float], width: int | None = None) -> F
     return out
 
 
-def _ideal_gains(batch: Batch, table: dict[int, float]) -> tuple[FloatArray, IntArray]:
-    """Ideal ranking's positive gains per query (descending), padded with 0, and its length."""
+def _ideal_gains(
+    batch: Batch, table: dict[int, float], width: int | None = None
+) -> tuple[FloatArray, IntArray]:
+    """Ideal ranking's positive gains per query (descending), padded with 0, and its length.
+
+    Only the first ``width`` ranks are built when given (the length is the full one).
+    """
     levels = batch.rel_levels.shape[1]
     ordered = sorted(
         ((gain, v) for v, gain in table.items() if 0 <= v < levels and gain > 0.0),
@@ -583,13 +592,15 @@ def _ideal_gains(batch: Batch, table: dict[int, float]) -> tuple[FloatArray, Int
     for j, (_, v) in enumerate(ordered):
         counts[:, j] = batch.rel_levels[:, v]
     total = counts.sum(axis=1) if ordered else np.zeros(batch.size, dtype=np.int64)
-    width = int(total.max(initial=0))
-    out = np.zeros((batch.size, width))
-    if width and ordered:
+    columns = int(total.max(initial=0))
+    if width is not None:
+        columns = min(columns, width)
+    out = np.zeros((batch.size, columns))
+    if columns and ordered:
         ends = np.cumsum(counts, axis=1)
-        positions = np.arange(width)[None, :]
+        positions = np.arange(columns)[None, :]
         for j in range(len(ordered) - 1, -1, -1):
-            out[positions < ends[:, j : j + 1]] = gains[j]
+            np.copyto(out, gains[j], where=positions < ends[:, j : j + 1])
     return out, total
 
 
@@ -642,7 +653,7 @@ def _dcg_parts(
     if options.ideal == "retrieved":
         ideal, ideal_len = _retrieved_ideal(all_gains)
     else:
-        ideal, ideal_len = _ideal_gains(batch, table)
+        ideal, ideal_len = _ideal_gains(batch, table, width)
     if width is not None:
         ideal = ideal[:, :width]
     effective = gains

@@ -112,9 +112,33 @@ class Batch:
         return np.asarray(self.rels >= self.level, dtype=bool)
 
     @cached_property
+    def _relevant_cells(self) -> tuple[IntArray, IntArray]:
+        """Row and 0-based column of every relevant cell, row by row.
+
+        Relevant documents are usually a small fraction of the ranks: measures that only
+        look at them (AP, the counts in the top k) work on these lists rather than on the
+        whole matrix.
+        """
+        flat = np.flatnonzero(self.relevant.ravel())
+        rows = flat // max(self.width, 1)
+        return rows, flat - rows * self.width
+
+    @cached_property
     def tp(self) -> IntArray:
         """Cumulative relevant count at ranks 1..L (constant over padding)."""
         return np.cumsum(self.relevant, axis=1, dtype=np.int64)
+
+    def tp_prefix(self, k: int) -> IntArray:
+        """The first ``min(k, L)`` columns of :attr:`tp` (computed alone when tp is not).
+
+        >>> _example().tp_prefix(2).tolist()
+        [[0, 1], [1, 1]]
+
+        Complexity: O(B·min(k, L)).
+        """
+        if "tp" in self.__dict__ or k >= self.width:
+            return self.tp[:, :k]
+        return np.cumsum(self.relevant[:, :k], axis=1, dtype=np.int64)
 
     @cached_property
     def rank(self) -> IntArray:
@@ -143,7 +167,10 @@ class Batch:
         """Relevant documents retrieved."""
         if self.width == 0:
             return np.zeros(self.size, dtype=np.int64)
-        return np.asarray(self.tp[:, -1], dtype=np.int64)
+        if "tp" in self.__dict__:
+            return np.asarray(self.tp[:, -1], dtype=np.int64)
+        rows, _ = self._relevant_cells
+        return np.bincount(rows, minlength=self.size).astype(np.int64, copy=False)
 
     @cached_property
     def hits(self) -> tuple[IntArray, IntArray]:
@@ -155,14 +182,14 @@ class Batch:
         """
         counts = self.num_rel_ret
         width = int(counts.max(initial=0))
-        flat = np.flatnonzero(self.relevant.ravel())
-        rows = flat // max(self.width, 1)
+        rows, columns = self._relevant_cells
         first = np.concatenate(([0], np.cumsum(counts)))[:-1]
-        column = np.arange(flat.size, dtype=np.int64) - first[rows]
+        column = np.arange(rows.size, dtype=np.int64) - first[rows]
         tp = np.broadcast_to(counts[:, None], (self.size, width)).copy()
         rank = np.full((self.size, width), self.width + 1, dtype=np.int64)
-        tp[rows, column] = column + 1
-        rank[rows, column] = flat - rows * self.width + 1
+        cell = rows * width + column  # flat scatter: cheaper than a 2-D fancy one
+        tp.ravel()[cell] = column + 1
+        rank.ravel()[cell] = columns + 1
         return tp, rank
 
     def tp_at(self, k: IntArray | int) -> IntArray:
@@ -171,10 +198,15 @@ class Batch:
         >>> _example().tp_at(2).tolist(), _example().tp_at(np.array([0, 9])).tolist()
         ([1, 1], [0, 1])
 
-        Complexity: O(B).
+        Complexity: O(B) when :attr:`tp` is known, else O(B + relevant ranks).
         """
         ks = np.broadcast_to(np.asarray(k, dtype=np.int64), (self.size,))
         ks = np.minimum(ks, self.width)
+        if "tp" not in self.__dict__:
+            # Count the relevant cells left of each row's cutoff.
+            rows, columns = self._relevant_cells
+            inside = columns < ks[rows]
+            return np.bincount(rows[inside], minlength=self.size).astype(np.int64, copy=False)
         out = np.zeros(self.size, dtype=np.int64)
         has = ks > 0
         if has.any():
