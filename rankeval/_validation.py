@@ -85,24 +85,23 @@ def check_total(total: int, name: str) -> None:
         raise ValueError(f"{name} would reach {total}, beyond the supported 2**63 - 1")
 
 
+def _non_negative_int(value: object, name: str, negative_message: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    number = int(value)
+    if number < 0:
+        raise ValueError(f"{negative_message}. Found {name}={number}")
+    return number
+
+
 def check_count(count: object, name: str = "count") -> int:
     """A non-negative integer count (LingPipe's message for negative counts)."""
-    if isinstance(count, (bool, np.bool_)) or not isinstance(count, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(count).__name__} {count!r}")
-    value = int(count)
-    if value < 0:
-        raise ValueError(f"Miss count must be non-negative. Found {name}={value}")
-    return value
+    return _non_negative_int(count, name, "Miss count must be non-negative")
 
 
 def check_rank(rank: object) -> int:
     """A non-negative integer rank."""
-    if isinstance(rank, (bool, np.bool_)) or not isinstance(rank, (int, np.integer)):
-        raise TypeError(f"rank must be an integer, got {type(rank).__name__} {rank!r}")
-    value = int(rank)
-    if value < 0:
-        raise ValueError(f"Rank must be non-negative. Found rank={value}")
-    return value
+    return _non_negative_int(rank, "rank", "Rank must be non-negative")
 
 
 def check_beta(beta: object) -> float:

@@ -188,25 +188,25 @@ class ScoredPrecisionRecallEvaluation:
         and the ROC y values. R may grow to 2**63 - 1 (a larger total is a
         ``ValueError``: the curves count in int64). Complexity: O(1).
         """
-        value = check_count(count)
-        with self._lock:
-            if self._read_only:
-                self._refuse()
-            check_total(self.num_positive_ref() + value, "numPositiveRef")
-            self._pos_missed += value
-            self._cache.clear()
+        self._add_missed(check_count(count), positive=True)
 
     def add_negative_misses(self, count: int) -> None:
         """Declare ``count`` negatives that were never returned (0 allowed).
 
         They enlarge N: ROC x values and ROC areas only. Complexity: O(1).
         """
-        value = check_count(count)
+        self._add_missed(check_count(count), positive=False)
+
+    def _add_missed(self, count: int, positive: bool) -> None:
         with self._lock:
             if self._read_only:
                 self._refuse()
-            check_total(self.num_negative_ref() + value, "numNegativeRef")
-            self._neg_missed += value
+            if positive:
+                check_total(self.num_positive_ref() + count, "numPositiveRef")
+                self._pos_missed += count
+            else:
+                check_total(self.num_negative_ref() + count, "numNegativeRef")
+                self._neg_missed += count
             self._cache.clear()
 
     # ---------------------------------------------------------------- counts

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import rankeval._store
@@ -50,3 +51,27 @@ def assert_matches_reference(ev: ScoredPrecisionRecallEvaluation, cases: list[tu
     expected = reference_snapshot(cases, misses, negative_misses, ev.ties)
     for key, value in expected.items():
         assert close(got[key], value, 1e-12), key
+
+
+@dataclass
+class Stream:
+    """What a sequence of operations fed an evaluator, for the reference to replay."""
+
+    cases: list[tuple[bool, float]] = field(default_factory=list)
+    misses: int = 0
+    negative_misses: int = 0
+
+    def apply(self, ev: ScoredPrecisionRecallEvaluation, op: Any) -> None:
+        """Apply one ``tests.strategies.operations`` item to ``ev`` and record it."""
+        if op[0] == "case":
+            ev.add_case(op[1], op[2])
+            self.cases.append((op[1], op[2]))
+        elif op[0] == "cases":
+            ev.add_cases([c for c, _ in op[1]], [s for _, s in op[1]])
+            self.cases.extend(op[1])
+        elif op[0] == "misses":
+            ev.add_misses(op[1])
+            self.misses += op[1]
+        else:
+            ev.add_negative_misses(op[1])
+            self.negative_misses += op[1]

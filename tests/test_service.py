@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from rankeval import ScoredPrecisionRecallEvaluation
 from tests import strategies
 from tests.conftest import RUNNING_EXAMPLE, close, same, snapshot
-from tests.helpers import assert_matches_reference, small_buffer
+from tests.helpers import Stream, assert_matches_reference, small_buffer
 from tests.reference import Reference
 
 
@@ -237,21 +237,10 @@ class TestWindow:
         """After every operation the window equals a fresh evaluator of the last W cases."""
         with small_buffer(buffer):
             ev = ScoredPrecisionRecallEvaluation(ties=ties, window=window)  # type: ignore[arg-type]
-            cases: list[tuple[bool, float]] = []
-            misses = negative_misses = 0
+            stream = Stream()
             for step, op in enumerate(ops):
-                if op[0] == "case":
-                    ev.add_case(op[1], op[2])
-                    cases.append((op[1], op[2]))
-                elif op[0] == "cases":
-                    ev.add_cases([c for c, _ in op[1]], [s for _, s in op[1]])
-                    cases.extend(op[1])
-                elif op[0] == "misses":
-                    ev.add_misses(op[1])
-                    misses += op[1]
-                else:
-                    ev.add_negative_misses(op[1])
-                    negative_misses += op[1]
+                stream.apply(ev, op)
+                cases, misses, negative_misses = stream.cases, stream.misses, stream.negative_misses
                 live = cases[-window:]
                 ref = Reference(live, misses, negative_misses, ties)
                 assert ev.num_cases() == len(live) + misses + negative_misses
