@@ -47,6 +47,8 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 # Rows hashed at a time: a block's word columns (a few hundred KB) stay in cache while
 # every column pass and the final mix run over them.
 _BLOCK = 1 << 15
+# Pairs probed at a time by PairIndex.matches_grid, for the same reason.
+_PROBE_ROWS = 1 << 17
 
 
 def _mix(z: UIntArray, scratch: UIntArray) -> UIntArray:
@@ -397,7 +399,19 @@ class PairIndex:
         """
         q = np.asarray(query, dtype=np.int64)
         width = int(hashes.shape[0]) // max(int(q.size), 1)
-        return self._probe(q, docid, hashes, None, width)
+        # A few hundred queries at a time: their temporaries stay in cache (and the tables
+        # they probe are one stretch of the table).
+        per = max(1, _PROBE_ROWS // max(width, 1))
+        if q.size <= per:
+            return self._probe(q, docid, hashes, None, width)
+        positions: list[IntArray] = []
+        rows: list[IntArray] = []
+        for first in range(0, int(q.size), per):
+            lo, hi = first * width, min(first + per, int(q.size)) * width
+            found = self._probe(q[first : first + per], docid[lo:hi], hashes[lo:hi], None, width)
+            positions.append(found.position + lo)
+            rows.append(found.row)
+        return Matches(np.concatenate(positions), np.concatenate(rows))
 
     def _probe(
         self,

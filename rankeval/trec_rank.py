@@ -58,6 +58,8 @@ PAD = -(2**40)
 
 # Padded batches hold at most this many cells (queries x longest ranking) at a time.
 _BATCH_CELLS = 1 << 22
+# Cells sorted at a time by the equal-length fast path (its temporaries stay in cache).
+_SORT_CELLS = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -523,31 +525,15 @@ def _rank_order(
         # Every row evaluated, every query the same length: a reshape, no copy.
         offsets[1:] = np.arange(1, count + 1, dtype=np.int64) * width
         grid = key.reshape(count, width)
+        ties = np.empty((count, width), dtype=bool)
+        ties[:, -1] = False
         if key.dtype == np.float32 and width < 2**31:
-            # One sort of (descending key bits, column) words: no index indirection, and
-            # equal keys stay in column (input) order, so it is stable too. Non-negative
-            # floats get their low 31 bits flipped, negative ones keep theirs: unsigned
-            # order then runs from +inf down to -inf.
-            bits = grid.view(np.uint32)
-            flip = (bits >> np.uint32(31)) - np.uint32(1)
-            flip &= np.uint32(0x7FFFFFFF)
-            flip ^= bits
-            packed = flip.astype(np.uint64) << np.uint64(32)
-            packed |= np.arange(width, dtype=np.uint64)
-            packed.sort(axis=1)
-            words = packed.view(np.uint32).reshape(count, width, 2)
-            key_half, column_half = (1, 0) if sys.byteorder == "little" else (0, 1)
-            high = words[:, :, key_half]
-            same = high[:, 1:] == high[:, :-1]
-            within = words[:, :, column_half].astype(np.int64)
+            within = _sort_float32_rows(grid, ties[:, :-1])
         else:
             within = np.argsort(-grid, axis=1, kind=kind)
             ranked_key = np.take_along_axis(grid, within, axis=1)
-            same = ranked_key[:, 1:] == ranked_key[:, :-1]
+            np.equal(ranked_key[:, 1:], ranked_key[:, :-1], out=ties[:, :-1])
         within += starts[:, None]
-        ties = np.empty((count, width), dtype=bool)
-        ties[:, :-1] = same
-        ties[:, -1] = False
         return within.ravel(), offsets, positions, ties.ravel()[:-1], True
     if grouped and count * width <= 2 * n + 1024:
         columns = np.arange(width, dtype=np.int64)
@@ -570,6 +556,40 @@ def _rank_order(
     if same.size:
         same[offsets[1:-1] - 1] = False  # no tie across two queries
     return rows, offsets, positions, same, False
+
+
+def _sort_float32_rows(grid: NDArray[np.float32], same: BoolArray) -> IntArray:
+    """Columns of each row of ``grid`` by key descending (equal keys in column order).
+
+    One sort of (descending key bits, column) words per row: no index indirection, and
+    equal keys stay in column (input) order, so it is stable too. Non-negative floats get
+    their low 31 bits flipped, negative ones keep theirs: unsigned order then runs from
+    +inf down to -inf. Rows go through in blocks whose temporaries stay in cache. Writes
+    ``same[r, i]``: ranks i and i+1 of row r have equal keys.
+    """
+    count, width = grid.shape
+    within = np.empty((count, width), dtype=np.int64)
+    per = max(1, _SORT_CELLS // max(width, 1))
+    packed = np.empty((min(per, count), width), dtype=np.uint64)
+    flip = np.empty((min(per, count), width), dtype=np.uint32)
+    key_half, column_half = (1, 0) if sys.byteorder == "little" else (0, 1)
+    words = packed.view(np.uint32).reshape(packed.shape[0], width, 2)
+    for first in range(0, count, per):
+        rows = slice(first, first + per)
+        bits = grid[rows].view(np.uint32)
+        m = bits.shape[0]
+        block, block_words, block_flip = packed[:m], words[:m], flip[:m]
+        np.right_shift(bits, np.uint32(31), out=block_flip)
+        block_flip -= np.uint32(1)
+        block_flip &= np.uint32(0x7FFFFFFF)
+        block_flip ^= bits
+        block_words[:, :, key_half] = block_flip
+        block_words[:, :, column_half] = np.arange(width, dtype=np.uint32)
+        block.sort(axis=1)
+        high = block_words[:, :, key_half]
+        np.equal(high[:, 1:], high[:, :-1], out=same[rows])
+        within[rows] = block_words[:, :, column_half]
+    return within
 
 
 def _tied_rows(same: BoolArray) -> IntArray:

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rankeval import trec_keys, trec_rank
 from rankeval.ranking import (
     Qrels,
     Run,
@@ -524,15 +525,21 @@ score_values = st.one_of(
 @settings(max_examples=60, deadline=None)
 @given(grid=st.lists(st.lists(score_values, min_size=6, max_size=6), min_size=1, max_size=6),
        profile=st.sampled_from(["trec_eval9", "trec_eval10"]),
-       ties=st.sampled_from(["docid_desc", "docid_asc", "input"]))
+       ties=st.sampled_from(["docid_desc", "docid_asc", "input"]),
+       block=st.sampled_from([6, 12, 1 << 20]))
 def test_ranking_order_matches_a_plain_sort(grid: list[list[float]], profile: str,
-                                           ties: str) -> None:
-    """Equal-length queries (the matrix fast path) rank exactly as a plain Python sort does."""
+                                           ties: str, block: int) -> None:
+    """Equal-length queries (the matrix fast path) rank exactly as a plain Python sort does,
+    whether their rows are sorted and joined all at once or a few queries at a time."""
     docs = ["b", "a", "D", "10", "9", "é"]
     run = {f"q{i}": dict(zip(docs, row, strict=True)) for i, row in enumerate(grid)}
     # Each document's relevance is its position in `docs`, so relstring spells the order.
     qrels = {q: {d: i for i, d in enumerate(docs)} for q in run}
-    ev = evaluate_run(run, qrels, "relstring", profile=profile, ties=ties)  # type: ignore[arg-type]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(trec_rank, "_SORT_CELLS", block)
+        patch.setattr(trec_keys, "_PROBE_ROWS", block)
+        ev = evaluate_run(run, qrels, "relstring", profile=profile,  # type: ignore[arg-type]
+                          ties=ties)  # type: ignore[arg-type]
     for i, row in enumerate(grid):
         cast = (lambda x: float(np.float32(x))) if profile == "trec_eval9" else float
         order = list(range(len(docs)))

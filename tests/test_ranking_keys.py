@@ -9,6 +9,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from rankeval import trec_keys
 from rankeval.trec_keys import PairIndex, doc_hash, first_duplicate
 
 # Tiny id alphabets make repeats likely; the widths differ between arrays on purpose.
@@ -76,10 +77,13 @@ class TestPairIndex:
         got = index.lookup(pq, pd, _hashes(pd, mode)).tolist()
         assert got == [expected.get(pair, -1) for pair in probes]
 
-    @given(joins(), st.integers(1, 5))
+    @given(joins(), st.integers(1, 5), st.sampled_from([1, 3, 1 << 17]))
     @settings(max_examples=200, deadline=None)
-    def test_grid_lookup_equals_dict(self, case: tuple[Any, ...], width: int) -> None:
-        """lookup_grid (one query per matrix row) finds the same rows as lookup."""
+    def test_grid_lookup_equals_dict(
+        self, case: tuple[Any, ...], width: int, probe_rows: int
+    ) -> None:
+        """lookup_grid (one query per matrix row) finds the same rows as lookup, whatever
+        the number of pairs probed at a time."""
         kind, judged, probes, mode = case
         docs = [d for _, d in probes][:width]
         assume(judged and docs)
@@ -88,7 +92,9 @@ class TestPairIndex:
         jd = _array([d for _, d in judged], kind)
         index = PairIndex(jq, jd, _hashes(jd, mode))
         grid_docs = _array(docs * queries, kind)
-        got = index.lookup_grid(np.arange(queries), grid_docs, _hashes(grid_docs, mode))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(trec_keys, "_PROBE_ROWS", probe_rows)
+            got = index.lookup_grid(np.arange(queries), grid_docs, _hashes(grid_docs, mode))
         expected = {pair: row for row, pair in enumerate(judged)}
         assert got.tolist() == [expected.get((q, d), -1) for q in range(queries) for d in docs]
 
