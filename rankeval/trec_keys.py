@@ -434,31 +434,33 @@ class PairIndex:
         words = self._table.take(slots)
         # Most documents are not judged and most of their first slots are empty: only the
         # pairs whose slot is taken go on, so the decoding runs on a fraction of the rows.
-        going = np.flatnonzero(words)
-        slot, word, going_keys = slots[going], words[going], keys[going]
+        # (Index arrays and ndarray.take throughout: boolean-mask indexing and nonzero on
+        # integers are several times slower.)
+        going = np.flatnonzero(words != 0)
+        slot, word, going_keys = slots.take(going), words.take(going), keys.take(going)
         positions: list[IntArray] = []
         rows: list[IntArray] = []
         while going.size:
             # Same high bits <=> the XOR is below 2**row_bits (unsigned).
             hit = (word ^ going_keys).view(np.uint64) <= np.uint64(self._row_mask)
-            positions.append(going[hit])
-            rows.append((word[hit] & self._row_mask) - 1)
+            here, other = np.flatnonzero(hit), np.flatnonzero(~hit)
+            positions.append(going.take(here))
+            rows.append((word.take(here) & self._row_mask) - 1)
             # Another document's slot: probe the next one of the query's table.
-            more = ~hit
-            going, slot, going_keys = going[more], slot[more], going_keys[more]
+            going, slot, going_keys = going.take(other), slot.take(other), going_keys.take(other)
             owner = going // width
-            own_base = base[owner]
-            slot = own_base + ((slot - own_base + 1) & mask[owner])
+            own_base = base.take(owner)
+            slot = own_base + ((slot - own_base + 1) & mask.take(owner))
             word = self._table.take(slot)
-            taken = word != 0
-            going, slot, word = going[taken], slot[taken], word[taken]
-            going_keys = going_keys[taken]
+            taken = np.flatnonzero(word != 0)
+            going, slot, word = going.take(taken), slot.take(taken), word.take(taken)
+            going_keys = going_keys.take(taken)
         position = np.concatenate(positions) if positions else np.zeros(0, dtype=np.int64)
         row = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
         # Equal hash bits within a query's table: confirm query and id exactly (ndarray.take:
         # fancy indexing of fixed-width strings is several times slower).
-        source = position if take is None else take[position]
-        same = (self.query.take(row) == q[position // width]) & _same_ids(
+        source = position if take is None else take.take(position)
+        same = (self.query.take(row) == q.take(position // width)) & _same_ids(
             self.docid.take(row), docid.take(source))
         if not same.all():
             for i in np.flatnonzero(~same).tolist():

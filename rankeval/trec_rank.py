@@ -207,8 +207,9 @@ class Batch:
         if "tp" not in self.__dict__:
             # Count the relevant cells left of each row's cutoff.
             rows, columns = self._relevant_cells
-            inside = columns < ks[rows]
-            return np.bincount(rows[inside], minlength=self.size).astype(np.int64, copy=False)
+            inside = np.flatnonzero(columns < ks.take(rows))
+            return np.bincount(rows.take(inside),
+                               minlength=self.size).astype(np.int64, copy=False)
         out = np.zeros(self.size, dtype=np.int64)
         has = ks > 0
         if has.any():
