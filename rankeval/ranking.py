@@ -36,6 +36,7 @@ ndcg_cut_2             | all | 0.5089
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import os
@@ -64,7 +65,7 @@ from rankeval.trec_measures import (
     compute,
     cutoff_count,
 )
-from rankeval.trec_rank import RankedQueries, TiePolicy, rank_queries
+from rankeval.trec_rank import RankedQueries, TiePolicy, judged_counts, rank_queries
 
 __all__ = [
     "KendallTau",
@@ -421,6 +422,13 @@ class Qrels:
     def _query_position(self) -> dict[str, int]:
         """Index of each query id in ``query_ids``."""
         return {q: i for i, q in enumerate(self.query_ids)}
+
+    @cached_property
+    def _judged_counts(self) -> IntArray:
+        """Judged documents per relevance value of each query (see ``judged_counts``)."""
+        counts = judged_counts(self.query, self.rel, len(self.query_ids))
+        counts.flags.writeable = False
+        return counts
 
     @cached_property
     def _native_index(self) -> PairIndex:
@@ -1063,9 +1071,14 @@ def evaluate_run(
     # Evaluated queries, in trec_eval's order (query ids sorted byte-wise). The run's ids are
     # found through the qrels' dict (built once per Qrels): cheaper than sorting them.
     qrels_sorted = qrels_obj._sorted_queries
-    position = qrels_obj._query_position
-    qrels_code = np.fromiter((position.get(q, -1) for q in run_obj.query_ids),
-                             dtype=np.int64, count=len(run_obj.query_ids))
+    if run_obj.query_ids == qrels_obj.query_ids:
+        # Columns from one source often list the same queries in the same order.
+        qrels_code = np.arange(len(run_obj.query_ids), dtype=np.int64)
+    else:
+        position = qrels_obj._query_position
+        qrels_code = np.fromiter(map(position.get, run_obj.query_ids,
+                                     itertools.repeat(-1, len(run_obj.query_ids))),
+                                 dtype=np.int64, count=len(run_obj.query_ids))
     shared = np.flatnonzero(qrels_code >= 0)
     run_of_qrels = np.full(len(qrels_obj.query_ids), -1, dtype=np.int64)
     run_of_qrels[qrels_code[shared]] = shared
@@ -1081,7 +1094,7 @@ def evaluate_run(
     evaluated_qrels = qrels_sorted[chosen].astype(np.int64)
     evaluated_run = run_of_qrels[chosen].astype(np.int64)
     names = qrels_obj.query_ids
-    queries = tuple(names[i] for i in evaluated_qrels.tolist())
+    queries = tuple(map(names.__getitem__, evaluated_qrels.tolist()))
 
     run_docid, run_hash, index = qrels_obj._join(run_obj)
     ranked = rank_queries(
@@ -1102,6 +1115,7 @@ def evaluate_run(
         max_docs=max_docs,
         judged_only=_flag("judged_only", judged_only),
         run_segments=run_obj._segments,
+        qrels_levels=qrels_obj._judged_counts,
     )
     return _evaluate(ranked, resolved.requests, resolved.columns, options, profile,
                      queries, evaluated_run >= 0, run_obj.runid, complete)

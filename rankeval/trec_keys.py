@@ -21,6 +21,7 @@ Examples
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +45,7 @@ BoolArray = NDArray[np.bool_]
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_LITTLE = sys.byteorder == "little"
 # Rows hashed at a time: a block's word columns (a few hundred KB) stay in cache while
 # every column pass and the final mix run over them.
 _BLOCK = 1 << 15
@@ -543,25 +545,46 @@ def _grouped_candidates(doc: UIntArray, blocks: IntArray) -> IntArray | None:
     count = int(blocks.size)
     if count * width > 2 * n + 1024:
         return None
-    high = (doc >> np.uint64(32)).astype(np.uint32)
     if count * width == n:
-        index = None
-        ranked = high.reshape(count, width)
+        repeats = _repeating_rows(doc.reshape(count, width))
     else:
+        high = (doc >> np.uint64(32)).astype(np.uint32)
         columns = np.arange(width, dtype=np.int64)
         index = blocks[:, None] + columns[None, :]
         valid = columns[None, :] < lengths[:, None]
         # Padding (0) sorts first; pairs that involve it are masked out by position.
         ranked = np.where(valid, high[np.where(valid, index, 0)], np.uint32(0))
-    ranked.sort(axis=1)
-    equal = ranked[:, 1:] == ranked[:, :-1]
-    if index is not None:
-        equal &= (columns[None, :-1] >= (width - lengths)[:, None])
-    if not equal.any():
-        return np.zeros(0, dtype=np.int64)
+        ranked.sort(axis=1)
+        equal = ranked[:, 1:] == ranked[:, :-1]
+        equal &= columns[None, :-1] >= (width - lengths)[:, None]
+        repeats = equal.any(axis=1)
     # Rare: some query repeats a hash. Candidates are every row of those queries.
-    queries = np.flatnonzero(equal.any(axis=1))
+    queries = np.flatnonzero(repeats)
     sizes = lengths[queries]
     # Row j of a chosen block is its start + j: ranks within the concatenation, shifted.
     shift = blocks[queries] - (np.cumsum(sizes) - sizes)
     return np.repeat(shift, sizes) + np.arange(int(sizes.sum()), dtype=np.int64)
+
+
+def _repeating_rows(hashes: UIntArray) -> BoolArray:
+    """Rows of a hash matrix holding some high 32-bit half twice.
+
+    Rows are sorted a block at a time in a scratch matrix that stays in cache.
+    """
+    count, width = hashes.shape
+    repeats = np.zeros(count, dtype=bool)
+    if width < 2:
+        return repeats
+    high = hashes.view(np.uint32).reshape(count, width, 2)[:, :, 1 if _LITTLE else 0]
+    per = max(1, _BLOCK // width)
+    scratch = np.empty((min(per, count), width), dtype=np.uint32)
+    equal = np.empty((scratch.shape[0], width - 1), dtype=bool)
+    for first in range(0, count, per):
+        block = scratch[: min(per, count - first)]
+        block[...] = high[first : first + per]
+        block.sort(axis=1)
+        same = equal[: block.shape[0]]
+        np.equal(block[:, 1:], block[:, :-1], out=same)
+        if same.any():
+            repeats[first : first + per] = same.any(axis=1)
+    return repeats

@@ -39,6 +39,7 @@ __all__ = [
     "Batch",
     "RankedQueries",
     "TiePolicy",
+    "judged_counts",
     "rank_queries",
 ]
 
@@ -58,8 +59,10 @@ PAD = -(2**40)
 
 # Padded batches hold at most this many cells (queries x longest ranking) at a time.
 _BATCH_CELLS = 1 << 22
-# Cells sorted at a time by the equal-length fast path (its temporaries stay in cache).
+# Cells sorted, and rows joined with the qrels, at a time by the equal-length fast path (so
+# that their temporaries stay in cache).
 _SORT_CELLS = 1 << 16
+_JOIN_ROWS = 1 << 17
 
 
 @dataclass(frozen=True)
@@ -342,6 +345,7 @@ def rank_queries(
     max_docs: int | None,
     judged_only: bool,
     run_segments: IntArray | None = None,
+    qrels_levels: IntArray | None = None,
 ) -> RankedQueries:
     """Rank the evaluated queries and look up every retrieved document's judgment.
 
@@ -369,6 +373,8 @@ def rank_queries(
     run_segments : ndarray of int64, optional
         Start row of each run of equal ``run_query`` values (known to the caller), which
         spares a pass over the rows.
+    qrels_levels : ndarray of int64, optional
+        :func:`judged_counts` of the qrels, when known (it depends on the qrels only).
 
     Returns
     -------
@@ -423,20 +429,14 @@ def rank_queries(
         lengths = np.minimum(lengths, max_docs)
 
     # Judgments of the retrieved documents: NONPOOL unless found in the qrels.
-    judgments = np.where(qrels_rel < 0, UNJUDGED, qrels_rel)
     segment_query = evaluated_qrels[positions]
     if grid and not truncated:
-        # Every row is ranked: look the rows up in input order (rows of one query are a
-        # matrix row), then move the judgments into rank order.
-        found = qrels_index.matches_grid(segment_query, run_docid, run_hash)
-        rels = np.full(rows.size, NONPOOL, dtype=np.int64)
-        rels[found.position] = judgments.take(found.row)
-        rels = rels.take(rows)
+        rels = _grid_judgments(qrels_index, qrels_rel, segment_query, run_docid, run_hash, rows)
     else:
         found = qrels_index.matches(np.repeat(segment_query, lengths), run_docid,
                                     run_hash[rows], take=rows)
         rels = np.full(rows.size, NONPOOL, dtype=np.int64)
-        rels[found.position] = judgments.take(found.row)
+        rels[found.position] = _judgment(qrels_rel.take(found.row))
     if judged_only:
         keep_judged = rels >= 0
         if not keep_judged.all():
@@ -457,17 +457,67 @@ def rank_queries(
     offsets = np.zeros(positions.size + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
 
-    # Judged documents per relevance value, retrieved or not, per stored query.
-    stored_of_position = np.empty(q, dtype=np.int64)
-    stored_of_position[positions] = np.arange(q, dtype=np.int64)
-    stored_of_qrels_query = np.full(num_qrels_queries, -1, dtype=np.int64)
-    stored_of_qrels_query[evaluated_qrels] = stored_of_position
-    owner = stored_of_qrels_query[qrels_query]
-    counted = (owner >= 0) & (qrels_rel >= 0)
-    values = int(qrels_rel[counted].max(initial=0)) + 1
-    flat = owner[counted] * values + qrels_rel[counted]
-    rel_levels = np.bincount(flat, minlength=q * values).astype(np.int64).reshape(q, values)
+    # Judged documents per relevance value, retrieved or not, per stored query; values up
+    # to the largest one judged in an evaluated query.
+    if qrels_levels is None:
+        qrels_levels = judged_counts(qrels_query, qrels_rel, num_qrels_queries)
+    rel_levels = qrels_levels.take(evaluated_qrels.take(positions), axis=0)
+    used = np.flatnonzero(rel_levels.any(axis=0))
+    rel_levels = rel_levels[:, : int(used[-1]) + 1 if used.size else 1]
     return RankedQueries(rels, offsets, positions, rel_levels, level, tied_flat)
+
+
+def judged_counts(qrels_query: IntArray, qrels_rel: IntArray, num_queries: int) -> IntArray:
+    """Judged documents per relevance value 0..V-1 of each qrels query, shape (Q, V).
+
+    Negative values (unjudged) are not counted.
+
+    >>> judged_counts(np.array([0, 0, 1, 1]), np.array([2, 0, -1, 1]), 2).tolist()
+    [[1, 0, 1], [0, 1, 0]]
+
+    Complexity: O(m + Q·V).
+    """
+    judged = np.flatnonzero(qrels_rel >= 0)
+    rel = qrels_rel.take(judged)
+    values = int(rel.max(initial=0)) + 1
+    flat = qrels_query.take(judged) * values + rel
+    counts = np.bincount(flat, minlength=num_queries * values)
+    return counts.astype(np.int64, copy=False).reshape(num_queries, values)
+
+
+def _judgment(rel: IntArray) -> IntArray:
+    """Qrels values as rankings hold them: negative ones (in the pool, unjudged) UNJUDGED."""
+    return np.where(rel < 0, UNJUDGED, rel)
+
+
+def _grid_judgments(
+    qrels_index: PairIndex,
+    qrels_rel: IntArray,
+    segment_query: IntArray,
+    docid: NDArray[np.generic],
+    hashes: NDArray[np.uint64],
+    rows: IntArray,
+) -> IntArray:
+    """Judgments in rank order when every row is ranked and query k owns rows k·L..k·L+L-1.
+
+    Rows are looked up in input order (one query per matrix row), a few hundred queries at
+    a time so that the block's temporaries stay in cache, and each block's judgments are
+    then moved into rank order (``rows`` of block k stay inside block k).
+    """
+    count = int(segment_query.size)
+    width = int(rows.size) // max(count, 1)
+    rels = np.empty(rows.size, dtype=np.int64)
+    per = max(1, _JOIN_ROWS // max(width, 1))
+    block = np.empty(min(per, count) * width, dtype=np.int64)
+    for first in range(0, count, per):
+        lo, hi = first * width, min(first + per, count) * width
+        found = qrels_index.matches_grid(segment_query[first : first + per], docid[lo:hi],
+                                         hashes[lo:hi])
+        judged = block[: hi - lo]
+        judged.fill(NONPOOL)
+        judged[found.position] = _judgment(qrels_rel.take(found.row))
+        np.take(judged, rows[lo:hi] - lo, out=rels[lo:hi])
+    return rels
 
 
 def _score_key(scores: FloatArray, precision: ScorePrecision) -> NDArray[np.floating[Any]]:

@@ -537,6 +537,7 @@ def test_ranking_order_matches_a_plain_sort(grid: list[list[float]], profile: st
     qrels = {q: {d: i for i, d in enumerate(docs)} for q in run}
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(trec_rank, "_SORT_CELLS", block)
+        patch.setattr(trec_rank, "_JOIN_ROWS", block)
         patch.setattr(trec_keys, "_PROBE_ROWS", block)
         ev = evaluate_run(run, qrels, "relstring", profile=profile,  # type: ignore[arg-type]
                           ties=ties)  # type: ignore[arg-type]

@@ -119,10 +119,11 @@ def rows(draw: Any) -> tuple[Any, ...]:
 class TestFirstDuplicate:
     """first_duplicate names the earliest repeated (query, docid) pair, like a set scan."""
 
-    @given(rows())
+    @given(rows(), st.sampled_from([1, 2, 5, 1 << 15]))
     @settings(max_examples=300, deadline=None)
-    def test_equals_scan(self, case: tuple[Any, ...]) -> None:
-        """Same answer as a left-to-right scan, under forced hash collisions too."""
+    def test_equals_scan(self, case: tuple[Any, ...], block: int) -> None:
+        """Same answer as a left-to-right scan, under forced hash collisions too, whatever
+        the number of rows hashed and sorted at a time."""
         kind, pairs, mode = case
         seen: dict[Any, int] = {}
         expected = None
@@ -133,7 +134,9 @@ class TestFirstDuplicate:
             seen[pair] = row
         q = np.array([p for p, _ in pairs], dtype=np.int64)
         d = _array([d for _, d in pairs], kind)
-        assert first_duplicate(q, d, _hashes(d, mode)) == expected
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(trec_keys, "_BLOCK", block)
+            assert first_duplicate(q, d, _hashes(d, mode)) == expected
 
     @pytest.mark.parametrize("width", [1, 7, 100])
     def test_grid_without_repeats(self, width: int) -> None:
@@ -141,17 +144,28 @@ class TestFirstDuplicate:
         docs = np.array([f"doc{i}" for i in range(width)] * 50)
         assert first_duplicate(np.repeat(np.arange(50), width), docs) is None
 
+    @pytest.mark.parametrize("block", [7, 8, 64, 1 << 15])
+    def test_grid_repeat_in_a_later_block(self, block: int) -> None:
+        """A repeat in query 37 of 50 equal-length queries is found, in any block size."""
+        docs = np.array([f"doc{i}" for i in range(7)] * 50)
+        docs[37 * 7 + 5] = "doc2"
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(trec_keys, "_BLOCK", block)
+            assert first_duplicate(np.repeat(np.arange(50), 7), docs) == (37 * 7 + 2, 37 * 7 + 5)
+
 
 class TestDocHash:
     """doc_hash depends on the id only, not on the array's width or neighbours."""
 
     @given(id_kinds.flatmap(lambda kind: st.tuples(
         st.just(kind), st.lists({"U": text_ids, "S": byte_ids, "i": int_ids}[kind],
-                                min_size=1, max_size=8))))
+                                min_size=1, max_size=8))), st.sampled_from([1, 3, 1 << 15]))
     @settings(max_examples=200, deadline=None)
-    def test_alone_equals_in_array(self, case: tuple[str, list[Any]]) -> None:
-        """Each id hashes the same alone as inside a wider array."""
+    def test_alone_equals_in_array(self, case: tuple[str, list[Any]], block: int) -> None:
+        """Each id hashes the same alone as inside a wider array (hashed in blocks or not)."""
         kind, ids = case
-        together = doc_hash(_array(ids, kind))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(trec_keys, "_BLOCK", block)
+            together = doc_hash(_array(ids, kind))
         alone = [int(doc_hash(_array([i], kind))[0]) for i in ids]
         assert together.tolist() == alone
