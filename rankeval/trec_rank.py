@@ -516,7 +516,8 @@ def _grid_judgments(
         judged = block[: hi - lo]
         judged.fill(NONPOOL)
         judged[found.position] = _judgment(qrels_rel.take(found.row))
-        np.take(judged, rows[lo:hi] - lo, out=rels[lo:hi])
+        # mode="clip": the indices are valid, and take buffers ``out`` in the default mode.
+        np.take(judged, rows[lo:hi] - lo, out=rels[lo:hi], mode="clip")
     return rels
 
 
