@@ -404,9 +404,9 @@ def rank_queries(
     position_of_run_query = np.full(num_run_queries, -1, dtype=np.int64)
     has_run = evaluated_run >= 0
     position_of_run_query[evaluated_run[has_run]] = np.flatnonzero(has_run)
-    key = _score_key(run_score, score_precision)
     rows, offsets, positions, same, grid = _rank_order(
-        position_of_run_query, run_query, run_segments, key, stable=ties == "input"
+        position_of_run_query, run_query, run_segments, run_score, score_precision,
+        stable=ties == "input",
     )
     lengths = np.diff(offsets)
     if ties != "input":
@@ -534,11 +534,13 @@ def _rank_order(
     position_of_query: IntArray,
     query: IntArray,
     segments: IntArray | None,
-    key: NDArray[np.floating[Any]],
+    scores: FloatArray,
+    precision: ScorePrecision,
     *,
     stable: bool,
 ) -> tuple[IntArray, IntArray, IntArray, BoolArray, bool]:
-    """Rows of evaluated queries, each query's rows by key descending.
+    """Rows of evaluated queries, each query's rows by score descending (as
+    :func:`_score_key` compares them).
 
     ``position_of_query`` maps run query codes to evaluated positions (-1: not evaluated);
     ``segments`` optionally gives the start row of each run of equal ``query`` values.
@@ -574,19 +576,21 @@ def _rank_order(
     grouped = int(np.bincount(positions).max()) <= 1
     offsets = np.zeros(count + 1, dtype=np.int64)
     if grouped and count * width == n and bool(keep.all()):
-        # Every row evaluated, every query the same length: a reshape, no copy.
+        # Every row evaluated, every query the same length (query k owns rows k·L..k·L+L-1):
+        # the rankings are the sorted rows of a matrix.
         offsets[1:] = np.arange(1, count + 1, dtype=np.int64) * width
-        grid = key.reshape(count, width)
         ties = np.empty((count, width), dtype=bool)
         ties[:, -1] = False
-        if key.dtype == np.float32 and width < 2**31:
-            within = _sort_float32_rows(grid, ties[:, :-1])
+        if precision == "float32" and n < 2**32:
+            order = _sort_rows_float32(scores.reshape(count, width), ties[:, :-1])
         else:
-            within = np.argsort(-grid, axis=1, kind=kind)
-            ranked_key = np.take_along_axis(grid, within, axis=1)
+            grid = _score_key(scores, precision).reshape(count, width)
+            order = np.argsort(-grid, axis=1, kind=kind)
+            ranked_key = np.take_along_axis(grid, order, axis=1)
             np.equal(ranked_key[:, 1:], ranked_key[:, :-1], out=ties[:, :-1])
-        within += starts[:, None]
-        return within.ravel(), offsets, positions, ties.ravel()[:-1], True
+            order += starts[:, None]
+        return order.ravel(), offsets, positions, ties.ravel()[:-1], True
+    key = _score_key(scores, precision)
     if grouped and count * width <= 2 * n + 1024:
         columns = np.arange(width, dtype=np.int64)
         inside = columns[None, :] < lengths[:, None]
@@ -610,38 +614,44 @@ def _rank_order(
     return rows, offsets, positions, same, False
 
 
-def _sort_float32_rows(grid: NDArray[np.float32], same: BoolArray) -> IntArray:
-    """Columns of each row of ``grid`` by key descending (equal keys in column order).
+def _sort_rows_float32(scores: FloatArray, same: BoolArray) -> IntArray:
+    """Flat cell indices of each row of ``scores``, by C-float score descending (equal
+    scores in column order); writes ``same[r, i]``: ranks i and i+1 of row r tie.
 
-    One sort of (descending key bits, column) words per row: no index indirection, and
+    One sort of (descending key bits, flat index) words per row: no index indirection, and
     equal keys stay in column (input) order, so it is stable too. Non-negative floats get
     their low 31 bits flipped, negative ones keep theirs: unsigned order then runs from
-    +inf down to -inf. Rows go through in blocks whose temporaries stay in cache. Writes
-    ``same[r, i]``: ranks i and i+1 of row r have equal keys.
+    +inf down to -inf. Rows go through in blocks whose temporaries stay in cache; the score
+    conversion happens there too. Needs fewer than 2**32 cells.
     """
-    count, width = grid.shape
-    within = np.empty((count, width), dtype=np.int64)
+    count, width = scores.shape
+    order = np.empty((count, width), dtype=np.int64)
     per = max(1, _SORT_CELLS // max(width, 1))
-    packed = np.empty((min(per, count), width), dtype=np.uint64)
-    flip = np.empty((min(per, count), width), dtype=np.uint32)
-    key_half, column_half = (1, 0) if sys.byteorder == "little" else (0, 1)
-    words = packed.view(np.uint32).reshape(packed.shape[0], width, 2)
+    rows_per_block = min(per, count)
+    key = np.empty((rows_per_block, width), dtype=np.float32)
+    flip = np.empty((rows_per_block, width), dtype=np.uint32)
+    packed = np.empty((rows_per_block, width), dtype=np.uint64)
+    key_half, index_half = (1, 0) if sys.byteorder == "little" else (0, 1)
+    words = packed.view(np.uint32).reshape(rows_per_block, width, 2)
     for first in range(0, count, per):
         rows = slice(first, first + per)
-        bits = grid[rows].view(np.uint32)
-        m = bits.shape[0]
-        block, block_words, block_flip = packed[:m], words[:m], flip[:m]
+        m = min(per, count - first)
+        block, block_words, block_flip, block_key = packed[:m], words[:m], flip[:m], key[:m]
+        # _score_key's C float, block by block: x + 0.0 turns -0.0 into 0.0.
+        np.add(scores[rows], 0.0, out=block_key, casting="same_kind")
+        bits = block_key.view(np.uint32)
         np.right_shift(bits, np.uint32(31), out=block_flip)
         block_flip -= np.uint32(1)
         block_flip &= np.uint32(0x7FFFFFFF)
         block_flip ^= bits
         block_words[:, :, key_half] = block_flip
-        block_words[:, :, column_half] = np.arange(width, dtype=np.uint32)
+        block_words[:, :, index_half] = np.arange(
+            first * width, (first + m) * width, dtype=np.uint32).reshape(m, width)
         block.sort(axis=1)
         high = block_words[:, :, key_half]
         np.equal(high[:, 1:], high[:, :-1], out=same[rows])
-        within[rows] = block_words[:, :, column_half]
-    return within
+        np.bitwise_and(block, np.uint64(0xFFFFFFFF), out=order[rows].view(np.uint64))
+    return order
 
 
 def _tied_rows(same: BoolArray) -> IntArray:
