@@ -669,10 +669,12 @@ class Run:
     ) -> Run:
         coded = _query_codes(qid)
         query_ids, query, segments = coded.ids, coded.codes, coded.segments
-        known = set(query_ids)
         # Queries listed without any document (``{qid: {}}``) exist and score 0, as in
         # pytrec_eval.
-        query_ids += tuple(q for q in dict.fromkeys(queries) if q not in known)
+        listed = dict.fromkeys(queries)
+        if listed:
+            known = set(query_ids)
+            query_ids += tuple(q for q in listed if q not in known)
         hashes = doc_hash(docid)
         if check_duplicates:
             dup = first_duplicate(query, docid, hashes,
@@ -735,8 +737,13 @@ def _scores(values: Sequence[Any] | NDArray[Any]) -> FloatArray:
     if array.dtype.kind not in "fiu":
         raise TypeError(f"scores must be real numbers, got dtype {array.dtype}")
     array = array.astype(np.float64, copy=False).reshape(-1)
-    if np.isnan(array).any():
-        raise ValueError(f"scores must not be NaN (row {int(np.flatnonzero(np.isnan(array))[0])})")
+    # The sum is NaN when a score is (or when +inf and -inf meet): a cheap first look.
+    with np.errstate(invalid="ignore"):
+        total = array.sum()
+    if np.isnan(total):
+        nan = np.flatnonzero(np.isnan(array))
+        if nan.size:
+            raise ValueError(f"scores must not be NaN (row {int(nan[0])})")
     return array
 
 

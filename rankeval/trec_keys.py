@@ -154,13 +154,17 @@ def doc_hash(docid: NDArray[np.generic]) -> UIntArray:
         rows = slice(lo, lo + _BLOCK)
         h = out[rows]
         word = scratch[: h.size]
-        used = len(words)
-        while used > 1 and not _read_word(words[used - 1], rows, word).any():
-            used -= 1  # padding in every row of the block: adds nothing
-        np.multiply(_read_word(words[0], rows, word), factors[0], out=h)
-        for c in range(1, used):
-            np.multiply(_read_word(words[c], rows, word), factors[c], out=word)
-            h ^= word
+        started = False
+        # Last word first (XOR does not mind the order): trailing words that are padding in
+        # every row of the block add nothing and are skipped.
+        for c in range(len(words) - 1, -1, -1):
+            value = _read_word(words[c], rows, word)
+            if started:
+                np.multiply(value, factors[c], out=word)
+                h ^= word
+            elif c == 0 or value.any():
+                np.multiply(value, factors[c], out=h)
+                started = True
         h ^= _GOLDEN
         _mix(h, word)
     return out

@@ -339,6 +339,13 @@ class TestValidation:
         with pytest.raises(ValueError, match="NaN"):
             Run.from_dict({"q": {"a": float("nan")}})
 
+    def test_nan_score_row_in_columns(self) -> None:
+        """The error names the first NaN row; +inf beside -inf is no NaN."""
+        inf = float("inf")
+        with pytest.raises(ValueError, match=r"NaN \(row 2\)"):
+            Run.from_arrays(["q"] * 4, ["a", "b", "c", "d"], [inf, -inf, float("nan"), 1.0])
+        assert Run.from_arrays(["q", "q"], ["a", "b"], [inf, -inf]).score.tolist() == [inf, -inf]
+
     def test_duplicate_pair_in_arrays(self) -> None:
         """A (qid, docid) pair twice in columns names both rows."""
         with pytest.raises(ValueError, match=r"listed twice .*\(rows 0 and 2\)"):
