@@ -10,6 +10,11 @@ Document ids may be byte strings (``S`` arrays, what the file reader produces), 
 arrays) or integers. Both sides of a join must use the same kind; :func:`common_docids`
 converts them.
 
+Everything is whole-array NumPy. Large inputs go through in blocks of rows whose temporaries
+stay in cache (``_BLOCK``, ``_PROBE_ROWS``), and the hot loops select with index arrays and
+``ndarray.take``: on these sizes boolean-mask indexing, ``nonzero`` of integers and fancy
+indexing of fixed-width strings each cost several times more.
+
 Examples
 --------
 >>> qrels_q = np.array([0, 0, 1]); qrels_d = np.array([b"d1", b"d2", b"d1"])
@@ -147,7 +152,7 @@ def doc_hash(docid: NDArray[np.generic]) -> UIntArray:
     width = int(docid.dtype.itemsize)
     if n == 0 or width == 0:
         out.fill(_GOLDEN)
-        return _mix(out, scratch)
+        return _mix(out, np.empty_like(out))
     words = _words(np.ascontiguousarray(docid).view(np.uint8).reshape(n, width))
     factors = [_column_factor(c) for c in range(len(words))]
     for lo in range(0, n, _BLOCK):
@@ -476,7 +481,8 @@ class PairIndex:
         return Matches(position, row)
 
     def _exact(self, query: int, docid: object) -> int:
-        """Row of the pair by exhaustive comparison (only after a 64-bit hash collision)."""
+        """Row of the pair by exhaustive comparison (only after the hash bits a slot keeps
+        collided)."""
         rows = np.flatnonzero((self.query == query) & (self.docid == docid))
         return int(rows[0]) if rows.size else -1
 
