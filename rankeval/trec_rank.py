@@ -637,8 +637,10 @@ def _sort_rows_float32(scores: FloatArray, same: BoolArray) -> IntArray:
         rows = slice(first, first + per)
         m = min(per, count - first)
         block, block_words, block_flip, block_key = packed[:m], words[:m], flip[:m], key[:m]
-        # _score_key's C float, block by block: x + 0.0 turns -0.0 into 0.0.
-        np.add(scores[rows], 0.0, out=block_key, casting="same_kind")
+        # _score_key's C float, block by block: rounded to float first, then + 0.0 turns
+        # -0.0 (also from tiny negatives) into 0.0.
+        np.copyto(block_key, scores[rows], casting="same_kind")
+        block_key += np.float32(0.0)
         bits = block_key.view(np.uint32)
         np.right_shift(bits, np.uint32(31), out=block_flip)
         block_flip -= np.uint32(1)
