@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -78,6 +79,24 @@ def _square_unit_axes(ax: Axes, xlabel: str, ylabel: str, title: str) -> None:
     ax.set_axisbelow(True)
 
 
+def _draw_both(
+    ax: Axes, curve: Callable[[bool], Any], area: Callable[[bool], float], area_name: str
+) -> None:
+    """The uninterpolated and interpolated curves, each with its area in the legend."""
+    for interpolate, color, width, style, name in (
+        (False, "C0", 1.3, "-", "uninterpolated"),
+        (True, "C1", 1.8, "--", "interpolated"),
+    ):
+        _draw(
+            ax,
+            curve(interpolate),
+            color=color,
+            linewidth=width,
+            linestyle=style,
+            label=f"{name} ({area_name} {_number(area(interpolate))})",
+        )
+
+
 def _draw(ax: Axes, curve: NDArray[np.float64], **style: Any) -> None:
     """One curve; points at 0 or 1 sit on the frame, so they are not clipped."""
     if curve.shape[0] <= _MARKER_LIMIT:
@@ -135,21 +154,7 @@ def plot_pr(evaluation: Plottable, ax: Axes | None = None) -> Axes:
     ax = _axes(ax)
     _square_unit_axes(ax, "Recall", "Precision", "Precision-recall curve")
     ax.plot([0.0, 1.0], [0.0, 1.0], linestyle=":", color="0.6", linewidth=0.9)
-    _draw(
-        ax,
-        evaluation.pr_curve(False),
-        color="C0",
-        linewidth=1.3,
-        label=f"uninterpolated (area {_number(evaluation.area_under_pr_curve(False))})",
-    )
-    _draw(
-        ax,
-        evaluation.pr_curve(True),
-        color="C1",
-        linewidth=1.8,
-        linestyle="--",
-        label=f"interpolated (area {_number(evaluation.area_under_pr_curve(True))})",
-    )
+    _draw_both(ax, evaluation.pr_curve, evaluation.area_under_pr_curve, "area")
     breakeven = evaluation.pr_breakeven_point()
     if evaluation.num_positive_ref() > 0 and math.isfinite(breakeven):
         ax.plot(
@@ -208,21 +213,7 @@ def plot_roc(evaluation: Plottable, ax: Axes | None = None) -> Axes:
         "ROC curve",
     )
     ax.plot([0.0, 1.0], [0.0, 1.0], linestyle=":", color="0.6", linewidth=0.9, label="chance")
-    _draw(
-        ax,
-        evaluation.roc_curve(False),
-        color="C0",
-        linewidth=1.3,
-        label=f"uninterpolated (AUC {_number(evaluation.area_under_roc_curve(False))})",
-    )
-    _draw(
-        ax,
-        evaluation.roc_curve(True),
-        color="C1",
-        linewidth=1.8,
-        linestyle="--",
-        label=f"interpolated (AUC {_number(evaluation.area_under_roc_curve(True))})",
-    )
+    _draw_both(ax, evaluation.roc_curve, evaluation.area_under_roc_curve, "AUC")
     ax.legend(loc="lower right", fontsize="small")
     return ax
 

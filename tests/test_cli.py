@@ -16,6 +16,7 @@ import pytest
 
 from rankeval import cli
 from rankeval.cli import main
+from tests.conftest import RUNNING_EXAMPLE as RUNNING_EXAMPLE_CASES
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNING_EXAMPLE = ROOT / "rankeval" / "data" / "lingpipe_running_example.tsv"
@@ -331,18 +332,7 @@ QUERY_FILE = (
     "query\tlabel\tscore\n"
     + "".join(
         f"q1\t{str(label).lower()}\t{score}\n"
-        for label, score in [
-            (False, -1.21),
-            (True, -1.27),
-            (False, -1.39),
-            (True, -1.47),
-            (True, -1.6),
-            (False, -1.65),
-            (False, -1.79),
-            (False, -1.8),
-            (True, -2.01),
-            (False, -3.7),
-        ]
+        for label, score in RUNNING_EXAMPLE_CASES
     )
     + "q2\t1\t0.9\nq3\t0\t0.3\nq2\t0\t0.8\nq2\t1\t0.1\n"
 )

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankeval.io import Cases, DataError, ScoredCaseReader, atomic_output, write_json
+from tests.conftest import RUNNING_EXAMPLE
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "rankeval" / "data"
 
@@ -476,16 +477,5 @@ class TestBundledData:
             rows = flat(list(ScoredCaseReader(stream, "x")))
         assert rows == [
             (None, label, score)
-            for label, score in [
-                (False, -1.21),
-                (True, -1.27),
-                (False, -1.39),
-                (True, -1.47),
-                (True, -1.6),
-                (False, -1.65),
-                (False, -1.79),
-                (False, -1.8),
-                (True, -2.01),
-                (False, -3.7),
-            ]
+            for label, score in RUNNING_EXAMPLE
         ]

@@ -19,18 +19,8 @@ matplotlib.use("Agg")  # no display here; pyplot must not look for one
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-RUNNING_EXAMPLE = [
-    (False, -1.21),
-    (True, -1.27),
-    (False, -1.39),
-    (True, -1.47),
-    (True, -1.6),
-    (False, -1.65),
-    (False, -1.79),
-    (False, -1.8),
-    (True, -2.01),
-    (False, -3.7),
-]
+from tests.conftest import RUNNING_EXAMPLE  # noqa: E402
+
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 ROOT = Path(__file__).resolve().parent.parent
 
