@@ -91,7 +91,11 @@ def numpy_reference(labels: np.ndarray, scores: np.ndarray) -> Reference:
     # float64 counts are exact below 2**53; einsum is a single-threaded SIMD dot: OpenBLAS's
     # threaded ddot waits for a free core on a busy two-core machine (7 ms instead of 0.5 at 1M)
     tp = np.cumsum(labels[order], dtype=np.float64)[ends]
-    cut = ends + 1.0  # cases at or above each threshold
+    return _reference_from_counts(tp, ends + 1.0, sorted_scores[ends])
+
+
+def _reference_from_counts(tp: np.ndarray, cut: np.ndarray, thresholds: np.ndarray) -> Reference:
+    """ROC AUC, AP and the PR curve from true positives among the top ``cut`` cases."""
     fp = cut - tp
     num_pos = tp[-1]
     num_neg = fp[-1]
@@ -103,7 +107,7 @@ def numpy_reference(labels: np.ndarray, scores: np.ndarray) -> Reference:
     precision = tp / cut
     tp_step = np.diff(tp, prepend=0.0)
     average_precision = float(np.einsum("i,i->", tp_step, precision)) / num_pos
-    return Reference(roc_auc, average_precision, precision, tp / num_pos, sorted_scores[ends])
+    return Reference(roc_auc, average_precision, precision, tp / num_pos, thresholds)
 
 
 def numpy_reference_per_case(labels: np.ndarray, scores: np.ndarray) -> Reference:
@@ -115,18 +119,7 @@ def numpy_reference_per_case(labels: np.ndarray, scores: np.ndarray) -> Referenc
     """
     order = np.argsort(-scores, kind="stable")
     tp = np.cumsum(labels[order], dtype=np.float64)
-    cut = np.arange(1.0, tp.size + 1.0)
-    fp = cut - tp
-    num_pos = tp[-1]
-    num_neg = fp[-1]
-    fp_step = np.diff(fp, prepend=0.0)
-    tp_sum = tp.copy()
-    tp_sum[1:] += tp[:-1]
-    roc_auc = float(np.einsum("i,i->", fp_step, tp_sum)) / (2.0 * num_pos * num_neg)
-    precision = tp / cut
-    tp_step = np.diff(tp, prepend=0.0)
-    average_precision = float(np.einsum("i,i->", tp_step, precision)) / num_pos
-    return Reference(roc_auc, average_precision, precision, tp / num_pos, scores[order])
+    return _reference_from_counts(tp, np.arange(1.0, tp.size + 1.0), scores[order])
 
 
 def check_reference_against_sklearn(labels: np.ndarray, scores: np.ndarray) -> None:
