@@ -5,8 +5,8 @@
   bytes a case.
 * **buffer**: the same three arrays for recent cases, kept at most about
   n/128 long and merged into *main* in one O(n) pass when it outgrows that.
-* **pending**: a plain list of ``(label, key)`` tuples the adds append to in
-  O(1), without any lock (``list.append`` is atomic); a fold, under the
+* **pending**: a plain list of cases, each one complex number (see
+  :data:`LABEL_PART`), that the adds append to in O(1), without any lock (``list.append`` is atomic); a fold, under the
   evaluator's lock, consumes a prefix of it (slicing and ``del`` of a slice are
   atomic too, so an append racing with a fold lands after the prefix and is
   kept). Folding sorts the prefix into the buffer (O(p log p + b)); the first
@@ -26,8 +26,10 @@ reciprocal rank never needs a full merge: O(log n) after folding.
 from __future__ import annotations
 
 import math
+from typing import Any, Literal
 
 import numpy as np
+from numpy.typing import NDArray
 
 from rankeval._ranking import (
     BoolArray,
@@ -39,9 +41,19 @@ from rankeval._ranking import (
 )
 from rankeval.metrics import expected_precision_at, expected_reciprocal_rank
 
+Side = Literal["left", "right"]
+
+# A pending case is the complex number ``key - LABEL_PART[label]``: the key
+# as real part with every bit kept (``x - 0.0`` is ``x``, ``-0.0`` included)
+# and the label as imaginary part. One Python object a case, and NumPy turns
+# a list of them into an array three times faster than (label, key) tuples.
+LABEL_PART = (complex(0.0, 0.0), complex(0.0, -1.0))
+
 # Tier sizes; tests lower them to exercise the merge paths constantly.
 MIN_BUFFER = 4096
 PENDING_LIMIT = 4096
+# Runs up to this size are searched twice rather than checked (see search_both).
+_CACHED_RUN = 1 << 14
 # Cases per block of the passes that would otherwise need per-case temporaries.
 PAIR_BLOCK = 1 << 16
 
@@ -82,6 +94,139 @@ def pair_count2(keys: FloatArray, labels: BoolArray, cum: IntArray, ties: TiePol
     return int((neg_in * (2 * pos_before + pos_in)).sum(dtype=np.int64))
 
 
+def merge_columns(
+    old_keys: FloatArray,
+    keys: FloatArray,
+    columns: tuple[tuple[NDArray[Any], NDArray[Any]], ...],
+    slots: IntArray | None = None,
+) -> list[NDArray[Any]]:
+    """Merge sorted newer cases behind their equal-key elders, column by column.
+
+    ``columns`` pairs each old column with the new cases' one (the keys are a
+    column too if wanted); ``slots`` may give ``old_keys.searchsorted(keys,
+    side="right")`` when it is already known. Complexity: O(n + m log n).
+    """
+    if slots is None:
+        slots = old_keys.searchsorted(keys, side="right")
+    if keys.shape[0] == 1:  # one add, then a read: np.insert copies two slices
+        return [np.insert(old, slots, new) for old, new in columns]
+    # One slot mask serves every column (np.insert would build one per column:
+    # another n-byte temporary for the allocator to keep).
+    slots = slots + np.arange(keys.shape[0])
+    older = np.ones(old_keys.shape[0] + keys.shape[0], dtype=np.bool_)
+    older[slots] = False
+    out = []
+    for old, new in columns:
+        merged = np.empty(older.shape[0], dtype=new.dtype)
+        merged[slots] = new
+        merged[older] = old
+        out.append(merged)
+    return out
+
+
+def merge_runs(
+    old_keys: FloatArray, old_labels: BoolArray, keys: FloatArray, labels: BoolArray
+) -> _Run:
+    """One run of two sorted ones, each newer case behind its equal-key elders. O(n + m log n)."""
+    merged_keys, merged_labels = merge_columns(
+        old_keys, keys, ((old_keys, keys), (old_labels, labels))
+    )
+    return _Run(merged_keys, merged_labels)
+
+
+def search_both(run_keys: FloatArray, keys: FloatArray) -> tuple[IntArray, IntArray]:
+    """``run_keys.searchsorted(keys)`` with side left and right, searching mostly once.
+
+    In a large run each binary search is a chain of cache misses, while the
+    elements next to a found position are already in cache: a key found once
+    or not at all needs no second search.
+    """
+    lt = run_keys.searchsorted(keys, side="left")
+    last = run_keys.shape[0] - 1
+    if last < 0:
+        return lt, lt
+    if last < _CACHED_RUN:  # a small run stays in cache: searching is cheaper than checking
+        return lt, run_keys.searchsorted(keys, side="right")
+    found = run_keys[np.minimum(lt, last)] == keys
+    le = lt + found
+    again = found & (lt < last)
+    again[again] = run_keys[lt[again] + 1] == keys[again]  # found more than once
+    count = int(np.count_nonzero(again))
+    if count * 4 > keys.shape[0]:  # tie-heavy: search everything again
+        return lt, run_keys.searchsorted(keys, side="right")
+    if count:
+        le[again] = run_keys.searchsorted(keys[again], side="right")
+    return lt, le
+
+
+Tiers = tuple[tuple["_Run", int], ...]  # sorted runs, each counted with a sign (+1 or -1)
+
+
+def cross_pairs2(
+    tiers: Tiers, keys: FloatArray, labels: BoolArray, ties: TiePolicy, older: bool
+) -> tuple[int, IntArray]:
+    """Twice the (positive above negative) pairs between some cases and the cases of ``tiers``.
+
+    ``keys``/``labels`` are the cases, sorted or not; ``older`` says whether
+    they are older than every tier case (they rank first among equal keys
+    under the insertion policy) or newer (they rank last). Under the grouped
+    policy a tied pair counts one half. A tier counted with sign -1 takes its
+    cases out of the others (the pair count is linear in the cases). One
+    vectorised pass over blocks of :data:`PAIR_BLOCK` cases; complexity
+    O(m log n).
+
+    Also returns where the cases go in the first tier: ``searchsorted`` with
+    side left if they are older, right if newer (empty if ``tiers`` is).
+    """
+    first = tiers[0][0] if tiers else None
+    tiers = tuple((run, sign) for run, sign in tiers if run.size)
+    places = []
+    if not tiers:
+        return 0, np.zeros(keys.shape[0] if first is not None else 0, dtype=np.int64)
+    total = sum(sign * run.size for run, sign in tiers)
+    total_pos = sum(sign * int(run.cum[-1]) for run, sign in tiers)
+    pairs = 0
+    # Blocks keep the half-dozen int64 temporaries per case small: at a
+    # million new cases they were ~40 MB that glibc then kept resident.
+    for start in range(0, keys.shape[0], PAIR_BLOCK):
+        block, pos = keys[start : start + PAIR_BLOCK], labels[start : start + PAIR_BLOCK]
+        neg = ~pos
+        # For each case: tier cases (and positives) ranked strictly above it
+        # (key < its key) and at or above it (key <= its key).
+        lt = np.zeros(block.shape[0], dtype=np.int64)
+        lt_pos, le, le_pos = lt.copy(), lt.copy(), lt.copy()
+        for run, sign in tiers:
+            if ties == "grouped":
+                left, right = search_both(run.keys, block)
+            elif older:
+                left = right = run.keys.searchsorted(block, side="left")
+            else:
+                left = right = run.keys.searchsorted(block, side="right")
+            if run is first:
+                places.append(left if older else right)
+            if sign > 0:
+                lt += left
+                lt_pos += run.cum[left]
+                le += right
+                le_pos += run.cum[right]
+            else:
+                lt -= left
+                lt_pos -= run.cum[left]
+                le -= right
+                le_pos -= run.cum[right]
+        # A positive beats the tier negatives below it, a negative loses to
+        # the tier positives above it; which tied ones count is the policy's.
+        if ties == "grouped":
+            neg_gt = (total - le) - (total_pos - le_pos)
+            neg_eq = (le - lt) - (le_pos - lt_pos)
+            pairs += int((2 * neg_gt + neg_eq)[pos].sum()) + int((lt_pos + le_pos)[neg].sum())
+        else:  # one side searched: left puts tied tier cases below (older), right above
+            pairs += 2 * int(((total - lt) - (total_pos - lt_pos))[pos].sum() + lt_pos[neg].sum())
+    if not places:  # the first tier is empty: everything goes to its start
+        return pairs, np.zeros(keys.shape[0], dtype=np.int64)
+    return pairs, places[0] if len(places) == 1 else np.concatenate(places)
+
+
 class _Run:
     """One sorted run of cases: keys ascending, ties in insertion order."""
 
@@ -107,53 +252,7 @@ class _Run:
         """
         if self.size == 0:
             return _Run(keys, labels, cum)
-        # Each newer case goes behind its equal-key elders and the newer cases
-        # before it. One slot mask serves both arrays (np.insert would build
-        # one per array: another n-byte temporary for the allocator to keep).
-        slots = self.keys.searchsorted(keys, side="right")
-        if keys.shape[0] == 1:  # one add, then a read: np.insert copies two slices
-            return _Run(np.insert(self.keys, slots, keys), np.insert(self.labels, slots, labels))
-        slots += np.arange(keys.shape[0])
-        older = np.ones(self.size + keys.shape[0], dtype=np.bool_)
-        older[slots] = False
-        merged_keys = np.empty(older.shape[0], dtype=np.float64)
-        merged_keys[slots] = keys
-        merged_keys[older] = self.keys
-        merged_labels = np.empty(older.shape[0], dtype=np.bool_)
-        merged_labels[slots] = labels
-        merged_labels[older] = self.labels
-        return _Run(merged_keys, merged_labels)
-
-    def older_pairs2(self, keys: FloatArray, labels: BoolArray, ties: TiePolicy) -> int:
-        """Twice the pairs between newer cases (any order) and this run's cases.
-
-        Complexity: O(m log n), in blocks of :data:`PAIR_BLOCK` newer cases.
-        """
-        if self.size == 0:
-            return 0
-        # Blocks keep the half-dozen int64 temporaries per case small: at a
-        # million new cases they were ~40 MB that glibc then kept resident.
-        return sum(
-            self._older_pairs2(keys[i : i + PAIR_BLOCK], labels[i : i + PAIR_BLOCK], ties)
-            for i in range(0, keys.shape[0], PAIR_BLOCK)
-        )
-
-    def _older_pairs2(self, keys: FloatArray, labels: BoolArray, ties: TiePolicy) -> int:
-        cum, total_pos = self.cum, int(self.cum[-1])
-        le = self.keys.searchsorted(keys, side="right")
-        le_pos = cum[le]
-        # A new positive beats the older negatives strictly below it; a new
-        # negative loses to the older positives at or above it (insertion) ...
-        neg_gt = (self.size - le) - (total_pos - le_pos)
-        if ties == "insertion":
-            return 2 * int(neg_gt[labels].sum() + le_pos[~labels].sum())
-        # ... or ties count one half (grouped).
-        lt = self.keys.searchsorted(keys, side="left")
-        lt_pos = cum[lt]
-        neg_eq = (le - lt) - (le_pos - lt_pos)
-        pos_eq = le_pos - lt_pos
-        return int((2 * neg_gt + neg_eq)[labels].sum() + (2 * lt_pos + pos_eq)[~labels].sum())
-
+        return merge_runs(self.keys, self.labels, keys, labels)
 
 class CaseStore:
     """Ranked cases with O(1) adds and O(log n) rank queries.
@@ -169,7 +268,7 @@ class CaseStore:
         self.ties: TiePolicy = ties
         self._main = _Run.empty()
         self._buffer = _Run.empty()
-        self.pending: list[tuple[bool, float]] = []
+        self.pending: list[complex] = []
         # Bumped whenever the ranked cases change, so caches know when to go.
         self.version = 0
         # Cases folded into the sorted tiers; pending ones are counted by the fold.
@@ -195,12 +294,6 @@ class CaseStore:
         return self.size + len(self.pending)
 
     # ------------------------------------------------------------- mutation
-    def add(self, correct: bool, key: float) -> None:
-        """Add one case (the evaluator appends to :attr:`pending` itself). O(1) amortised."""
-        self.pending.append((correct, key))
-        if len(self.pending) >= PENDING_LIMIT:
-            self.fold()
-
     def add_batch(self, labels: BoolArray, keys: FloatArray) -> None:
         """Add many cases given in insertion order. Complexity: O(n + m log m)."""
         self.fold()
@@ -215,9 +308,9 @@ class CaseStore:
         count = len(pending)
         if not count:
             return False
-        batch = np.array(pending[:count], dtype=np.float64)  # rows (label, key), exact
+        batch = np.array(pending[:count], dtype=np.complex128)  # exact: see LABEL_PART
         del pending[:count]  # appends made meanwhile sit after the prefix and stay
-        self._enter(batch[:, 0] != 0.0, batch[:, 1].copy())
+        self._enter(batch.imag != 0.0, batch.real.copy())
         return True
 
     def _enter(self, labels: BoolArray, keys: FloatArray) -> None:
@@ -233,8 +326,7 @@ class CaseStore:
         keys, labels = sort_cases(keys, labels)
         run = _Run(keys, labels)
         self.pair_count2 += (
-            self._main.older_pairs2(keys, labels, self.ties)
-            + self._buffer.older_pairs2(keys, labels, self.ties)
+            cross_pairs2(self._tiers(), keys, labels, self.ties, older=False)[0]
             + pair_count2(keys, labels, run.cum, self.ties)
         )
         if self._buffer.size == 0 and keys.shape[0] > self._buffer_limit():
@@ -273,33 +365,51 @@ class CaseStore:
         self._merge_buffer()
         return self._main.keys, self._main.labels, self._main.cum
 
-    def _count_le(self, key: float) -> tuple[int, int]:
-        """(cases, positives) with key <= ``key`` (pending cases folded first by callers)."""
-        main, buffer = self._main, self._buffer
-        i = int(main.keys.searchsorted(key, side="right"))
-        j = int(buffer.keys.searchsorted(key, side="right"))
-        return i + j, int(main.cum[i]) + int(buffer.cum[j])
+    # The main tier, seen through these five methods: the window store's main
+    # tier also holds evicted ("dead") cases that these count out.
+    def _tiers(self) -> Tiers:
+        """The sorted tiers with their signs, for :func:`cross_pairs2`."""
+        return (self._main, 1), (self._buffer, 1)
 
-    def _count_lt(self, key: float) -> tuple[int, int]:
-        """(cases, positives) with key < ``key``."""
-        main, buffer = self._main, self._buffer
-        i = int(main.keys.searchsorted(key, side="left"))
-        j = int(buffer.keys.searchsorted(key, side="left"))
-        return i + j, int(main.cum[i]) + int(buffer.cum[j])
+    def _main_count(self, key: float, side: Side) -> tuple[int, int]:
+        """(cases, positives) of the main tier before ``key`` (``searchsorted`` ``side``)."""
+        i = int(self._main.keys.searchsorted(key, side=side))
+        return i, int(self._main.cum[i])
+
+    def _main_size(self) -> int:
+        return self._main.size
+
+    def _main_key(self, i: int) -> float:
+        """Key of the main tier's case ``i`` (0-based)."""
+        return float(self._main.keys[i])
+
+    def _main_hits(self, i: int) -> int:
+        """Positives among the main tier's first ``i`` cases (0 <= i <= size)."""
+        return int(self._main.cum[i])
+
+    def _main_first_positive(self) -> int:
+        """Index of the main tier's first positive (there must be one)."""
+        return int(self._main.cum.searchsorted(1, side="left")) - 1
+
+    def _count(self, key: float, side: Side) -> tuple[int, int]:
+        """(cases, positives) before ``key`` (pending cases folded first by callers)."""
+        i, i_pos = self._main_count(key, side)
+        j = int(self._buffer.keys.searchsorted(key, side=side))
+        return i + j, i_pos + int(self._buffer.cum[j])
 
     def _split(self, k: int) -> tuple[int, int]:
         """How many of the top ``k`` come from main (i) and from the buffer (j).
 
         Binary search on j: take more from the buffer while the last main case
         taken ranks below the next buffered one (main wins ties: it is older).
-        Complexity: O(log b).
+        Complexity: O(log b) main-tier reads.
         """
-        main_keys, buffer_keys = self._main.keys, self._buffer.keys
-        lo, hi = max(0, k - main_keys.shape[0]), min(k, buffer_keys.shape[0])
+        buffer_keys = self._buffer.keys
+        lo, hi = max(0, k - self._main_size()), min(k, buffer_keys.shape[0])
         while lo < hi:
             j = (lo + hi) // 2
             i = k - j
-            if i > 0 and main_keys[i - 1] > buffer_keys[j]:
+            if i > 0 and self._main_key(i - 1) > buffer_keys[j]:
                 lo = j + 1
             else:
                 hi = j
@@ -313,14 +423,14 @@ class CaseStore:
             return expected_precision_at(0, 0, 0, 0, rank)
         i, j = self._split(k)
         if self.ties == "insertion":
-            hits = int(self._main.cum[i]) + int(self._buffer.cum[j])
+            hits = self._main_hits(i) + int(self._buffer.cum[j])
             return expected_precision_at(hits, 0, 0, k, rank)
         key = max(
-            float(self._main.keys[i - 1]) if i else -math.inf,
+            self._main_key(i - 1) if i else -math.inf,
             float(self._buffer.keys[j - 1]) if j else -math.inf,
         )
-        lt_all, lt_pos = self._count_lt(key)
-        le_all, le_pos = self._count_le(key)
+        lt_all, lt_pos = self._count(key, "left")
+        le_all, le_pos = self._count(key, "right")
         return expected_precision_at(lt_pos, le_pos - lt_pos, le_all - lt_all, lt_all, rank)
 
     def reciprocal_rank(self) -> float:
@@ -329,20 +439,22 @@ class CaseStore:
         if self.pos_added == 0:
             return 0.0
         firsts = []  # (key, tier, index) of each tier's first positive
-        for tier, run in enumerate((self._main, self._buffer)):
-            if run.cum[-1] > 0:
-                index = int(run.cum.searchsorted(1, side="left")) - 1
-                firsts.append((float(run.keys[index]), tier, index))
+        if self._main_hits(self._main_size()) > 0:
+            index = self._main_first_positive()
+            firsts.append((self._main_key(index), 0, index))
+        if self._buffer.cum[-1] > 0:
+            index = int(self._buffer.cum.searchsorted(1, side="left")) - 1
+            firsts.append((float(self._buffer.keys[index]), 1, index))
         key, tier, index = min(firsts)
         if self.ties == "grouped":
-            lt_all, lt_pos = self._count_lt(key)  # lt_pos is 0: key is the top positive's
-            le_all, le_pos = self._count_le(key)
+            lt_all, lt_pos = self._count(key, "left")  # lt_pos is 0: key is the top positive's
+            le_all, le_pos = self._count(key, "right")
             tied_pos = le_pos - lt_pos
             return expected_reciprocal_rank(lt_all, tied_pos, (le_all - lt_all) - tied_pos)
         if tier == 0:
             above = index + int(self._buffer.keys.searchsorted(key, side="left"))
         else:
-            above = int(self._main.keys.searchsorted(key, side="right")) + index
+            above = self._main_count(key, "right")[0] + index
         return 1.0 / (above + 1)
 
     def folded_pair_count2(self) -> int:

@@ -3,11 +3,16 @@
 Adds append to the pending list exactly as in :class:`~rankeval._store.CaseStore`.
 A fold first evicts the cases that the pending adds push out of the window —
 the oldest ones, read from a ring buffer that remembers arrival order — then
-absorbs the pending adds. Evicted cases are found in the sorted tiers by key
-alone (every tier keeps equal keys in arrival order, so the first matches in
-tier order are the evicted ones), removed in one vectorised pass, and their
-pairs are subtracted from the exact ROC pair count. Reads stay O(log W) after
-a fold; a fold costs O(p log W + W).
+absorbs the pending adds, and their pairs leave the exact ROC pair count.
+
+Evicted cases stay in the main tier as *dead* cases, listed in a fourth
+sorted run that every main-tier read subtracts: counts before a key are
+differences of two binary searches, and the i-th live case is found through
+the dead cases' positions (each dead case is the oldest of its key in main —
+every tier keeps equal keys in arrival order and the oldest cases go first —
+so its position follows from its key alone). Removing them is an O(W) pass,
+done only when the buffer merges into main or the dead outnumber the buffer
+limit; a fold costs O(p log W + b) and reads stay O(log W).
 """
 
 from __future__ import annotations
@@ -15,8 +20,11 @@ from __future__ import annotations
 import numpy as np
 
 from rankeval import _store
-from rankeval._ranking import BoolArray, FloatArray, IntArray, TiePolicy
-from rankeval._store import CaseStore, _Run, pair_count2
+from rankeval._ranking import BoolArray, FloatArray, IntArray, TiePolicy, sort_cases
+from rankeval._store import CaseStore, Side, Tiers, _Run, cross_pairs2, merge_columns, pair_count2
+
+
+_NO_PLACES: IntArray = np.zeros(0, dtype=np.int64)
 
 
 def _rank_within_equal(sorted_keys: FloatArray) -> IntArray:
@@ -25,60 +33,44 @@ def _rank_within_equal(sorted_keys: FloatArray) -> IntArray:
     return np.arange(sorted_keys.shape[0], dtype=np.int64) - first
 
 
-def _pairs2_with_newer(run: _Run, keys: FloatArray, labels: BoolArray, ties: TiePolicy) -> int:
-    """Twice the pairs between older cases (``keys``, ``labels``) and a run of newer ones.
+def _deletions(run: _Run, keys: FloatArray) -> IntArray:
+    """Positions in ``run`` of the evicted cases with these (sorted) keys.
 
-    Older cases rank first among equal keys under the insertion policy; under
-    the grouped policy a tied pair counts one half.
+    The run keeps equal keys in arrival order and evicted cases are the
+    oldest, so the j-th evicted case with key k is the j-th case with that key.
     """
-    if run.size == 0 or keys.shape[0] == 0:
-        return 0
-    total_pos = int(run.cum[-1])
-    lt = run.keys.searchsorted(keys, side="left")
-    lt_pos = run.cum[lt]
-    neg_ge = (run.size - lt) - (total_pos - lt_pos)
-    if ties == "insertion":
-        return 2 * int(neg_ge[labels].sum() + lt_pos[~labels].sum())
-    le = run.keys.searchsorted(keys, side="right")
-    le_pos = run.cum[le]
-    neg_eq = (le - lt) - (le_pos - lt_pos)
-    pos_eq = le_pos - lt_pos
-    neg_gt = neg_ge - neg_eq
-    return int((2 * neg_gt + neg_eq)[labels].sum() + (2 * lt_pos + pos_eq)[~labels].sum())
+    return run.keys.searchsorted(keys, side="left") + _rank_within_equal(keys)
 
 
-def _deletions(runs: tuple[_Run, ...], keys: FloatArray) -> list[IntArray]:
-    """Positions, per run, of the evicted cases with these (sorted) keys.
-
-    Every tier keeps equal keys in arrival order and evicted cases are the
-    oldest, so the j-th evicted case with key k is the j-th case with that key
-    in tier order: main first, then the buffer.
-    """
-    rank = _rank_within_equal(keys)
-    out = []
-    for run in runs:
-        lo = run.keys.searchsorted(keys, side="left")
-        available = run.keys.searchsorted(keys, side="right") - lo
-        here = rank < available
-        out.append(lo[here] + rank[here])
-        keys, rank = keys[~here], (rank - available)[~here]
-    assert keys.shape[0] == 0, "evicted cases missing from the store"
-    return out
+def _without(run: _Run, where: IntArray) -> tuple[FloatArray, BoolArray]:
+    keep = np.ones(run.size, dtype=np.bool_)
+    keep[where] = False
+    return run.keys[keep], run.labels[keep]
 
 
 class WindowStore(CaseStore):
     """A :class:`CaseStore` that keeps only the ``window`` most recent cases."""
 
-    __slots__ = ("_ring_keys", "_ring_labels", "_ring_size", "_ring_start", "added", "window")
+    __slots__ = ("_buffer_slots", "_dead", "_dead_gaps", "_dead_lt", "_dead_where", "_ring_keys",
+                 "_ring_labels", "_ring_size", "_ring_start", "added", "window")
 
     def __init__(self, ties: TiePolicy, window: int) -> None:
         super().__init__(ties)
         self.window = window
-        self._ring_keys: FloatArray = np.zeros(window, dtype=np.float64)
-        self._ring_labels: BoolArray = np.zeros(window, dtype=np.bool_)
+        # Arrival order, in a ring that grows (doubling) up to the window: memory
+        # follows the cases held, not the window asked for.
+        self._ring_keys: FloatArray = np.zeros(0, dtype=np.float64)
+        self._ring_labels: BoolArray = np.zeros(0, dtype=np.bool_)
         self._ring_start = 0  # slot of the oldest case in the window
         self._ring_size = 0
         self.added = 0  # cases ever added; the next case's age
+        # Where each buffered case goes in main: searchsorted(side="right").
+        self._buffer_slots: IntArray = _NO_PLACES
+        # Evicted cases still in the main tier, and where their key starts there.
+        self._dead = _Run.empty()
+        self._dead_lt: IntArray = _NO_PLACES
+        self._dead_where: IntArray | None = None  # their positions in main, when needed
+        self._dead_gaps: IntArray | None = None  # live main cases before each
 
     def total(self) -> int:
         """Cases in the window (evictions are settled by a fold). Complexity: O(p log W)."""
@@ -102,16 +94,26 @@ class WindowStore(CaseStore):
 
     def _clear_tiers(self) -> None:
         self._main = _Run.empty()
-        self._buffer = _Run.empty()
+        self._set_buffer(_Run.empty(), _NO_PLACES)
+        self._set_dead(_Run.empty(), _NO_PLACES)
         self.pair_count2 = 0
         self.pos_added = self.neg_added = 0
         self._ring_start = self._ring_size = 0
 
     # ------------------------------------------------------------- the ring
     def _ring_slots(self, start: int, count: int) -> IntArray:
-        return (start + np.arange(count, dtype=np.int64)) % self.window
+        return (start + np.arange(count, dtype=np.int64)) % max(self._ring_keys.shape[0], 1)
 
     def _ring_push(self, labels: BoolArray, keys: FloatArray) -> None:
+        needed = self._ring_size + keys.shape[0]
+        if needed > self._ring_keys.shape[0]:
+            capacity = min(self.window, max(needed, 2 * self._ring_keys.shape[0], 1024))
+            old = self._ring_slots(self._ring_start, self._ring_size)
+            ring_keys = np.zeros(capacity, dtype=np.float64)
+            ring_labels = np.zeros(capacity, dtype=np.bool_)
+            ring_keys[: old.shape[0]] = self._ring_keys[old]
+            ring_labels[: old.shape[0]] = self._ring_labels[old]
+            self._ring_keys, self._ring_labels, self._ring_start = ring_keys, ring_labels, 0
         slots = self._ring_slots(self._ring_start + self._ring_size, keys.shape[0])
         self._ring_keys[slots] = keys
         self._ring_labels[slots] = labels
@@ -123,37 +125,154 @@ class WindowStore(CaseStore):
         slots = self._ring_slots(self._ring_start, self._ring_size)
         return self._ring_keys[slots], self._ring_labels[slots]
 
-    # ------------------------------------------------------------- eviction
+    # ------------------------------------------------------ adds and evictions
+    def _absorb(self, labels: BoolArray, keys: FloatArray) -> None:
+        """Count the new cases' pairs and buffer them with their places in main."""
+        self.version += 1
+        keys, labels = sort_cases(keys, labels)
+        run = _Run(keys, labels)
+        pairs, places = cross_pairs2(self._tiers(), keys, labels, self.ties, older=False)
+        self.pair_count2 += pairs + pair_count2(keys, labels, run.cum, self.ties)
+        if self._buffer.size:
+            buffer = self._buffer
+            merged_keys, merged_labels, slots = merge_columns(
+                buffer.keys,
+                keys,
+                ((buffer.keys, keys), (buffer.labels, labels), (self._buffer_slots, places)),
+            )
+            self._set_buffer(_Run(merged_keys, merged_labels), slots)
+        else:
+            self._set_buffer(run, places)
+        if max(self._buffer.size, self._dead.size) > self._buffer_limit():
+            self._rebuild()
+
     def _evict(self, count: int) -> None:
-        """Remove the ``count`` oldest cases and their pairs. Complexity: O(W + c log W)."""
+        """Retire the ``count`` oldest cases and their pairs. Complexity: O(c log W + b)."""
         if count <= 0:
             return
         self.version += 1
         slots = self._ring_slots(self._ring_start, count)
-        self._ring_start = int((self._ring_start + count) % self.window)
+        self._ring_start = int((self._ring_start + count) % self._ring_keys.shape[0])
         self._ring_size -= count
-        order = np.argsort(self._ring_keys[slots], kind="stable")
-        keys, labels = self._ring_keys[slots][order], self._ring_labels[slots][order]
-        runs = (self._main, self._buffer)
-        self._main, self._buffer = (
-            _Run(np.delete(run.keys, where), np.delete(run.labels, where)) if where.size else run
-            for run, where in zip(runs, _deletions(runs, keys), strict=True)
+        ring_keys, ring_labels = self._ring_keys[slots], self._ring_labels[slots]
+        keys, labels = sort_cases(ring_keys, ring_labels)
+        evicted = _Run(keys, labels)
+        # Pairs among the evicted, and with every case left: all newer than
+        # them, so they rank first among equal keys. The pair count is linear
+        # in the cases, so the cases left are all tiers less the evicted ones.
+        lost, places = cross_pairs2(
+            (*self._tiers(), (evicted, -1)), keys, labels, self.ties, older=True
         )
-        # The evicted cases are older than every case left, so they rank first
-        # among equal keys.
-        remaining = _pairs2_with_newer(self._main, keys, labels, self.ties) + _pairs2_with_newer(
-            self._buffer, keys, labels, self.ties
-        )
-        within = pair_count2(keys, labels, _Run(keys, labels).cum, self.ties)
-        self.pair_count2 -= remaining + within
-        evicted_pos = int(np.count_nonzero(labels))
+        self.pair_count2 -= lost + pair_count2(keys, labels, evicted.cum, self.ties)
+        evicted_pos = int(evicted.cum[-1])
         self.pos_added -= evicted_pos
         self.neg_added -= count - evicted_pos
+        live_main = self._main_size()
+        if count < live_main:  # all from main, where they stay as dead cases
+            if self._dead.size:
+                dead = self._dead
+                merged_keys, merged_labels, lt = merge_columns(
+                    dead.keys,
+                    keys,
+                    ((dead.keys, keys), (dead.labels, labels), (self._dead_lt, places)),
+                )
+                self._set_dead(_Run(merged_keys, merged_labels), lt)
+            else:
+                self._set_dead(evicted, places)
+            if max(self._buffer.size, self._dead.size) > self._buffer_limit():
+                self._rebuild()
+            return
+        # The whole main tier goes, then the oldest of the (newer) buffer.
+        self._main = _Run.empty()
+        self._set_dead(_Run.empty(), _NO_PLACES)
+        gone_keys, _ = sort_cases(ring_keys[live_main:], ring_labels[live_main:])
+        left = _without(self._buffer, _deletions(self._buffer, gone_keys))
+        self._set_buffer(_Run(*left), np.zeros(left[0].shape[0], dtype=np.int64))
 
+    # ---------------------------------------------------- dead cases in main
+    def _set_buffer(self, buffer: _Run, slots: IntArray) -> None:
+        self._buffer, self._buffer_slots = buffer, slots
+
+    def _set_dead(self, dead: _Run, lt: IntArray) -> None:
+        self._dead, self._dead_lt = dead, lt
+        self._dead_where = self._dead_gaps = None
+
+    def _where_dead(self) -> IntArray:
+        """Positions of the dead cases in the main tier, ascending. O(d log d), cached."""
+        if self._dead_where is None:
+            # Each is the oldest of its key left in main, behind the older dead ones.
+            self._dead_where = self._dead_lt + _rank_within_equal(self._dead.keys)
+        return self._dead_where
+
+    def _dead_before(self, i: int) -> int:
+        """Dead cases in front of the main tier's live case ``i``. O(log d)."""
+        if self._dead_gaps is None:
+            self._dead_gaps = self._where_dead() - np.arange(self._dead.size)
+        return int(self._dead_gaps.searchsorted(i, side="right"))
+
+    def _rebuild(self) -> None:
+        """One pass: drop the dead cases from main and merge the buffer in. O(W)."""
+        if not (self._dead.size or self._buffer.size):
+            return
+        where = self._where_dead()
+        keys, labels = (
+            _without(self._main, where) if where.size else (self._main.keys, self._main.labels)
+        )
+        if self._buffer.size:
+            # A buffered case's place moves up by the dead cases in front of it.
+            buffer = self._buffer
+            slots = self._buffer_slots - where.searchsorted(self._buffer_slots, side="left")
+            keys, labels = merge_columns(
+                keys, buffer.keys, ((keys, buffer.keys), (labels, buffer.labels)), slots
+            )
+        self._main = _Run(keys, labels)
+        self._set_buffer(_Run.empty(), _NO_PLACES)
+        self._set_dead(_Run.empty(), _NO_PLACES)
+
+    def _merge_buffer(self) -> None:
+        self._rebuild()
+
+    def _tiers(self) -> Tiers:
+        return (self._main, 1), (self._dead, -1), (self._buffer, 1)
+
+    def _main_count(self, key: float, side: Side) -> tuple[int, int]:
+        cases, positives = super()._main_count(key, side)
+        if self._dead.size:
+            t = int(self._dead.keys.searchsorted(key, side=side))
+            cases, positives = cases - t, positives - int(self._dead.cum[t])
+        return cases, positives
+
+    def _main_size(self) -> int:
+        return self._main.size - self._dead.size
+
+    def _main_key(self, i: int) -> float:
+        return super()._main_key(i + self._dead_before(i) if self._dead.size else i)
+
+    def _main_hits(self, i: int) -> int:
+        if not self._dead.size:
+            return super()._main_hits(i)
+        j = self._dead_before(i)
+        return super()._main_hits(i + j) - int(self._dead.cum[j])
+
+    def _main_first_positive(self) -> int:
+        if not self._dead.size:
+            return super()._main_first_positive()
+        # The m-th positive of main (0-based) is live unless it is dead: the
+        # first live one is the first m missing from the dead positives' ranks.
+        where = self._where_dead()
+        ranks = self._main.cum[where[self._dead.labels]]  # ascending, distinct
+        missing = np.flatnonzero(ranks != np.arange(ranks.shape[0]))
+        m = int(missing[0]) if missing.size else ranks.shape[0]
+        position = int(self._main.cum.searchsorted(m + 1, side="left")) - 1
+        return position - int(where.searchsorted(position, side="left"))
+
+    # ---------------------------------------------------------------- copies
     def copy(self) -> WindowStore:
         """An independent store with the same window. O(W)."""
         clone = WindowStore(self.ties, self.window)
-        clone._main, clone._buffer = self._main, self._buffer
+        clone._main = self._main
+        clone._set_buffer(self._buffer, self._buffer_slots)
+        clone._set_dead(self._dead, self._dead_lt)
         clone.pending = list(self.pending)
         clone.pos_added, clone.neg_added = self.pos_added, self.neg_added
         clone.pair_count2 = self.pair_count2
@@ -165,27 +284,47 @@ class WindowStore(CaseStore):
         return clone
 
     def _check(self) -> None:
-        """Assert every invariant: sorted tiers, the ring = the tiers, exact counts. O(W log W)."""
-        for run in (self._main, self._buffer):
+        """Assert every invariant: sorted tiers, the ring = the live cases, exact counts.
+
+        O(W log W).
+        """
+        for run in (self._main, self._buffer, self._dead):
             assert bool(np.all(run.keys[1:] >= run.keys[:-1]))
             assert np.array_equal(np.diff(run.cum), run.labels.astype(np.int64))
         assert len(self.pending) < max(_store.PENDING_LIMIT, 1)
-        assert self._ring_size == self._main.size + self._buffer.size == self.size <= self.window
-        assert self.pos_added == int(self._main.cum[-1] + self._buffer.cum[-1])
+        assert self._dead.size < self._main.size or self._main.size == 0
+        main_keys = self._main.keys
+        assert np.array_equal(self._dead_lt, main_keys.searchsorted(self._dead.keys, "left"))
+        assert np.array_equal(
+            self._buffer_slots, main_keys.searchsorted(self._buffer.keys, "right")
+        )
+        where = self._where_dead()  # each dead case is the oldest of its key in main
+        assert bool(np.all(where[1:] > where[:-1]))
+        assert np.array_equal(self._main.keys[where], self._dead.keys)
+        assert np.array_equal(self._main.labels[where], self._dead.labels)
+        live = _Run(*_without(self._main, where))
+        assert self._ring_size == live.size + self._buffer.size == self.size <= self.window
+        assert self.pos_added == int(live.cum[-1] + self._buffer.cum[-1])
+        for i in range(0, live.size, max(1, live.size // 7)):  # the live-case view
+            assert self._main_key(i) == live.keys[i]
+            assert self._main_hits(i) == live.cum[i]
+        assert self._main_hits(live.size) == live.cum[-1]
+        if live.cum[-1]:
+            assert self._main_first_positive() == int(live.cum.searchsorted(1, side="left")) - 1
         slots = self._ring_slots(self._ring_start, self._ring_size)
         ring = sorted(
             zip(self._ring_keys[slots].tolist(), self._ring_labels[slots].tolist(), strict=True)
         )
         tiers = sorted(
             zip(
-                np.concatenate((self._main.keys, self._buffer.keys)).tolist(),
-                np.concatenate((self._main.labels, self._buffer.labels)).tolist(),
+                np.concatenate((live.keys, self._buffer.keys)).tolist(),
+                np.concatenate((live.labels, self._buffer.labels)).tolist(),
                 strict=True,
             )
         )
         assert ring == tiers
-        merged = self._main.merged(self._buffer.keys, self._buffer.labels)
-        if self.ties == "insertion":  # equal keys must rank in arrival order
-            order = np.argsort(self._ring_keys[slots], kind="stable")
-            assert np.array_equal(self._ring_labels[slots][order], merged.labels)
+        merged = live.merged(self._buffer.keys, self._buffer.labels)
+        # Equal keys rank in arrival order under both policies (eviction relies on it).
+        order = np.argsort(self._ring_keys[slots], kind="stable")
+        assert np.array_equal(self._ring_labels[slots][order], merged.labels)
         assert pair_count2(merged.keys, merged.labels, merged.cum, self.ties) == self.pair_count2

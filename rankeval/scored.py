@@ -21,6 +21,7 @@ from rankeval import _store as _store_module
 from rankeval import curves, metrics
 from rankeval._javafmt import java_double_to_string, java_f6
 from rankeval._ranking import BoolArray, FloatArray, OperatingPoints, TiePolicy, operating_points
+from rankeval._store import LABEL_PART as _LABEL_PART
 from rankeval._store import CaseStore
 from rankeval._validation import (
     check_beta,
@@ -147,9 +148,9 @@ class ScoredPrecisionRecallEvaluation:
         Complexity: O(1) amortised; the case is sorted in by the next read.
         """
         if (correct is True or correct is False) and type(score) is float and score == score:
-            case = (correct, -score)  # the common case, validated inline for speed
+            case = -score - _LABEL_PART[correct]  # the common case, validated inline for speed
         else:
-            case = (check_correct(correct), -check_score(score))
+            case = -check_score(score) - _LABEL_PART[check_correct(correct)]
         if self._read_only:
             self._refuse()
         # No lock: list.append is atomic, and folds consume the pending list by

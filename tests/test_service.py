@@ -252,6 +252,45 @@ class TestWindow:
                 if step % 3 == 2:
                     assert_matches_reference(ev, live, misses, negative_misses)
 
+    @settings(max_examples=40, deadline=None)
+    @given(batches=st.lists(st.lists(st.tuples(st.booleans(), strategies.scores), max_size=9),
+                            min_size=1, max_size=40),
+           ties=strategies.ties, window=st.integers(8, 60), buffer=st.sampled_from([4, 16]))
+    def test_dead_cases_between_rebuilds(self, batches: list[list[Any]], ties: str, window: int,
+                                         buffer: int) -> None:
+        """Evicted cases that still sit in the main tier are counted out of every read.
+
+        Windows larger than the buffer keep a main tier that evictions hit
+        fold after fold before a rebuild drops them: the live-case view
+        (counts, the i-th live case, the first live positive) must equal the
+        slow reference on the last W cases after every fold.
+        """
+        with small_buffer(buffer):
+            ev = ScoredPrecisionRecallEvaluation(ties=ties, window=window)  # type: ignore[arg-type]
+            cases: list[tuple[bool, float]] = []
+            for batch in batches:
+                for correct, score in batch:
+                    ev.add_case(correct, score)
+                cases += batch
+                live = cases[-window:]
+                ref = Reference(live, 0, 0, ties)
+                assert close(ev.area_under_roc_curve(), ref.roc_auc_pairs(0, 0))
+                ev._store._check()
+                for k in range(1, len(live) + 2, 3):
+                    assert close(ev.precision_at(k), ref.precision_at(k)), k
+                assert close(ev.reciprocal_rank(), ref.reciprocal_rank())
+            assert_matches_reference(ev, cases[-window:], 0, 0)
+
+    def test_ring_grows_with_the_cases_held(self) -> None:
+        """A huge window costs memory for the cases held, not for the window asked for."""
+        ev = ScoredPrecisionRecallEvaluation(window=10**15)
+        assert ev._store._ring_keys.nbytes == 0
+        ev.add_cases([True, False] * 1500, [float(i) for i in range(3000)])
+        assert 3000 <= ev._store._ring_keys.shape[0] < 8192
+        assert ev.num_cases() == 3000
+        ref = Reference([(i % 2 == 0, float(i)) for i in range(3000)], 0, 0, "insertion")
+        assert close(ev.area_under_roc_curve(), ref.roc_auc_pairs(0, 0))
+
     @settings(max_examples=30, deadline=None)
     @given(a=strategies.cases, b=strategies.cases, ties=strategies.ties, window=st.integers(1, 30))
     def test_copies_merge_and_files(self, tmp_path_factory: pytest.TempPathFactory,
