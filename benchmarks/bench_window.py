@@ -7,7 +7,10 @@ ROC AUC of the last W cases? river's rolling metric is exact too and runs in Rus
 Python-side buffer, so this is a like-for-like race of exact sliding-window AUCs.
 
 Also shown: the same stream fed to rankeval in micro-batches of 1,000 via ``add_cases`` (what
-a service that already batches its scores would do).
+a service that already batches its scores would do), and a second table that varies how often
+the AUC is read (every add ... never until the end) on a window already full, because the two
+designs pay at different moments: rankeval ranks each case when the next read (or 4,096 waiting
+adds) folds it in, river's Python wrapper only appends and does all its work in ``get()``.
 """
 
 from __future__ import annotations
@@ -48,6 +51,91 @@ def river_contender(window: int, labels: list[bool], scores: list[float]) -> Cal
     def run() -> float:
         metric = metrics.RollingROCAUC(window_size=window)
         return float(run_stream(metric.update, metric.get, labels, scores))
+    return run
+
+
+CADENCES = ((1, 2_000), (10, 20_000), (100, 100_000), (1_000, 300_000), (10_000, 300_000),
+            (None, 300_000))  # (read every, adds timed); None: one read at the end
+
+
+def cadence_run(update: Callable[[bool, float], object], read: Callable[[], float],
+                labels: list[bool], scores: list[float], every: int | None) -> float:
+    step = every or len(labels)
+    value = 0.0
+    for start in range(0, len(labels), step):
+        for correct, score in zip(labels[start:start + step], scores[start:start + step],
+                                  strict=True):
+            update(correct, score)
+        value = read()
+    return value
+
+
+def cadence_table(window: int, repeat: int, scale: float) -> None:
+    """Updates per second against read cadence, both evaluators warmed with a full window."""
+    from river import metrics
+
+    from rankeval import ScoredPrecisionRecallEvaluation
+
+    rows = []
+    y, s = common.make_cases(window + int(300_000 * scale) + 1)
+    labels, scores = y.tolist(), s.tolist()
+    for every, count in CADENCES:
+        count = max(int(count * scale), 100)
+        feed_l, feed_s = labels[window:window + count], scores[window:window + count]
+
+        def ours(policy: str) -> Callable[[], float]:
+            def run() -> float:
+                ev = ScoredPrecisionRecallEvaluation(ties=policy, window=window)  # type: ignore[arg-type]
+                ev.add_cases(y[:window], s[:window])
+                ev.area_under_roc_curve()
+                return cadence_run(ev.add_case, ev.area_under_roc_curve, feed_l, feed_s, every)
+            return run
+
+        def river() -> float:
+            metric = metrics.RollingROCAUC(window_size=window)
+            for correct, score in zip(labels[:window], scores[:window], strict=True):
+                metric.update(correct, score)
+            metric.get()
+            return float(cadence_run(metric.update, metric.get, feed_l, feed_s, every))
+
+        # Time only the feeding: warm-up is inside each run, so subtract a warm-up-only run.
+        contenders = {"rankeval ties=grouped": ours("grouped"),
+                      "rankeval ties=insertion": ours("insertion"), "river RollingROCAUC": river}
+        warm = {"rankeval ties=grouped": _warm_ours("grouped", window, y, s),
+                "rankeval ties=insertion": _warm_ours("insertion", window, y, s),
+                "river RollingROCAUC": _warm_river(window, labels, scores)}
+        times = common.interleaved({**contenders, **{f"warm {k}": v for k, v in warm.items()}},
+                                   repeat)
+        rate = {name: count / max(common.median(times[name]) - common.median(times[f"warm {name}"]),
+                                  1e-9) for name in contenders}
+        river_rate = rate["river RollingROCAUC"]
+        for name in ("rankeval ties=grouped", "rankeval ties=insertion"):
+            rows.append([f"{every:,}" if every else "end only", f"{count:,}", name, rate[name],
+                         river_rate, common.ratio(rate[name], river_rate)])
+    common.print_table(["read every", "adds timed", "contender", "updates/s", "river updates/s",
+                        "vs river"], rows)
+    print(f"W = {window:,}, continuous scores, window full before timing; median of {repeat}"
+          " interleaved runs less the median warm-up.")
+
+
+def _warm_ours(policy: str, window: int, y: object, s: object) -> Callable[[], float]:
+    from rankeval import ScoredPrecisionRecallEvaluation
+
+    def run() -> float:
+        ev = ScoredPrecisionRecallEvaluation(ties=policy, window=window)  # type: ignore[arg-type]
+        ev.add_cases(y[:window], s[:window])  # type: ignore[index]
+        return ev.area_under_roc_curve()
+    return run
+
+
+def _warm_river(window: int, labels: list[bool], scores: list[float]) -> Callable[[], float]:
+    from river import metrics
+
+    def run() -> float:
+        metric = metrics.RollingROCAUC(window_size=window)
+        for correct, score in zip(labels[:window], scores[:window], strict=True):
+            metric.update(correct, score)
+        return float(metric.get())
     return run
 
 
@@ -93,6 +181,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"W = {args.window:,}, stream of {args.n:,}; median of {args.repeat} interleaved runs."
           " |err| is against scikit-learn on the last W cases (ties=insertion differs by design"
           " on tied data).")
+    print()
+    title = "Read cadence: updates/s of a full window read every k adds"
+    print(title)
+    print("=" * len(title))
+    cadence_table(args.window, args.repeat, 0.1 if args.quick else 1.0)
     return 0
 
 

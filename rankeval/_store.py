@@ -159,6 +159,19 @@ def search_both(run_keys: FloatArray, keys: FloatArray) -> tuple[IntArray, IntAr
     return lt, le
 
 
+def _own_places(keys: FloatArray, start: int, count: int) -> tuple[IntArray, IntArray]:
+    """``keys.searchsorted(keys[start:start + count])``, left and right, for sorted ``keys``.
+
+    Without ties, each key's own index and the next one; O(count).
+    """
+    block = keys[start : start + count]
+    lo, hi = max(start - 1, 0), min(start + count + 1, keys.shape[0])
+    if not (keys[lo + 1 : hi] == keys[lo : hi - 1]).any():
+        left = np.arange(start, start + count, dtype=np.int64)
+        return left, left + 1
+    return keys.searchsorted(block, side="left"), keys.searchsorted(block, side="right")
+
+
 Tiers = tuple[tuple["_Run", int], ...]  # sorted runs, each counted with a sign (+1 or -1)
 
 
@@ -196,7 +209,9 @@ def cross_pairs2(
         lt = np.zeros(block.shape[0], dtype=np.int64)
         lt_pos, le, le_pos = lt.copy(), lt.copy(), lt.copy()
         for run, sign in tiers:
-            if ties == "grouped":
+            if run.keys is keys:  # the cases themselves: their own positions
+                left, right = _own_places(keys, start, block.shape[0])
+            elif ties == "grouped":
                 left, right = search_both(run.keys, block)
             elif older:
                 left = right = run.keys.searchsorted(block, side="left")

@@ -201,7 +201,9 @@ class WindowStore(CaseStore):
         """Positions of the dead cases in the main tier, ascending. O(d log d), cached."""
         if self._dead_where is None:
             # Each is the oldest of its key left in main, behind the older dead ones.
-            self._dead_where = self._dead_lt + _rank_within_equal(self._dead.keys)
+            keys = self._dead.keys
+            tied = bool((keys[1:] == keys[:-1]).any())
+            self._dead_where = self._dead_lt + _rank_within_equal(keys) if tied else self._dead_lt
         return self._dead_where
 
     def _dead_before(self, i: int) -> int:
