@@ -83,7 +83,8 @@ def cadence_table(window: int, repeat: int, scale: float) -> None:
         count = max(int(count * scale), 100)
         feed_l, feed_s = labels[window:window + count], scores[window:window + count]
 
-        def ours(policy: str) -> Callable[[], float]:
+        def ours(policy: str, feed_l: list[bool] = feed_l, feed_s: list[float] = feed_s,
+                 every: int | None = every) -> Callable[[], float]:
             def run() -> float:
                 ev = ScoredPrecisionRecallEvaluation(ties=policy, window=window)  # type: ignore[arg-type]
                 ev.add_cases(y[:window], s[:window])
@@ -91,7 +92,8 @@ def cadence_table(window: int, repeat: int, scale: float) -> None:
                 return cadence_run(ev.add_case, ev.area_under_roc_curve, feed_l, feed_s, every)
             return run
 
-        def river() -> float:
+        def river(feed_l: list[bool] = feed_l, feed_s: list[float] = feed_s,
+                  every: int | None = every) -> float:
             metric = metrics.RollingROCAUC(window_size=window)
             for correct, score in zip(labels[:window], scores[:window], strict=True):
                 metric.update(correct, score)

@@ -6,12 +6,12 @@
 * **buffer**: the same three arrays for recent cases, kept at most about
   n/128 long and merged into *main* in one O(n) pass when it outgrows that.
 * **pending**: a plain list of cases, each one complex number (see
-  :data:`LABEL_PART`), that the adds append to in O(1), without any lock (``list.append`` is atomic); a fold, under the
-  evaluator's lock, consumes a prefix of it (slicing and ``del`` of a slice are
-  atomic too, so an append racing with a fold lands after the prefix and is
-  kept). Folding sorts the prefix into the buffer (O(p log p + b)); the first
-  read that needs it folds, and so does an add that finds
-  :data:`PENDING_LIMIT` cases waiting.
+  :data:`LABEL_PART`), that the adds append to in O(1), without any lock
+  (``list.append`` is atomic); a fold, under the evaluator's lock, consumes a
+  prefix of it (slicing and ``del`` of a slice are atomic too, so an append
+  racing with a fold lands after the prefix and is kept). Folding sorts the
+  prefix into the buffer (O(p log p + b)); the first read that needs it folds,
+  and so does an add that finds :data:`PENDING_LIMIT` cases waiting.
 
 Ties: every tier keeps equal keys in insertion order and every case of a
 later tier is newer than every case of an earlier one, so the rank order is

@@ -23,7 +23,6 @@ from rankeval import _store
 from rankeval._ranking import BoolArray, FloatArray, IntArray, TiePolicy, sort_cases
 from rankeval._store import CaseStore, Side, Tiers, _Run, cross_pairs2, merge_columns, pair_count2
 
-
 _NO_PLACES: IntArray = np.zeros(0, dtype=np.int64)
 
 
@@ -102,7 +101,8 @@ class WindowStore(CaseStore):
 
     # ------------------------------------------------------------- the ring
     def _ring_slots(self, start: int, count: int) -> IntArray:
-        return (start + np.arange(count, dtype=np.int64)) % max(self._ring_keys.shape[0], 1)
+        capacity = max(int(self._ring_keys.shape[0]), 1)
+        return (start + np.arange(count, dtype=np.int64)) % capacity
 
     def _ring_push(self, labels: BoolArray, keys: FloatArray) -> None:
         needed = self._ring_size + keys.shape[0]
