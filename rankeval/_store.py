@@ -176,8 +176,13 @@ Tiers = tuple[tuple["_Run", int], ...]  # sorted runs, each counted with a sign 
 
 
 def cross_pairs2(
-    tiers: Tiers, keys: FloatArray, labels: BoolArray, ties: TiePolicy, older: bool
-) -> tuple[int, IntArray]:
+    tiers: Tiers,
+    keys: FloatArray,
+    labels: BoolArray,
+    ties: TiePolicy,
+    older: bool,
+    places: list[IntArray] | None = None,
+) -> int:
     """Twice the (positive above negative) pairs between some cases and the cases of ``tiers``.
 
     ``keys``/``labels`` are the cases, sorted or not; ``older`` says whether
@@ -188,14 +193,14 @@ def cross_pairs2(
     vectorised pass over blocks of :data:`PAIR_BLOCK` cases; complexity
     O(m log n).
 
-    Also returns where the cases go in the first tier: ``searchsorted`` with
-    side left if they are older, right if newer (empty if ``tiers`` is).
+    ``places``, if given, receives where the cases go in the first tier,
+    block by block: ``searchsorted`` with side left if they are older, right
+    if newer (nothing if that tier is empty: they all go to its start).
     """
     first = tiers[0][0] if tiers else None
     tiers = tuple((run, sign) for run, sign in tiers if run.size)
-    places = []
     if not tiers:
-        return 0, np.zeros(keys.shape[0] if first is not None else 0, dtype=np.int64)
+        return 0
     total = sum(sign * run.size for run, sign in tiers)
     total_pos = sum(sign * int(run.cum[-1]) for run, sign in tiers)
     pairs = 0
@@ -217,7 +222,7 @@ def cross_pairs2(
                 left = right = run.keys.searchsorted(block, side="left")
             else:
                 left = right = run.keys.searchsorted(block, side="right")
-            if run is first:
+            if places is not None and run is first:
                 places.append(left if older else right)
             if sign > 0:
                 lt += left
@@ -237,9 +242,7 @@ def cross_pairs2(
             pairs += int((2 * neg_gt + neg_eq)[pos].sum()) + int((lt_pos + le_pos)[neg].sum())
         else:  # one side searched: left puts tied tier cases below (older), right above
             pairs += 2 * int(((total - lt) - (total_pos - lt_pos))[pos].sum() + lt_pos[neg].sum())
-    if not places:  # the first tier is empty: everything goes to its start
-        return pairs, np.zeros(keys.shape[0], dtype=np.int64)
-    return pairs, places[0] if len(places) == 1 else np.concatenate(places)
+    return pairs
 
 
 class _Run:
@@ -341,7 +344,7 @@ class CaseStore:
         keys, labels = sort_cases(keys, labels)
         run = _Run(keys, labels)
         self.pair_count2 += (
-            cross_pairs2(self._tiers(), keys, labels, self.ties, older=False)[0]
+            cross_pairs2(self._tiers(), keys, labels, self.ties, older=False)
             + pair_count2(keys, labels, run.cum, self.ties)
         )
         if self._buffer.size == 0 and keys.shape[0] > self._buffer_limit():

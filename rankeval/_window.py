@@ -41,6 +41,13 @@ def _deletions(run: _Run, keys: FloatArray) -> IntArray:
     return run.keys.searchsorted(keys, side="left") + _rank_within_equal(keys)
 
 
+def _joined(blocks: list[IntArray], count: int) -> IntArray:
+    """The places :func:`cross_pairs2` found, block by block, as one array (0 if none)."""
+    if not blocks:
+        return np.zeros(count, dtype=np.int64)
+    return blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+
+
 def _without(run: _Run, where: IntArray) -> tuple[FloatArray, BoolArray]:
     keep = np.ones(run.size, dtype=np.bool_)
     keep[where] = False
@@ -131,7 +138,9 @@ class WindowStore(CaseStore):
         self.version += 1
         keys, labels = sort_cases(keys, labels)
         run = _Run(keys, labels)
-        pairs, places = cross_pairs2(self._tiers(), keys, labels, self.ties, older=False)
+        blocks: list[IntArray] = []
+        pairs = cross_pairs2(self._tiers(), keys, labels, self.ties, older=False, places=blocks)
+        places = _joined(blocks, keys.shape[0])
         self.pair_count2 += pairs + pair_count2(keys, labels, run.cum, self.ties)
         if self._buffer.size:
             buffer = self._buffer
@@ -160,9 +169,10 @@ class WindowStore(CaseStore):
         # Pairs among the evicted, and with every case left: all newer than
         # them, so they rank first among equal keys. The pair count is linear
         # in the cases, so the cases left are all tiers less the evicted ones.
-        lost, places = cross_pairs2(
-            (*self._tiers(), (evicted, -1)), keys, labels, self.ties, older=True
-        )
+        blocks: list[IntArray] = []
+        tiers = (*self._tiers(), (evicted, -1))
+        lost = cross_pairs2(tiers, keys, labels, self.ties, older=True, places=blocks)
+        places = _joined(blocks, count)
         self.pair_count2 -= lost + pair_count2(keys, labels, evicted.cum, self.ties)
         evicted_pos = int(evicted.cum[-1])
         self.pos_added -= evicted_pos
