@@ -104,7 +104,8 @@ def merge_columns(
 
     ``columns`` pairs each old column with the new cases' one (the keys are a
     column too if wanted); ``slots`` may give ``old_keys.searchsorted(keys,
-    side="right")`` when it is already known. Complexity: O(n + m log n).
+    side="right")`` when it is already known (the array is then used up:
+    it is overwritten in place). Complexity: O(n + m log n).
     """
     if slots is None:
         slots = old_keys.searchsorted(keys, side="right")
@@ -112,7 +113,7 @@ def merge_columns(
         return [np.insert(old, slots, new) for old, new in columns]
     # One slot mask serves every column (np.insert would build one per column:
     # another n-byte temporary for the allocator to keep).
-    slots = slots + np.arange(keys.shape[0])
+    slots += np.arange(keys.shape[0])  # in place: a second n-sized int64 stays resident
     older = np.ones(old_keys.shape[0] + keys.shape[0], dtype=np.bool_)
     older[slots] = False
     out = []
