@@ -48,6 +48,20 @@ def _joined(blocks: list[IntArray], count: int) -> IntArray:
     return blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
 
 
+def _merged_with_places(
+    run: _Run, places: IntArray, newer: _Run, newer_places: IntArray
+) -> tuple[_Run, IntArray]:
+    """``run`` with a sorted run of newer cases merged in, and their places in main alike."""
+    if not run.size:
+        return newer, newer_places
+    keys, labels, merged_places = merge_columns(
+        run.keys,
+        newer.keys,
+        ((run.keys, newer.keys), (run.labels, newer.labels), (places, newer_places)),
+    )
+    return _Run(keys, labels), merged_places
+
+
 def _without(run: _Run, where: IntArray) -> tuple[FloatArray, BoolArray]:
     keep = np.ones(run.size, dtype=np.bool_)
     keep[where] = False
@@ -142,18 +156,8 @@ class WindowStore(CaseStore):
         pairs = cross_pairs2(self._tiers(), keys, labels, self.ties, older=False, places=blocks)
         places = _joined(blocks, keys.shape[0])
         self.pair_count2 += pairs + pair_count2(keys, labels, run.cum, self.ties)
-        if self._buffer.size:
-            buffer = self._buffer
-            merged_keys, merged_labels, slots = merge_columns(
-                buffer.keys,
-                keys,
-                ((buffer.keys, keys), (buffer.labels, labels), (self._buffer_slots, places)),
-            )
-            self._set_buffer(_Run(merged_keys, merged_labels), slots)
-        else:
-            self._set_buffer(run, places)
-        if max(self._buffer.size, self._dead.size) > self._buffer_limit():
-            self._rebuild()
+        self._set_buffer(*_merged_with_places(self._buffer, self._buffer_slots, run, places))
+        self._rebuild_if_full()
 
     def _evict(self, count: int) -> None:
         """Retire the ``count`` oldest cases and their pairs. Complexity: O(c log W + b)."""
@@ -179,18 +183,8 @@ class WindowStore(CaseStore):
         self.neg_added -= count - evicted_pos
         live_main = self._main_size()
         if count < live_main:  # all from main, where they stay as dead cases
-            if self._dead.size:
-                dead = self._dead
-                merged_keys, merged_labels, lt = merge_columns(
-                    dead.keys,
-                    keys,
-                    ((dead.keys, keys), (dead.labels, labels), (self._dead_lt, places)),
-                )
-                self._set_dead(_Run(merged_keys, merged_labels), lt)
-            else:
-                self._set_dead(evicted, places)
-            if max(self._buffer.size, self._dead.size) > self._buffer_limit():
-                self._rebuild()
+            self._set_dead(*_merged_with_places(self._dead, self._dead_lt, evicted, places))
+            self._rebuild_if_full()
             return
         # The whole main tier goes, then the oldest of the (newer) buffer.
         self._main = _Run.empty()
@@ -221,6 +215,10 @@ class WindowStore(CaseStore):
         if self._dead_gaps is None:
             self._dead_gaps = self._where_dead() - np.arange(self._dead.size)
         return int(self._dead_gaps.searchsorted(i, side="right"))
+
+    def _rebuild_if_full(self) -> None:
+        if max(self._buffer.size, self._dead.size) > self._buffer_limit():
+            self._rebuild()
 
     def _rebuild(self) -> None:
         """One pass: drop the dead cases from main and merge the buffer in. O(W)."""
