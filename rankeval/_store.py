@@ -125,16 +125,6 @@ def merge_columns(
     return out
 
 
-def merge_runs(
-    old_keys: FloatArray, old_labels: BoolArray, keys: FloatArray, labels: BoolArray
-) -> _Run:
-    """One run of two sorted ones, each newer case behind its equal-key elders. O(n + m log n)."""
-    merged_keys, merged_labels = merge_columns(
-        old_keys, keys, ((old_keys, keys), (old_labels, labels))
-    )
-    return _Run(merged_keys, merged_labels)
-
-
 def search_both(run_keys: FloatArray, keys: FloatArray) -> tuple[IntArray, IntArray]:
     """``run_keys.searchsorted(keys)`` with side left and right, searching mostly once.
 
@@ -204,6 +194,7 @@ def cross_pairs2(
         return 0
     total = sum(sign * run.size for run, sign in tiers)
     total_pos = sum(sign * int(run.cum[-1]) for run, sign in tiers)
+    grouped = ties == "grouped"
     pairs = 0
     # Blocks keep the half-dozen int64 temporaries per case small: at a
     # million new cases they were ~40 MB that glibc then kept resident.
@@ -211,37 +202,44 @@ def cross_pairs2(
         block, pos = keys[start : start + PAIR_BLOCK], labels[start : start + PAIR_BLOCK]
         neg = ~pos
         # For each case: tier cases (and positives) ranked strictly above it
-        # (key < its key) and at or above it (key <= its key).
+        # (key < its key) and, grouped, at or above it (key <= its key). The
+        # insertion policy needs one side: left puts tied tier cases below the
+        # case (it is older), right above (it is newer).
         lt = np.zeros(block.shape[0], dtype=np.int64)
-        lt_pos, le, le_pos = lt.copy(), lt.copy(), lt.copy()
+        lt_pos = lt.copy()
+        if grouped:
+            le, le_pos = lt.copy(), lt.copy()
         for run, sign in tiers:
             if run.keys is keys:  # the cases themselves: their own positions
                 left, right = _own_places(keys, start, block.shape[0])
-            elif ties == "grouped":
+            elif grouped:
                 left, right = search_both(run.keys, block)
-            elif older:
-                left = right = run.keys.searchsorted(block, side="left")
             else:
-                left = right = run.keys.searchsorted(block, side="right")
+                left = right = run.keys.searchsorted(block, side="left" if older else "right")
             if places is not None and run is first:
                 places.append(left if older else right)
+            if not (grouped or older):
+                left = right
             if sign > 0:
                 lt += left
                 lt_pos += run.cum[left]
-                le += right
-                le_pos += run.cum[right]
             else:
                 lt -= left
                 lt_pos -= run.cum[left]
-                le -= right
-                le_pos -= run.cum[right]
+            if grouped:
+                if sign > 0:
+                    le += right
+                    le_pos += run.cum[right]
+                else:
+                    le -= right
+                    le_pos -= run.cum[right]
         # A positive beats the tier negatives below it, a negative loses to
         # the tier positives above it; which tied ones count is the policy's.
-        if ties == "grouped":
+        if grouped:
             neg_gt = (total - le) - (total_pos - le_pos)
             neg_eq = (le - lt) - (le_pos - lt_pos)
             pairs += int((2 * neg_gt + neg_eq)[pos].sum()) + int((lt_pos + le_pos)[neg].sum())
-        else:  # one side searched: left puts tied tier cases below (older), right above
+        else:
             pairs += 2 * int(((total - lt) - (total_pos - lt_pos))[pos].sum() + lt_pos[neg].sum())
     return pairs
 
@@ -271,7 +269,10 @@ class _Run:
         """
         if self.size == 0:
             return _Run(keys, labels, cum)
-        return merge_runs(self.keys, self.labels, keys, labels)
+        merged_keys, merged_labels = merge_columns(
+            self.keys, keys, ((self.keys, keys), (self.labels, labels))
+        )
+        return _Run(merged_keys, merged_labels)
 
 class CaseStore:
     """Ranked cases with O(1) adds and O(log n) rank queries.
@@ -384,8 +385,9 @@ class CaseStore:
         self._merge_buffer()
         return self._main.keys, self._main.labels, self._main.cum
 
-    # The main tier, seen through these five methods: the window store's main
-    # tier also holds evicted ("dead") cases that these count out.
+    # The tiers as the pair kernel sees them, and the main tier seen through
+    # five methods: the window store's main tier also holds evicted ("dead")
+    # cases that these count out.
     def _tiers(self) -> Tiers:
         """The sorted tiers with their signs, for :func:`cross_pairs2`."""
         return (self._main, 1), (self._buffer, 1)

@@ -28,6 +28,8 @@ _NO_PLACES: IntArray = np.zeros(0, dtype=np.int64)
 
 def _rank_within_equal(sorted_keys: FloatArray) -> IntArray:
     """For each element of a sorted array, how many equal elements precede it."""
+    if not (sorted_keys[1:] == sorted_keys[:-1]).any():  # no ties: no search
+        return np.zeros(sorted_keys.shape[0], dtype=np.int64)
     first = sorted_keys.searchsorted(sorted_keys, side="left")
     return np.arange(sorted_keys.shape[0], dtype=np.int64) - first
 
@@ -205,9 +207,7 @@ class WindowStore(CaseStore):
         """Positions of the dead cases in the main tier, ascending. O(d log d), cached."""
         if self._dead_where is None:
             # Each is the oldest of its key left in main, behind the older dead ones.
-            keys = self._dead.keys
-            tied = bool((keys[1:] == keys[:-1]).any())
-            self._dead_where = self._dead_lt + _rank_within_equal(keys) if tied else self._dead_lt
+            self._dead_where = self._dead_lt + _rank_within_equal(self._dead.keys)
         return self._dead_where
 
     def _dead_before(self, i: int) -> int:
