@@ -200,12 +200,20 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
 
 def interleaved(contenders: dict[str, Callable[[], Any]], repeat: int) -> dict[str, list[float]]:
     """Run every contender once per round, ``repeat`` rounds, rotating the order each round."""
-    names = list(contenders)
+    return interleaved_prepared({name: (lambda fn=fn: fn) for name, fn in contenders.items()},
+                                repeat)
+
+
+def interleaved_prepared(prepare: dict[str, Callable[[], Callable[[], Any]]],
+                         repeat: int) -> dict[str, list[float]]:
+    """:func:`interleaved`, where each run first calls ``prepare[name]()`` untimed to get the
+    callable it times (state built afresh for every run, such as an evaluator already full)."""
+    names = list(prepare)
     times: dict[str, list[float]] = {name: [] for name in names}
     for r in range(repeat):
         rotated = names[r % len(names):] + names[: r % len(names)]
         for name in rotated:
-            seconds, _ = timed(contenders[name])
+            seconds, _ = timed(prepare[name]())
             times[name].append(seconds)
     return times
 

@@ -71,7 +71,7 @@ def cadence_run(update: Callable[[bool, float], object], read: Callable[[], floa
 
 
 def cadence_table(window: int, repeat: int, scale: float) -> None:
-    """Updates per second against read cadence, both evaluators warmed with a full window."""
+    """Updates per second against read cadence, both evaluators holding a full window."""
     from river import metrics
 
     from rankeval import ScoredPrecisionRecallEvaluation
@@ -79,66 +79,43 @@ def cadence_table(window: int, repeat: int, scale: float) -> None:
     rows = []
     y, s = common.make_cases(window + int(300_000 * scale) + 1)
     labels, scores = y.tolist(), s.tolist()
+
+    def ours(policy: str) -> tuple[Callable[[bool, float], object], Callable[[], float]]:
+        ev = ScoredPrecisionRecallEvaluation(ties=policy, window=window)  # type: ignore[arg-type]
+        ev.add_cases(y[:window], s[:window])
+        ev.area_under_roc_curve()
+        return ev.add_case, ev.area_under_roc_curve
+
+    def river() -> tuple[Callable[[bool, float], object], Callable[[], float]]:
+        metric = metrics.RollingROCAUC(window_size=window)
+        for correct, score in zip(labels[:window], scores[:window], strict=True):
+            metric.update(correct, score)
+        metric.get()
+        return metric.update, metric.get
+
+    full = {"rankeval ties=grouped": lambda: ours("grouped"),
+            "rankeval ties=insertion": lambda: ours("insertion"), "river RollingROCAUC": river}
     for every, count in CADENCES:
         count = max(int(count * scale), 100)
         feed_l, feed_s = labels[window:window + count], scores[window:window + count]
 
-        def ours(policy: str, feed_l: list[bool] = feed_l, feed_s: list[float] = feed_s,
-                 every: int | None = every) -> Callable[[], float]:
-            def run() -> float:
-                ev = ScoredPrecisionRecallEvaluation(ties=policy, window=window)  # type: ignore[arg-type]
-                ev.add_cases(y[:window], s[:window])
-                ev.area_under_roc_curve()
-                return cadence_run(ev.add_case, ev.area_under_roc_curve, feed_l, feed_s, every)
-            return run
+        def prepare(name: str, every: int | None = every, feed_l: list[bool] = feed_l,
+                    feed_s: list[float] = feed_s) -> Callable[[], Callable[[], float]]:
+            def timed_feed() -> Callable[[], float]:
+                update, read = full[name]()  # untimed: the window fills first
+                return lambda: cadence_run(update, read, feed_l, feed_s, every)
+            return timed_feed
 
-        def river(feed_l: list[bool] = feed_l, feed_s: list[float] = feed_s,
-                  every: int | None = every) -> float:
-            metric = metrics.RollingROCAUC(window_size=window)
-            for correct, score in zip(labels[:window], scores[:window], strict=True):
-                metric.update(correct, score)
-            metric.get()
-            return float(cadence_run(metric.update, metric.get, feed_l, feed_s, every))
-
-        # Time only the feeding: warm-up is inside each run, so subtract a warm-up-only run.
-        contenders = {"rankeval ties=grouped": ours("grouped"),
-                      "rankeval ties=insertion": ours("insertion"), "river RollingROCAUC": river}
-        warm = {"rankeval ties=grouped": _warm_ours("grouped", window, y, s),
-                "rankeval ties=insertion": _warm_ours("insertion", window, y, s),
-                "river RollingROCAUC": _warm_river(window, labels, scores)}
-        times = common.interleaved({**contenders, **{f"warm {k}": v for k, v in warm.items()}},
-                                   repeat)
-        rate = {name: count / max(common.median(times[name]) - common.median(times[f"warm {name}"]),
-                                  1e-9) for name in contenders}
+        times = common.interleaved_prepared({name: prepare(name) for name in full}, repeat)
+        rate = {name: count / common.median(t) for name, t in times.items()}
         river_rate = rate["river RollingROCAUC"]
         for name in ("rankeval ties=grouped", "rankeval ties=insertion"):
             rows.append([f"{every:,}" if every else "end only", f"{count:,}", name, rate[name],
                          river_rate, common.ratio(rate[name], river_rate)])
     common.print_table(["read every", "adds timed", "contender", "updates/s", "river updates/s",
                         "vs river"], rows)
-    print(f"W = {window:,}, continuous scores, window full before timing; median of {repeat}"
-          " interleaved runs less the median warm-up.")
-
-
-def _warm_ours(policy: str, window: int, y: object, s: object) -> Callable[[], float]:
-    from rankeval import ScoredPrecisionRecallEvaluation
-
-    def run() -> float:
-        ev = ScoredPrecisionRecallEvaluation(ties=policy, window=window)  # type: ignore[arg-type]
-        ev.add_cases(y[:window], s[:window])  # type: ignore[index]
-        return ev.area_under_roc_curve()
-    return run
-
-
-def _warm_river(window: int, labels: list[bool], scores: list[float]) -> Callable[[], float]:
-    from river import metrics
-
-    def run() -> float:
-        metric = metrics.RollingROCAUC(window_size=window)
-        for correct, score in zip(labels[:window], scores[:window], strict=True):
-            metric.update(correct, score)
-        return float(metric.get())
-    return run
+    print(f"W = {window:,}, continuous scores, window full before timing (untimed); median of"
+          f" {repeat} interleaved runs.")
 
 
 def main(argv: list[str] | None = None) -> int:
