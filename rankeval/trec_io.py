@@ -179,15 +179,7 @@ def parse_run(data: bytes, name: str = "<run>") -> RunTable:
     if qid.size == 0:
         raise DataError(name, None, "expected at least one result line, found none")
     table = RunTable(name, qid, docid, score, lines, runid)
-    dup = first_duplicate(_group_codes(qid), docid)
-    if dup is not None:
-        first, second = dup
-        raise DataError(
-            name,
-            int(lines[second]),
-            f"document {_decode(docid[second])!r} is listed twice for query "
-            f"{_decode(qid[second])!r} (first on line {int(lines[first])})",
-        )
+    _refuse_duplicates(name, qid, docid, lines, "listed")
     return table
 
 
@@ -245,16 +237,23 @@ def parse_qrels(data: bytes, name: str = "<qrels>") -> QrelsTable:
         rel = _parse_rels(name, rels, lines)
     if qid.size == 0:
         raise DataError(name, None, "expected at least one judgment line, found none")
+    _refuse_duplicates(name, qid, docid, lines, "judged")
+    return QrelsTable(name, qid, docid, rel, lines)
+
+
+def _refuse_duplicates(
+    name: str, qid: BytesArray, docid: BytesArray, lines: IntArray, verb: str
+) -> None:
+    """Raise :class:`DataError` at the second line naming a document twice for one query."""
     dup = first_duplicate(_group_codes(qid), docid)
     if dup is not None:
         first, second = dup
         raise DataError(
             name,
             int(lines[second]),
-            f"document {_decode(docid[second])!r} is judged twice for query "
+            f"document {_decode(docid[second])!r} is {verb} twice for query "
             f"{_decode(qid[second])!r} (first on line {int(lines[first])})",
         )
-    return QrelsTable(name, qid, docid, rel, lines)
 
 
 # ---------------------------------------------------------------------------------------------
