@@ -56,6 +56,9 @@ def make_cases(n: int, *, ties: bool = False, seed: int = SEED) -> tuple[np.ndar
     return labels, scores
 
 
+DATA_HELP = "continuous scores, scores rounded to 2 decimals (ties), or both"
+
+
 def data_variants(choice: str) -> list[tuple[str, bool]]:
     """``--data`` option -> [(name, ties)]."""
     variants = {"continuous": False, "ties": True}
@@ -226,9 +229,14 @@ def median(values: Iterable[float]) -> float:
 # output
 
 
-def parser(description: str) -> argparse.ArgumentParser:
+def parser(description: str, *, data: str | None = None) -> argparse.ArgumentParser:
+    """The scripts' options: ``--quick``, and ``--data`` (see :func:`data_variants`) when
+    ``data`` gives its help text."""
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--quick", action="store_true", help="smoke-test size (seconds, not minutes)")
+    if data is not None:
+        p.add_argument("--data", choices=("continuous", "ties", "both"), default="both",
+                       help=data)
     return p
 
 

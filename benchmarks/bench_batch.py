@@ -77,10 +77,9 @@ def contenders(y: np.ndarray, s: np.ndarray, have_rankeval: bool
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = common.parser(__doc__.splitlines()[0])
+    p = common.parser(__doc__.splitlines()[0], data=common.DATA_HELP)
     p.add_argument("--n", type=int, default=1_000_000)
     p.add_argument("--repeat", type=int, default=5)
-    p.add_argument("--data", choices=("continuous", "ties", "both"), default="both")
     args = p.parse_args(argv)
     if args.quick:
         args.n, args.repeat = 20_000, 3

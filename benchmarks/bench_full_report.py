@@ -22,10 +22,9 @@ PER_CASE = "NumPy per-case reference (stable argsort, no grouping)"
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = common.parser(__doc__.splitlines()[0])
+    p = common.parser(__doc__.splitlines()[0], data=common.DATA_HELP)
     p.add_argument("--n", type=int, default=1_000_000)
     p.add_argument("--repeat", type=int, default=7)
-    p.add_argument("--data", choices=("continuous", "ties", "both"), default="both")
     args = p.parse_args(argv)
     if args.quick:
         args.n, args.repeat = 20_000, 3

@@ -121,14 +121,13 @@ def run_child(kind: str, n: int, chunk: int, ties: bool,
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = common.parser(__doc__.splitlines()[0])
+    p = common.parser(__doc__.splitlines()[0],
+                      data="data for the rankeval runs (the peers store continuous scores)")
     p.add_argument("--n", type=int, default=10_000_000, help="cases for NumPy and rankeval batch")
     p.add_argument("--stream-n", type=int, default=10_000_000,
                    help="cases for the rankeval add_case runs (0 skips them)")
     p.add_argument("--sortedlist-n", type=int, default=10_000_000)
     p.add_argument("--chunk", type=int, default=1_000_000)
-    p.add_argument("--data", choices=("continuous", "ties", "both"), default="both",
-                   help="data for the rankeval runs (the peers store continuous scores)")
     p.add_argument("--no-allocator-check", action="store_true",
                    help="skip the rows rerun with glibc's mmap threshold pinned at 1 MiB")
     p.add_argument("--child", help=argparse_hidden())

@@ -61,12 +61,11 @@ def prefilled(n: int, policy: str, prefill: tuple[np.ndarray, np.ndarray],
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = common.parser(__doc__.splitlines()[0])
+    p = common.parser(__doc__.splitlines()[0], data=common.DATA_HELP)
     p.add_argument("--small", type=int, default=10_000)
     p.add_argument("--large", type=int, default=1_000_000)
     p.add_argument("--pairs", type=int, default=20_000, help="timed pairs per read and size")
     p.add_argument("--block", type=int, default=1_000, help="pairs per alternation block")
-    p.add_argument("--data", choices=("continuous", "ties", "both"), default="both")
     args = p.parse_args(argv)
     if args.quick:
         args.small, args.large, args.pairs, args.block = 1_000, 20_000, 400, 100

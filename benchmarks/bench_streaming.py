@@ -142,14 +142,13 @@ def speedups(rankeval_rates: list[float], peer_rate: float, target: float) -> li
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = common.parser(__doc__.splitlines()[0])
+    p = common.parser(__doc__.splitlines()[0], data=common.DATA_HELP)
     p.add_argument("--n", type=int, default=1_000_000, help="stream length")
     p.add_argument("--torch-prefix", type=int, default=50_000,
                    help="cases of the stream fed to torchmetrics")
     p.add_argument("--slice", type=int, default=10_000,
                    help="cases a contender takes per turn (a multiple of 1,000)")
     p.add_argument("--repeat", type=int, default=5)
-    p.add_argument("--data", choices=("continuous", "ties", "both"), default="both")
     args = p.parse_args(argv)
     if args.quick:
         args.n, args.torch_prefix, args.slice, args.repeat = 20_000, 5_000, 5_000, 2

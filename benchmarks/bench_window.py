@@ -119,11 +119,10 @@ def cadence_table(window: int, repeat: int, scale: float) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = common.parser(__doc__.splitlines()[0])
+    p = common.parser(__doc__.splitlines()[0], data=common.DATA_HELP)
     p.add_argument("--n", type=int, default=1_000_000, help="stream length")
     p.add_argument("--window", type=int, default=100_000)
     p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--data", choices=("continuous", "ties", "both"), default="both")
     args = p.parse_args(argv)
     if args.quick:
         args.n, args.window, args.repeat = 30_000, 5_000, 2
