@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from rankeval import ScoredPrecisionRecallEvaluation
+
 DATA = Path(__file__).parent / "data"
 
 RUNNING_EXAMPLE = [
@@ -80,15 +82,21 @@ def close(a: Any, b: Any, tol: float = 1e-12) -> bool:
     return bool(a == b)
 
 
-@pytest.fixture
-def running_example() -> Any:
-    from rankeval import ScoredPrecisionRecallEvaluation
-
-    ev = ScoredPrecisionRecallEvaluation()
-    for correct, score in RUNNING_EXAMPLE:
+def evaluation_of(cases: list[tuple[bool, float]], ties: str = "insertion", misses: int = 0,
+                  negative_misses: int = 0,
+                  window: int | None = None) -> ScoredPrecisionRecallEvaluation:
+    """An evaluator fed ``cases`` one ``add_case`` at a time, then the misses."""
+    ev = ScoredPrecisionRecallEvaluation(ties=ties, window=window)  # type: ignore[arg-type]
+    for correct, score in cases:
         ev.add_case(correct, score)
-    ev.add_misses(1)
+    ev.add_misses(misses)
+    ev.add_negative_misses(negative_misses)
     return ev
+
+
+@pytest.fixture
+def running_example() -> ScoredPrecisionRecallEvaluation:
+    return evaluation_of(RUNNING_EXAMPLE, misses=1)
 
 
 def as_list(array: Any) -> Any:

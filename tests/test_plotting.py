@@ -19,7 +19,7 @@ matplotlib.use("Agg")  # no display here; pyplot must not look for one
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from tests.conftest import RUNNING_EXAMPLE  # noqa: E402
+from tests.conftest import RUNNING_EXAMPLE, evaluation_of  # noqa: E402
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,11 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def running_example() -> ScoredPrecisionRecallEvaluation:
     """The spec's running example: 10 cases and one miss."""
-    evaluation = ScoredPrecisionRecallEvaluation()
-    for correct, score in RUNNING_EXAMPLE:
-        evaluation.add_case(correct, score)
-    evaluation.add_misses(1)
-    return evaluation
+    return evaluation_of(RUNNING_EXAMPLE, misses=1)
 
 
 def png_size(data: bytes) -> tuple[int, int]:

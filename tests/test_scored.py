@@ -20,21 +20,13 @@ from hypothesis import strategies as st
 
 from rankeval import ScoredPrecisionRecallEvaluation
 from tests import strategies
-from tests.conftest import DATA, RUNNING_EXAMPLE, close, same, snapshot
+from tests.conftest import DATA, RUNNING_EXAMPLE, close, evaluation_of, same, snapshot
 from tests.helpers import Stream, assert_matches_reference, small_buffer
 from tests.reference import Reference
 
 SEEDS = {entry["name"]: entry for entry in json.loads((DATA / "seed_golden.json").read_text())}
 
 
-def from_cases(cases: list[tuple[bool, float]], misses: int = 0, negative_misses: int = 0,
-               ties: str = "insertion") -> ScoredPrecisionRecallEvaluation:
-    ev = ScoredPrecisionRecallEvaluation(ties=ties)  # type: ignore[arg-type]
-    for correct, score in cases:
-        ev.add_case(correct, score)
-    ev.add_misses(misses)
-    ev.add_negative_misses(negative_misses)
-    return ev
 
 
 class TestRunningExample:
@@ -92,8 +84,8 @@ class TestRunningExample:
 def _rank_ordered(relevance: list[int], num_relevant: int) -> ScoredPrecisionRecallEvaluation:
     """A ranking given as relevance flags in rank order, unretrieved relevant as misses."""
     n = len(relevance)
-    return from_cases([(bool(r), float(n - i)) for i, r in enumerate(relevance)],
-                      misses=num_relevant - sum(relevance))
+    return evaluation_of([(bool(r), float(n - i)) for i, r in enumerate(relevance)],
+                         misses=num_relevant - sum(relevance))
 
 
 class TestSeedExamples:
@@ -124,7 +116,7 @@ class TestSeedExamples:
         """Exercise 7.12 from its raw similarity scores: P(r), R(r) as the table prints."""
         entry = SEEDS["fmp_ex7_12_table"]
         scores, ids, relevant = (entry["input"][k] for k in ("scores", "ids", "relevant"))
-        ev = from_cases([(i in relevant, s) for i, s in zip(ids, scores, strict=True)])
+        ev = evaluation_of([(i in relevant, s) for i, s in zip(ids, scores, strict=True)])
         rows = ev.pr_score_curve()
         assert close(rows[:, 1].tolist(), entry["expected"]["P"], 1e-10)
         assert close(rows[:, 0].tolist(), entry["expected"]["R"], 1e-10)
@@ -142,7 +134,7 @@ class TestSeedExamples:
     def test_perfect_roc(self) -> None:
         """Ten positives above ten negatives: ROC area 1.0 both ways."""
         labels = SEEDS["zh_roc_perfect"]["input"]["labels_in_rank_order"]
-        ev = from_cases([(c == "p", float(-i)) for i, c in enumerate(labels)])
+        ev = evaluation_of([(c == "p", float(-i)) for i, c in enumerate(labels)])
         assert ev.area_under_roc_curve() == ev.area_under_roc_curve(True) == 1.0
 
 
@@ -175,17 +167,17 @@ class TestGroupedTies:
         """Every derived value is the same for any arrival order."""
         shuffled = list(cases)
         random.Random(seed).shuffle(shuffled)
-        a = from_cases(cases, misses, negative_misses, ties="grouped")
-        b = from_cases(shuffled, misses, negative_misses, ties="grouped")
+        a = evaluation_of(cases, "grouped", misses, negative_misses)
+        b = evaluation_of(shuffled, "grouped", misses, negative_misses)
         assert same(snapshot(a), snapshot(b))
 
     def test_expected_rank_values(self) -> None:
         """One positive tied with one negative at the top: P@1 = 0.5, RR = 0.75."""
-        ev = from_cases([(False, 1.0), (True, 1.0), (True, 0.0)], ties="grouped")
+        ev = evaluation_of([(False, 1.0), (True, 1.0), (True, 0.0)], ties="grouped")
         assert ev.precision_at(1) == 0.5
         assert ev.reciprocal_rank() == 0.75
         assert ev.r_precision() == 0.5  # R = 2: the top two are the tied {F, T} block, 1 hit / 2
-        insertion = from_cases([(False, 1.0), (True, 1.0), (True, 0.0)])
+        insertion = evaluation_of([(False, 1.0), (True, 1.0), (True, 0.0)])
         assert (insertion.precision_at(1), insertion.reciprocal_rank()) == (0.0, 0.5)
 
 
@@ -237,7 +229,8 @@ class TestIncremental:
         """With distinct scores the insertion order does not matter (insertion policy)."""
         shuffled = list(cases)
         random.Random(seed).shuffle(shuffled)
-        assert same(snapshot(from_cases(cases, misses)), snapshot(from_cases(shuffled, misses)))
+        assert same(snapshot(evaluation_of(cases, misses=misses)),
+                    snapshot(evaluation_of(shuffled, misses=misses)))
 
     def test_insertion_ties_follow_arrival(self) -> None:
         """Insertion policy: equal scores rank in arrival order, even across reads."""
@@ -254,8 +247,8 @@ class TestIncremental:
 
     def test_signed_zero_and_infinities(self) -> None:
         """-0.0 ties with 0.0; infinities sort normally and equal ones tie."""
-        ev = from_cases([(False, 0.0), (True, -0.0), (True, math.inf), (False, -math.inf),
-                         (False, math.inf)])
+        ev = evaluation_of([(False, 0.0), (True, -0.0), (True, math.inf), (False, -math.inf),
+                            (False, math.inf)])
         assert ev.pr_score_curve()[:, 2].tolist() == [math.inf, math.inf, 0.0, -0.0, -math.inf]
         assert ev.precision_at(2) == 0.5
         assert ev.reciprocal_rank() == 1.0
@@ -346,7 +339,7 @@ class TestBadInput:
     def test_rejected_call_leaves_state(self, method: str, args: tuple[Any, ...],
                                         error: type[Exception], ties: str) -> None:
         """Every derived value is identical before and after the failed call."""
-        ev = from_cases(RUNNING_EXAMPLE, misses=1, ties=ties)
+        ev = evaluation_of(RUNNING_EXAMPLE, misses=1, ties=ties)
         ev.add_case(True, 0.5)  # leave something in the add buffer
         before = snapshot(ev)
         store = copy.deepcopy(ev._store)

@@ -17,19 +17,9 @@ from hypothesis import strategies as st
 
 from rankeval import ScoredPrecisionRecallEvaluation
 from tests import strategies
-from tests.conftest import RUNNING_EXAMPLE, close, same, snapshot
+from tests.conftest import RUNNING_EXAMPLE, close, evaluation_of, same, snapshot
 from tests.helpers import Stream, assert_matches_reference, small_buffer
 from tests.reference import Reference
-
-
-def build(cases: list[tuple[bool, float]], ties: str = "insertion", misses: int = 0,
-          negative_misses: int = 0) -> ScoredPrecisionRecallEvaluation:
-    ev = ScoredPrecisionRecallEvaluation(ties=ties)  # type: ignore[arg-type]
-    for correct, score in cases:
-        ev.add_case(correct, score)
-    ev.add_misses(misses)
-    ev.add_negative_misses(negative_misses)
-    return ev
 
 
 def evaluate_shard(seed: int) -> ScoredPrecisionRecallEvaluation:
@@ -108,10 +98,11 @@ class TestMerge:
     def test_merge_equals_sequential(self, a: list[Any], b: list[Any], ties: str,
                                      misses: int) -> None:
         """a.merge(b) equals one evaluator fed a's cases then b's (and a + b too)."""
-        left, right = build(a, ties), build(b, ties, misses=misses, negative_misses=1)
+        left = evaluation_of(a, ties)
+        right = evaluation_of(b, ties, misses=misses, negative_misses=1)
         combined = left + right
         left.merge(right)
-        expected = build(a + b, ties, misses=misses, negative_misses=1)
+        expected = evaluation_of(a + b, ties, misses=misses, negative_misses=1)
         assert left == expected == combined
         assert same(snapshot(left), snapshot(expected))
 
@@ -119,7 +110,9 @@ class TestMerge:
     @given(a=strategies.cases, b=strategies.cases, c=strategies.cases, ties=strategies.ties)
     def test_associative(self, a: list[Any], b: list[Any], c: list[Any], ties: str) -> None:
         """(a + b) + c == a + (b + c)."""
-        x, y, z = build(a, ties), build(b, ties, misses=1), build(c, ties, negative_misses=2)
+        x = evaluation_of(a, ties)
+        y = evaluation_of(b, ties, misses=1)
+        z = evaluation_of(c, ties, negative_misses=2)
         assert (x + y) + z == x + (y + z)
         assert same(snapshot((x + y) + z), snapshot(x + (y + z)))
 
@@ -127,13 +120,13 @@ class TestMerge:
     @given(a=strategies.tied_cases, b=strategies.tied_cases)
     def test_grouped_commutative(self, a: list[Any], b: list[Any]) -> None:
         """Under grouped ties the merge order does not matter."""
-        assert build(a, "grouped") + build(b, "grouped") == (
-            build(b, "grouped") + build(a, "grouped")
+        assert evaluation_of(a, "grouped") + evaluation_of(b, "grouped") == (
+            evaluation_of(b, "grouped") + evaluation_of(a, "grouped")
         )
 
     def test_settings_mismatch(self) -> None:
         """Merging evaluators with different tie policies is a ValueError, nothing changes."""
-        a, b = build(RUNNING_EXAMPLE), build(RUNNING_EXAMPLE, "grouped")
+        a, b = evaluation_of(RUNNING_EXAMPLE), evaluation_of(RUNNING_EXAMPLE, "grouped")
         before = snapshot(a)
         with pytest.raises(ValueError, match="cannot merge"):
             a.merge(b)
@@ -163,7 +156,7 @@ class TestCopies:
     @given(cases=strategies.cases, ties=strategies.ties, misses=strategies.miss_counts)
     def test_pickle_and_deepcopy(self, cases: list[Any], ties: str, misses: int) -> None:
         """pickle and deepcopy round-trip to an equal, independent evaluator."""
-        ev = build(cases, ties, misses=misses)
+        ev = evaluation_of(cases, ties, misses=misses)
         for clone in (pickle.loads(pickle.dumps(ev)), copy.deepcopy(ev)):
             assert clone == ev
             assert same(snapshot(clone), snapshot(ev))
@@ -172,7 +165,7 @@ class TestCopies:
 
     def test_snapshot_is_frozen(self) -> None:
         """A snapshot keeps its values when the live evaluator changes, and refuses adds."""
-        ev = build(RUNNING_EXAMPLE, misses=1)
+        ev = evaluation_of(RUNNING_EXAMPLE, misses=1)
         ev.add_case(True, -1.0)  # still pending when the snapshot is taken
         frozen = ev.snapshot()
         before = snapshot(frozen)
@@ -190,7 +183,7 @@ class TestCopies:
 
     def test_reset(self) -> None:
         """reset() returns to the empty evaluation and keeps the tie policy."""
-        ev = build(RUNNING_EXAMPLE, "grouped", misses=2)
+        ev = evaluation_of(RUNNING_EXAMPLE, "grouped", misses=2)
         ev.reset()
         assert ev == ScoredPrecisionRecallEvaluation(ties="grouped")
         assert same(snapshot(ev), snapshot(ScoredPrecisionRecallEvaluation(ties="grouped")))
@@ -205,7 +198,7 @@ class TestSaveLoad:
     def test_round_trip(self, tmp_path_factory: pytest.TempPathFactory, cases: list[Any],
                         ties: str, misses: int, huge: bool) -> None:
         """Every case, miss count (even beyond 64 bits) and the tie policy survive."""
-        ev = build(cases, ties, misses=misses)
+        ev = evaluation_of(cases, ties, misses=misses)
         if huge:
             ev.add_negative_misses(2**62)
         path = tmp_path_factory.mktemp("state") / "ev.rankeval"
@@ -217,8 +210,8 @@ class TestSaveLoad:
     def test_overwrite_and_garbage(self, tmp_path: Path) -> None:
         """Saving replaces the file whole; a foreign file is refused with its name."""
         path = tmp_path / "ev.rankeval"
-        build(RUNNING_EXAMPLE).save(path)
-        bigger = build(RUNNING_EXAMPLE * 3, misses=2)
+        evaluation_of(RUNNING_EXAMPLE).save(path)
+        bigger = evaluation_of(RUNNING_EXAMPLE * 3, misses=2)
         bigger.save(path)
         assert ScoredPrecisionRecallEvaluation.load(path) == bigger
         path.write_bytes(b"not a state file")
@@ -296,9 +289,9 @@ class TestWindow:
     def test_copies_merge_and_files(self, tmp_path_factory: pytest.TempPathFactory,
                                     a: list[Any], b: list[Any], ties: str, window: int) -> None:
         """merge = one stream, and save/load, pickle keep the window and its arrival order."""
-        x = build_window(a, ties, window)
-        y = build_window(b, ties, window)
-        assert x + y == build_window(a + b, ties, window)
+        x = evaluation_of(a, ties, window=window)
+        y = evaluation_of(b, ties, window=window)
+        assert x + y == evaluation_of(a + b, ties, window=window)
         path = tmp_path_factory.mktemp("window") / "w.rankeval"
         x.save(path)
         loaded = ScoredPrecisionRecallEvaluation.load(path)
@@ -306,7 +299,7 @@ class TestWindow:
         assert loaded.window == window
         for clone in (loaded, pickle.loads(pickle.dumps(x))):
             clone.add_cases([c for c, _ in b], [s for _, s in b])
-            assert clone == build_window(a + b, ties, window)
+            assert clone == evaluation_of(a + b, ties, window=window)
 
     def test_window_settings(self) -> None:
         """Bad windows are refused; different windows do not merge."""
@@ -316,12 +309,3 @@ class TestWindow:
             ScoredPrecisionRecallEvaluation(window=2.5)  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="cannot merge"):
             ScoredPrecisionRecallEvaluation(window=3).merge(ScoredPrecisionRecallEvaluation())
-
-
-def build_window(
-    cases: list[tuple[bool, float]], ties: str, window: int
-) -> ScoredPrecisionRecallEvaluation:
-    ev = ScoredPrecisionRecallEvaluation(ties=ties, window=window)  # type: ignore[arg-type]
-    for correct, score in cases:
-        ev.add_case(correct, score)
-    return ev
