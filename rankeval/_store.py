@@ -26,7 +26,7 @@ reciprocal rank never needs a full merge: O(log n) after folding.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 import numpy as np
 from numpy.typing import NDArray
@@ -368,9 +368,13 @@ class CaseStore:
             self._main = self._main.merged(self._buffer.keys, self._buffer.labels)
             self._buffer = _Run.empty()
 
-    def copy(self) -> CaseStore:
+    def _blank(self) -> Self:
+        """An empty store with the same settings."""
+        return type(self)(self.ties)
+
+    def copy(self) -> Self:
         """An independent store with the same cases. O(p): runs are never written in place."""
-        clone = CaseStore(self.ties)
+        clone = self._blank()
         clone._main, clone._buffer = self._main, self._buffer
         clone.pending = list(self.pending)
         clone.pos_added, clone.neg_added = self.pos_added, self.neg_added

@@ -17,6 +17,8 @@ limit; a fold costs O(p log W + b) and reads stay O(log W).
 
 from __future__ import annotations
 
+from typing import Self
+
 import numpy as np
 
 from rankeval import _store
@@ -108,10 +110,7 @@ class WindowStore(CaseStore):
             labels, keys = labels[-self.window :], keys[-self.window :]
             count = self.window
         self._evict(self._ring_size + count - self.window)
-        self._absorb(labels, keys)
-        added_pos = int(np.count_nonzero(labels))
-        self.pos_added += added_pos
-        self.neg_added += count - added_pos
+        super()._enter(labels, keys)
         self._ring_push(labels, keys)
 
     def _clear_tiers(self) -> None:
@@ -277,16 +276,14 @@ class WindowStore(CaseStore):
         return position - int(where.searchsorted(position, side="left"))
 
     # ---------------------------------------------------------------- copies
-    def copy(self) -> WindowStore:
+    def _blank(self) -> Self:
+        return type(self)(self.ties, self.window)
+
+    def copy(self) -> Self:
         """An independent store with the same window. O(W)."""
-        clone = WindowStore(self.ties, self.window)
-        clone._main = self._main
+        clone = super().copy()
         clone._set_buffer(self._buffer, self._buffer_slots)
         clone._set_dead(self._dead, self._dead_lt)
-        clone.pending = list(self.pending)
-        clone.pos_added, clone.neg_added = self.pos_added, self.neg_added
-        clone.pair_count2 = self.pair_count2
-        clone.version = self.version
         clone._ring_keys, clone._ring_labels = self._ring_keys.copy(), self._ring_labels.copy()
         clone._ring_start, clone._ring_size, clone.added = (
             self._ring_start, self._ring_size, self.added
