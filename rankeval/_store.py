@@ -220,19 +220,12 @@ def cross_pairs2(
                 places.append(left if older else right)
             if not (grouped or older):
                 left = right
-            if sign > 0:
-                lt += left
-                lt_pos += run.cum[left]
-            else:
-                lt -= left
-                lt_pos -= run.cum[left]
+            count_in = np.add if sign > 0 else np.subtract
+            count_in(lt, left, out=lt)
+            count_in(lt_pos, run.cum[left], out=lt_pos)
             if grouped:
-                if sign > 0:
-                    le += right
-                    le_pos += run.cum[right]
-                else:
-                    le -= right
-                    le_pos -= run.cum[right]
+                count_in(le, right, out=le)
+                count_in(le_pos, run.cum[right], out=le_pos)
         # A positive beats the tier negatives below it, a negative loses to
         # the tier positives above it; which tied ones count is the policy's.
         if grouped:
