@@ -54,8 +54,6 @@ MIN_BUFFER = 4096
 PENDING_LIMIT = 4096
 # Merges up to this many cases sort instead of placing by slots (see merge_columns).
 _SMALL_MERGE = 8192
-# Runs up to this size are searched twice rather than checked (see search_both).
-_CACHED_RUN = 1 << 14
 # Cases per block of the passes that would otherwise need per-case temporaries.
 PAIR_BLOCK = 1 << 16
 
@@ -132,25 +130,29 @@ def merge_columns(
     return out
 
 
-def search_both(run_keys: FloatArray, keys: FloatArray) -> tuple[IntArray, IntArray]:
+def search_both(
+    run_keys: FloatArray, keys: FloatArray, tied: bool
+) -> tuple[IntArray, IntArray]:
     """``run_keys.searchsorted(keys)`` with side left and right, searching mostly once.
 
-    In a large run each binary search is a chain of cache misses, while the
-    elements next to a found position are already in cache: a key found once
-    or not at all needs no second search.
+    A binary search costs a chain of comparisons (cache misses in a large
+    run), while the element at a found position is already in cache: a key
+    found once or not at all needs no second search. ``tied`` says ties are
+    likely (the keys repeat among themselves), so most keys would be found
+    and everything is searched twice straight away.
     """
     lt = run_keys.searchsorted(keys, side="left")
     last = run_keys.shape[0] - 1
     if last < 0:
         return lt, lt
-    if last < _CACHED_RUN:  # a small run stays in cache: searching is cheaper than checking
+    if tied:
         return lt, run_keys.searchsorted(keys, side="right")
     found = run_keys[np.minimum(lt, last)] == keys
     le = lt + found
     again = found & (lt < last)
     again[again] = run_keys[lt[again] + 1] == keys[again]  # found more than once
     count = int(np.count_nonzero(again))
-    if count * 4 > keys.shape[0]:  # tie-heavy: search everything again
+    if count * 4 > keys.shape[0]:  # tie-heavy after all: search everything again
         return lt, run_keys.searchsorted(keys, side="right")
     if count:
         le[again] = run_keys.searchsorted(keys[again], side="right")
@@ -208,6 +210,8 @@ def cross_pairs2(
     for start in range(0, keys.shape[0], PAIR_BLOCK):
         block, pos = keys[start : start + PAIR_BLOCK], labels[start : start + PAIR_BLOCK]
         neg = ~pos
+        # Equal neighbours among the (usually sorted) cases: ties are likely.
+        tied = grouped and bool((block[1:] == block[:-1]).any())
         # For each case: tier cases (and positives) ranked strictly above it
         # (key < its key) and, grouped, at or above it (key <= its key). The
         # insertion policy needs one side: left puts tied tier cases below the
@@ -220,7 +224,7 @@ def cross_pairs2(
             if run.keys is keys:  # the cases themselves: their own positions
                 left, right = _own_places(keys, start, block.shape[0])
             elif grouped:
-                left, right = search_both(run.keys, block)
+                left, right = search_both(run.keys, block, tied)
             else:
                 left = right = run.keys.searchsorted(block, side="left" if older else "right")
             if places is not None and run is first:
