@@ -188,8 +188,7 @@ def sort_cases(keys: FloatArray, labels: BoolArray) -> tuple[FloatArray, BoolArr
     Complexity: O(n log n).
     """
     if keys.shape[0] <= _SMALL_SORT:  # a fold's batch: fewer NumPy calls win
-        order = np.argsort(keys, kind="stable")
-        return keys[order], labels[order]
+        return _small_stable_sort(keys, labels)
     if _has_ties(keys[:_TIE_SAMPLE]):
         # Ties in a small sample mean many ties in all: skip the merge attempt.
         return _stable_sort_with_ties(keys, labels)
@@ -216,6 +215,37 @@ def sort_cases(keys: FloatArray, labels: BoolArray) -> tuple[FloatArray, BoolArr
 
 _TIE_SAMPLE = 2048
 _SMALL_SORT = 4096
+
+
+def _small_stable_sort(keys: FloatArray, labels: BoolArray) -> tuple[FloatArray, BoolArray]:
+    """:func:`sort_cases` for a few thousand cases (see :func:`small_stable_order`)."""
+    order = small_stable_order(keys)
+    return keys[order], labels[order]
+
+
+def small_stable_order(keys: FloatArray) -> IntArray:
+    """``np.argsort(keys, kind="stable")`` for a few thousand keys, about twice as fast.
+
+    NumPy's unstable argsort is SIMD and about three times faster than its
+    stable one; when equal keys turn up, sorting ``run * n + index`` (int64,
+    all distinct) puts each run of them back into input order. The product
+    must fit in int64: callers keep ``n`` below 2**31.
+    """
+    if keys.shape[0] <= 16:  # a few adds between reads: one call is cheapest
+        return np.argsort(keys, kind="stable")
+    order = np.argsort(keys)
+    sorted_keys = keys[order]
+    new_run = np.empty(keys.shape[0], dtype=np.bool_)
+    new_run[:1] = True
+    np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new_run[1:])
+    if new_run.all():
+        return order
+    run = np.cumsum(new_run, dtype=np.int64)
+    run *= keys.shape[0]
+    order += run
+    order.sort()
+    order -= run
+    return order
 
 
 def _has_ties(keys: FloatArray) -> bool:
