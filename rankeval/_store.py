@@ -148,6 +148,8 @@ def search_both(
     if tied:
         return lt, run_keys.searchsorted(keys, side="right")
     found = run_keys[np.minimum(lt, last)] == keys
+    if not found.any():  # continuous scores: the usual answer
+        return lt, lt
     le = lt + found
     again = found & (lt < last)
     again[again] = run_keys[lt[again] + 1] == keys[again]  # found more than once
@@ -172,6 +174,44 @@ def _own_places(keys: FloatArray, start: int, count: int) -> tuple[IntArray, Int
     return keys.searchsorted(block, side="left"), keys.searchsorted(block, side="right")
 
 
+class _Needles:
+    """Sorted keys to look up in sorted runs; when most repeat, each distinct one is searched once.
+
+    Tie-heavy scores (rounded probabilities, ratings) give a fold's thousand
+    cases a hundred distinct keys or fewer: searching those and spreading the
+    result over their repeats is several times cheaper than a binary search a case.
+    """
+
+    __slots__ = ("distinct", "group", "keys", "tied")
+
+    def __init__(self, keys: FloatArray) -> None:
+        self.keys = keys
+        new = np.empty(keys.shape[0], dtype=np.bool_)
+        new[:1] = True
+        np.not_equal(keys[1:], keys[:-1], out=new[1:])
+        distinct = int(np.count_nonzero(new))
+        self.tied = distinct < keys.shape[0]
+        # The keys to search (each distinct one once when most repeat) and,
+        # then, the number of each case's key among them.
+        self.distinct = keys
+        self.group: IntArray | None = None
+        if 2 * distinct <= keys.shape[0]:
+            self.distinct = keys[new]
+            self.group = np.cumsum(new, dtype=np.int64)
+            self.group -= 1
+
+    def search(self, run_keys: FloatArray, side: Side) -> IntArray:
+        """``run_keys.searchsorted(keys, side)``."""
+        found = run_keys.searchsorted(self.distinct, side=side)
+        return found if self.group is None else found[self.group]
+
+    def search_both(self, run_keys: FloatArray) -> tuple[IntArray, IntArray]:
+        """``run_keys.searchsorted(keys)`` with side left and right."""
+        if self.group is None:
+            return search_both(run_keys, self.keys, self.tied)
+        return self.search(run_keys, "left"), self.search(run_keys, "right")
+
+
 Tiers = tuple[tuple["_Run", int], ...]  # sorted runs, each counted with a sign (+1 or -1)
 
 
@@ -185,7 +225,7 @@ def cross_pairs2(
 ) -> int:
     """Twice the (positive above negative) pairs between some cases and the cases of ``tiers``.
 
-    ``keys``/``labels`` are the cases, sorted or not; ``older`` says whether
+    ``keys``/``labels`` are the cases, sorted by key; ``older`` says whether
     they are older than every tier case (they rank first among equal keys
     under the insertion policy) or newer (they rank last). Under the grouped
     policy a tied pair counts one half. A tier counted with sign -1 takes its
@@ -210,8 +250,7 @@ def cross_pairs2(
     for start in range(0, keys.shape[0], PAIR_BLOCK):
         block, pos = keys[start : start + PAIR_BLOCK], labels[start : start + PAIR_BLOCK]
         neg = ~pos
-        # Equal neighbours among the (usually sorted) cases: ties are likely.
-        tied = grouped and bool((block[1:] == block[:-1]).any())
+        needles = _Needles(block)
         # For each case: tier cases (and positives) ranked strictly above it
         # (key < its key) and, grouped, at or above it (key <= its key). The
         # insertion policy needs one side: left puts tied tier cases below the
@@ -221,12 +260,12 @@ def cross_pairs2(
         if grouped:
             le, le_pos = lt.copy(), lt.copy()
         for run, sign in tiers:
-            if run.keys is keys:  # the cases themselves: their own positions
+            if run.keys is keys and needles.group is None:  # the cases themselves
                 left, right = _own_places(keys, start, block.shape[0])
-            elif grouped:
-                left, right = search_both(run.keys, block, tied)
+            elif grouped or run.keys is keys:
+                left, right = needles.search_both(run.keys)
             else:
-                left = right = run.keys.searchsorted(block, side="left" if older else "right")
+                left = right = needles.search(run.keys, "left" if older else "right")
             if places is not None and run is first:
                 places.append(left if older else right)
             if not (grouped or older):
