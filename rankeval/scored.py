@@ -108,6 +108,7 @@ class ScoredPrecisionRecallEvaluation:
 
     def __init__(self, ties: TiePolicy = "insertion", window: int | None = None) -> None:
         self._store = _new_store(check_ties(ties), check_window(window))
+        self._pending = self._store.pending  # add_case's shortcut (the store keeps this list)
         self._pos_missed = 0
         self._neg_missed = 0
         self._cache: dict[object, Any] = {}
@@ -148,14 +149,14 @@ class ScoredPrecisionRecallEvaluation:
         Complexity: O(1) amortised; the case is sorted in by the next read.
         """
         if (correct is True or correct is False) and type(score) is float and score == score:
-            case = -score - _LABEL_PART[correct]  # the common case, validated inline for speed
+            case = score - _LABEL_PART[correct]  # the common case, validated inline for speed
         else:
-            case = -check_score(score) - _LABEL_PART[check_correct(correct)]
+            case = check_score(score) - _LABEL_PART[check_correct(correct)]
         if self._read_only:
             self._refuse()
         # No lock: list.append is atomic, and folds consume the pending list by
         # prefix under the lock, so a racing add is never lost.
-        pending = self._store.pending
+        pending = self._pending
         pending.append(case)
         if len(pending) >= _store_module.PENDING_LIMIT:
             with self._lock:
@@ -480,6 +481,7 @@ class ScoredPrecisionRecallEvaluation:
             if self._read_only:
                 self._refuse()
             self._store = _new_store(self.ties, self.window)
+            self._pending = self._store.pending
             self._pos_missed = self._neg_missed = 0
             self._cache.clear()
 
@@ -520,6 +522,7 @@ class ScoredPrecisionRecallEvaluation:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._store = state["store"]
+        self._pending = self._store.pending
         self._pos_missed = state["pos_missed"]
         self._neg_missed = state["neg_missed"]
         self._read_only = state["read_only"]
