@@ -17,15 +17,44 @@ limit; a fold costs O(p log W + b) and reads stay O(log W).
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Self
 
 import numpy as np
+from numpy.typing import NDArray
 
 from rankeval import _store
-from rankeval._ranking import BoolArray, FloatArray, IntArray, TiePolicy, sort_cases
+from rankeval._ranking import (
+    _SMALL_SORT,
+    BoolArray,
+    FloatArray,
+    IntArray,
+    TiePolicy,
+    small_stable_order,
+    sort_cases,
+)
 from rankeval._store import CaseStore, Side, Tiers, _Run, cross_pairs2, merge_columns, pair_count2
 
 _NO_PLACES: IntArray = np.zeros(0, dtype=np.int64)
+# Batches smaller than this keep no sort order (their evictions sort again).
+_MIN_ORDERED_BATCH = 32
+
+
+class _Batch:
+    """Cases that entered the window in one fold, as the ring remembers them.
+
+    ``order`` is their stable sort order (offsets from the batch's oldest
+    case), so that evicting the batch needs no sort; ``pairs2`` is twice the
+    pairs among them. Either is None when unknown (a large batch, tiny
+    batches run together, a batch partly evicted).
+    """
+
+    __slots__ = ("count", "order", "pairs2")
+
+    def __init__(self, count: int, order: NDArray[np.uint16] | None, pairs2: int | None) -> None:
+        self.count = count
+        self.order = order
+        self.pairs2 = pairs2
 
 
 def _rank_within_equal(sorted_keys: FloatArray) -> IntArray:
@@ -75,8 +104,8 @@ def _without(run: _Run, where: IntArray) -> tuple[FloatArray, BoolArray]:
 class WindowStore(CaseStore):
     """A :class:`CaseStore` that keeps only the ``window`` most recent cases."""
 
-    __slots__ = ("_buffer_slots", "_dead", "_dead_gaps", "_dead_lt", "_dead_where", "_ring_keys",
-                 "_ring_labels", "_ring_size", "_ring_start", "added", "window")
+    __slots__ = ("_batches", "_buffer_slots", "_dead", "_dead_gaps", "_dead_lt", "_dead_where",
+                 "_ring_keys", "_ring_labels", "_ring_size", "_ring_start", "added", "window")
 
     def __init__(self, ties: TiePolicy, window: int) -> None:
         super().__init__(ties)
@@ -87,6 +116,7 @@ class WindowStore(CaseStore):
         self._ring_labels: BoolArray = np.zeros(0, dtype=np.bool_)
         self._ring_start = 0  # slot of the oldest case in the window
         self._ring_size = 0
+        self._batches: deque[_Batch] = deque()  # the ring's cases, batch by batch, oldest first
         self.added = 0  # cases ever added; the next case's age
         # Where each buffered case goes in main: searchsorted(side="right").
         self._buffer_slots: IntArray = _NO_PLACES
@@ -120,6 +150,7 @@ class WindowStore(CaseStore):
         self.pair_count2 = 0
         self.pos_added = self.neg_added = 0
         self._ring_start = self._ring_size = 0
+        self._batches.clear()
 
     # ------------------------------------------------------------- the ring
     def _ring_slots(self, start: int, count: int) -> IntArray:
@@ -151,14 +182,68 @@ class WindowStore(CaseStore):
     def _absorb(self, labels: BoolArray, keys: FloatArray) -> None:
         """Count the new cases' pairs and buffer them with their places in main."""
         self.version += 1
-        keys, labels = sort_cases(keys, labels)
+        count = keys.shape[0]
+        order = None
+        if count <= _SMALL_SORT:
+            order = small_stable_order(keys)
+            keys, labels = keys[order], labels[order]
+        else:
+            keys, labels = sort_cases(keys, labels)
         run = _Run(keys, labels)
         blocks: list[IntArray] = []
         pairs = cross_pairs2(self._tiers(), keys, labels, self.ties, older=False, places=blocks)
-        places = _joined(blocks, keys.shape[0])
-        self.pair_count2 += pairs + pair_count2(keys, labels, run.cum, self.ties)
+        places = _joined(blocks, count)
+        within = pair_count2(keys, labels, run.cum, self.ties)
+        self.pair_count2 += pairs + within
+        self._remember(count, order, within)
         self._set_buffer(*_merged_with_places(self._buffer, self._buffer_slots, run, places))
         self._rebuild_if_full()
+
+    def _remember(self, count: int, order: IntArray | None, pairs2: int) -> None:
+        """Note a batch entering the ring (its cases are pushed right after)."""
+        batches = self._batches
+        if order is not None and count >= _MIN_ORDERED_BATCH:
+            batches.append(_Batch(count, order.astype(np.uint16), pairs2))
+        elif batches and batches[-1].order is None and batches[-1].count < _SMALL_SORT:
+            batches[-1].count += count  # tiny batches run together, unordered
+            batches[-1].pairs2 = None
+        else:
+            batches.append(_Batch(count, None, None))
+
+    def _evicted_sorted(
+        self, ring_keys: FloatArray, ring_labels: BoolArray
+    ) -> tuple[FloatArray, BoolArray, int | None]:
+        """The oldest cases (given in arrival order) sorted, and twice their pairs if known.
+
+        Their batches leave the ring's records. A whole batch, or the older
+        part of one not much larger, comes sorted from its recorded order; else
+        the cases are sorted again.
+        """
+        count = ring_keys.shape[0]
+        batches = self._batches
+        first = batches[0]
+        if first.order is not None and count <= first.count <= 4 * count:
+            if first.count == count:
+                batches.popleft()
+                return ring_keys[first.order], ring_labels[first.order], first.pairs2
+            older = first.order < count
+            order = first.order[older]
+            first.order = first.order[~older] - np.uint16(count)
+            first.count -= count
+            first.pairs2 = None
+            return ring_keys[order], ring_labels[order], None
+        left = count
+        while left:
+            first = batches[0]
+            if first.count > left:
+                first.count -= left
+                first.order = None
+                first.pairs2 = None
+                break
+            left -= first.count
+            batches.popleft()
+        keys, labels = sort_cases(ring_keys, ring_labels)
+        return keys, labels, None
 
     def _evict(self, count: int) -> None:
         """Retire the ``count`` oldest cases and their pairs. Complexity: O(c log W + b)."""
@@ -169,7 +254,7 @@ class WindowStore(CaseStore):
         self._ring_start = int((self._ring_start + count) % self._ring_keys.shape[0])
         self._ring_size -= count
         ring_keys, ring_labels = self._ring_keys[slots], self._ring_labels[slots]
-        keys, labels = sort_cases(ring_keys, ring_labels)
+        keys, labels, within = self._evicted_sorted(ring_keys, ring_labels)
         evicted = _Run(keys, labels)
         # Pairs among the evicted, and with every case left: all newer than
         # them, so they rank first among equal keys. The pair count is linear
@@ -178,7 +263,9 @@ class WindowStore(CaseStore):
         tiers = (*self._tiers(), (evicted, -1))
         lost = cross_pairs2(tiers, keys, labels, self.ties, older=True, places=blocks)
         places = _joined(blocks, count)
-        self.pair_count2 -= lost + pair_count2(keys, labels, evicted.cum, self.ties)
+        if within is None:
+            within = pair_count2(keys, labels, evicted.cum, self.ties)
+        self.pair_count2 -= lost + within
         evicted_pos = int(evicted.cum[-1])
         self.pos_added -= evicted_pos
         self.neg_added -= count - evicted_pos
@@ -288,6 +375,7 @@ class WindowStore(CaseStore):
         clone._ring_start, clone._ring_size, clone.added = (
             self._ring_start, self._ring_size, self.added
         )
+        clone._batches = deque(_Batch(b.count, b.order, b.pairs2) for b in self._batches)
         return clone
 
     def _check(self) -> None:
@@ -319,6 +407,18 @@ class WindowStore(CaseStore):
         if live.cum[-1]:
             assert self._main_first_positive() == int(live.cum.searchsorted(1, side="left")) - 1
         slots = self._ring_slots(self._ring_start, self._ring_size)
+        assert sum(batch.count for batch in self._batches) == self._ring_size
+        start = 0
+        for batch in self._batches:  # recorded sort orders and pair counts
+            keys, labels = self._ring_keys[slots], self._ring_labels[slots]
+            keys, labels = keys[start : start + batch.count], labels[start : start + batch.count]
+            start += batch.count
+            if batch.order is not None:
+                assert np.array_equal(batch.order, np.argsort(keys, kind="stable"))
+                keys, labels = keys[batch.order], labels[batch.order]
+                if batch.pairs2 is not None:
+                    assert batch.pairs2 == pair_count2(keys, labels, _Run(keys, labels).cum,
+                                                       self.ties)
         ring = sorted(
             zip(self._ring_keys[slots].tolist(), self._ring_labels[slots].tolist(), strict=True)
         )

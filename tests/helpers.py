@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import rankeval._store
+import rankeval._window
 from rankeval import ScoredPrecisionRecallEvaluation
 from tests.conftest import close, snapshot
 from tests.reference import Reference
@@ -22,6 +23,17 @@ def small_buffer(size: int = 2) -> Iterator[None]:
         yield
     finally:
         rankeval._store.MIN_BUFFER, rankeval._store.PENDING_LIMIT = saved
+
+
+@contextlib.contextmanager
+def ordered_batches(smallest: int) -> Iterator[None]:
+    """Let a window remember the sort order of batches from ``smallest`` cases up."""
+    saved = rankeval._window._MIN_ORDERED_BATCH
+    rankeval._window._MIN_ORDERED_BATCH = smallest
+    try:
+        yield
+    finally:
+        rankeval._window._MIN_ORDERED_BATCH = saved
 
 
 def reference_snapshot(cases: list[tuple[bool, float]], misses: int, negative_misses: int,

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from rankeval import ScoredPrecisionRecallEvaluation
 from tests import strategies
 from tests.conftest import RUNNING_EXAMPLE, close, evaluation_of, same, snapshot
-from tests.helpers import Stream, assert_matches_reference, small_buffer
+from tests.helpers import Stream, assert_matches_reference, ordered_batches, small_buffer
 from tests.reference import Reference
 
 
@@ -248,17 +248,20 @@ class TestWindow:
     @settings(max_examples=40, deadline=None)
     @given(batches=st.lists(st.lists(st.tuples(st.booleans(), strategies.scores), max_size=9),
                             min_size=1, max_size=40),
-           ties=strategies.ties, window=st.integers(8, 60), buffer=st.sampled_from([4, 16]))
+           ties=strategies.ties, window=st.integers(8, 60), buffer=st.sampled_from([4, 16]),
+           ordered_from=st.sampled_from([1, 3, 32]))
     def test_dead_cases_between_rebuilds(self, batches: list[list[Any]], ties: str, window: int,
-                                         buffer: int) -> None:
+                                         buffer: int, ordered_from: int) -> None:
         """Evicted cases that still sit in the main tier are counted out of every read.
 
         Windows larger than the buffer keep a main tier that evictions hit
         fold after fold before a rebuild drops them: the live-case view
         (counts, the i-th live case, the first live positive) must equal the
-        slow reference on the last W cases after every fold.
+        slow reference on the last W cases after every fold. Batches that
+        remember their sort order are evicted whole, in part, or several at
+        once (``_check`` verifies the remembered orders and pair counts).
         """
-        with small_buffer(buffer):
+        with small_buffer(buffer), ordered_batches(ordered_from):
             ev = ScoredPrecisionRecallEvaluation(ties=ties, window=window)  # type: ignore[arg-type]
             cases: list[tuple[bool, float]] = []
             for batch in batches:
