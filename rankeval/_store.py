@@ -148,7 +148,7 @@ def search_both(
         return lt, lt
     if tied:
         return lt, run_keys.searchsorted(keys, side="right")
-    found = run_keys[np.minimum(lt, last)] == keys
+    found = run_keys.take(lt, mode="clip") == keys
     if not found.any():  # continuous scores: the usual answer
         return lt, lt
     le = lt + found
@@ -250,16 +250,15 @@ def cross_pairs2(
     # million new cases they were ~40 MB that glibc then kept resident.
     for start in range(0, keys.shape[0], PAIR_BLOCK):
         block, pos = keys[start : start + PAIR_BLOCK], labels[start : start + PAIR_BLOCK]
-        neg = ~pos
         needles = _Needles(block)
-        # For each case: tier cases (and positives) ranked strictly above it
-        # (key < its key) and, grouped, at or above it (key <= its key). The
-        # insertion policy needs one side: left puts tied tier cases below the
-        # case (it is older), right above (it is newer).
-        lt = np.zeros(block.shape[0], dtype=np.int64)
-        lt_pos = lt.copy()
-        if grouped:
-            le, le_pos = lt.copy(), lt.copy()
+        # For each case, the tier cases (and positives) ranked above it. The
+        # grouped policy counts them on both sides, left (key < its key) plus
+        # right (key <= its key), so that a tied one counts one half of two;
+        # the insertion policy needs one side, the one that ranks tied tier
+        # cases where its order puts them: below an older case (left), above
+        # a newer one (right).
+        above = np.zeros(block.shape[0], dtype=np.int64)
+        above_pos = above.copy()
         for run, sign in tiers:
             if run.keys is keys and needles.group is None:  # the cases themselves
                 left, right = _own_places(keys, start, block.shape[0])
@@ -269,22 +268,22 @@ def cross_pairs2(
                 left = right = needles.search(run.keys, "left" if older else "right")
             if places is not None and run is first:
                 places.append(left if older else right)
-            if not (grouped or older):
-                left = right
             count_in = np.add if sign > 0 else np.subtract
-            count_in(lt, left, out=lt)
-            count_in(lt_pos, run.cum[left], out=lt_pos)
             if grouped:
-                count_in(le, right, out=le)
-                count_in(le_pos, run.cum[right], out=le_pos)
-        # A positive beats the tier negatives below it, a negative loses to
-        # the tier positives above it; which tied ones count is the policy's.
-        if grouped:
-            neg_gt = (total - le) - (total_pos - le_pos)
-            neg_eq = (le - lt) - (le_pos - lt_pos)
-            pairs += int((2 * neg_gt + neg_eq)[pos].sum()) + int((lt_pos + le_pos)[neg].sum())
-        else:
-            pairs += 2 * int(((total - lt) - (total_pos - lt_pos))[pos].sum() + lt_pos[neg].sum())
+                count_in(above, left + right, out=above)
+                count_in(above_pos, run.cum[left] + run.cum[right], out=above_pos)
+            else:
+                side = left if older else right
+                count_in(above, side, out=above)
+                count_in(above_pos, run.cum[side], out=above_pos)
+        # A positive beats the tier negatives below it, a negative loses to the
+        # tier positives above it: summed over the cases (both sides counted),
+        # 2 (total - total_pos) per positive, less the cases above positives,
+        # plus the positives above everyone.
+        per_side = 1 if grouped else 2
+        pairs += 2 * (total - total_pos) * int(np.count_nonzero(pos)) - per_side * (
+            int(above.sum(where=pos)) - int(above_pos.sum())
+        )
     return pairs
 
 
