@@ -10,8 +10,11 @@
   (``list.append`` is atomic); a fold, under the evaluator's lock, consumes a
   prefix of it (slicing and ``del`` of a slice are atomic too, so an append
   racing with a fold lands after the prefix and is kept). Folding sorts the
-  prefix into the buffer (O(p log p + b)); the first read that needs it folds,
-  and so does an add that finds :data:`PENDING_LIMIT` cases waiting.
+  prefix into the buffer (O(p log p + b)); the first read that needs it folds.
+  An add that finds :data:`PENDING_LIMIT` cases waiting *stages* them: into
+  two arrays (9 bytes a case), folded with the next fold, or at once when
+  :meth:`CaseStore._stage_limit` cases are staged (a window folds larger
+  batches: their evictions and merges cost less a case).
 
 Ties: every tier keeps equal keys in insertion order and every case of a
 later tier is newer than every case of an earlier one, so the rank order is
@@ -53,6 +56,8 @@ LABEL_PART = (complex(0.0, 0.0), complex(0.0, -1.0))
 # Tier sizes; tests lower them to exercise the merge paths constantly.
 MIN_BUFFER = 4096
 PENDING_LIMIT = 4096
+# Most cases a window stages between folds when nothing reads (see WindowStore).
+STAGE_LIMIT = 65536
 # Merges up to this many cases sort instead of placing by slots (see merge_columns).
 _SMALL_MERGE = 8192
 # Cases per block of the passes that would otherwise need per-case temporaries.
@@ -324,14 +329,17 @@ class CaseStore:
     must be serialised by the caller (the evaluator's lock).
     """
 
-    __slots__ = ("_buffer", "_main", "neg_added", "pair_count2", "pending", "pos_added", "ties",
-                 "version")
+    __slots__ = ("_buffer", "_main", "_staged", "_staged_count", "neg_added", "pair_count2",
+                 "pending", "pos_added", "ties", "version")
 
     def __init__(self, ties: TiePolicy) -> None:
         self.ties: TiePolicy = ties
         self._main = _Run.empty()
         self._buffer = _Run.empty()
         self.pending: list[complex] = []
+        # Earlier pending adds as (labels, keys) arrays, oldest first.
+        self._staged: list[tuple[BoolArray, FloatArray]] = []
+        self._staged_count = 0
         # Bumped whenever the ranked cases change, so caches know when to go.
         self.version = 0
         # Cases folded into the sorted tiers; pending ones are counted by the fold.
@@ -354,7 +362,7 @@ class CaseStore:
 
     def total(self) -> int:
         """Cases, pending ones included, without folding them. Complexity: O(1)."""
-        return self.size + len(self.pending)
+        return self.size + self._staged_count + len(self.pending)
 
     # ------------------------------------------------------------- mutation
     def add_batch(self, labels: BoolArray, keys: FloatArray) -> None:
@@ -367,14 +375,39 @@ class CaseStore:
 
         Complexity: O(p log p + b + p log n).
         """
+        if not (self.pending or self._staged):
+            return False
+        labels, keys = self._take_pending()
+        if self._staged:
+            batches = [*self._staged, (labels, keys)]
+            labels = np.concatenate([labels for labels, _ in batches])
+            keys = np.concatenate([keys for _, keys in batches])
+            self._staged, self._staged_count = [], 0
+        self._enter(labels, keys)
+        return True
+
+    def stage(self) -> None:
+        """Move the pending adds into arrays, and fold if enough are staged. O(p)."""
+        if self._staged_count + len(self.pending) >= self._stage_limit():
+            self.fold()
+            return
+        labels, keys = self._take_pending()
+        if keys.shape[0]:
+            self._staged.append((labels, keys))
+            self._staged_count += keys.shape[0]
+
+    def _take_pending(self) -> tuple[BoolArray, FloatArray]:
+        """The pending adds as (labels, keys) arrays, taken off the list."""
         pending = self.pending
         count = len(pending)
-        if not count:
-            return False
         batch = np.array(pending[:count], dtype=np.complex128)  # exact: see LABEL_PART
         del pending[:count]  # appends made meanwhile sit after the prefix and stay
-        self._enter(batch.imag != 0.0, np.negative(batch.real))
-        return True
+        return batch.imag != 0.0, np.negative(batch.real)
+
+    def _stage_limit(self) -> int:
+        # Folding into the buffer costs about as much a case at any batch
+        # size, so the unbounded store folds what an add finds waiting.
+        return PENDING_LIMIT
 
     def _enter(self, labels: BoolArray, keys: FloatArray) -> None:
         """Rank new cases (insertion order, all newer than every ranked case)."""
@@ -420,6 +453,7 @@ class CaseStore:
         clone = self._blank()
         clone._main, clone._buffer = self._main, self._buffer
         clone.pending = list(self.pending)
+        clone._staged, clone._staged_count = list(self._staged), self._staged_count
         clone.pos_added, clone.neg_added = self.pos_added, self.neg_added
         clone.pair_count2 = self.pair_count2
         clone.version = self.version
@@ -542,6 +576,7 @@ class CaseStore:
             assert run.cum[0] == 0
             assert np.array_equal(np.diff(run.cum), run.labels.astype(np.int64))
         assert len(self.pending) < max(PENDING_LIMIT, 1)
+        assert self._staged_count == len(self._staged) == 0  # checks run after a fold
         assert self.pos_added == int(self._main.cum[-1] + self._buffer.cum[-1])
         assert self.size == self._main.size + self._buffer.size
         merged = self._main.merged(self._buffer.keys, self._buffer.labels)

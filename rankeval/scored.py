@@ -160,7 +160,7 @@ class ScoredPrecisionRecallEvaluation:
         pending.append(case)
         if len(pending) >= _store_module.PENDING_LIMIT:
             with self._lock:
-                self._store.fold()
+                self._store.stage()
 
     def add_cases(self, correct: ArrayLike, scores: ArrayLike) -> None:
         """Add many cases at once, in the given order (which settles ties).

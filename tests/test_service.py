@@ -277,6 +277,28 @@ class TestWindow:
                 assert close(ev.reciprocal_rank(), ref.reciprocal_rank())
             assert_matches_reference(ev, cases[-window:], 0, 0)
 
+    @pytest.mark.parametrize("ties", ["insertion", "grouped"])
+    def test_staged_adds_survive_copies_and_files(self, tmp_path: Path, ties: str) -> None:
+        """Adds a window staged between reads are in every copy, snapshot, file and merge."""
+        cases = [(i % 3 == 0, float(i % 7)) for i in range(27)]
+        with small_buffer(4):  # an add stages every 2 cases, a window of 40 folds at 10
+            ev = ScoredPrecisionRecallEvaluation(ties=ties, window=40)  # type: ignore[arg-type]
+            for correct, score in cases:
+                ev.add_case(correct, score)
+            assert ev._store._staged_count == 6
+            assert len(ev._store.pending) == 1
+            copies = [ev.snapshot(), copy.deepcopy(ev), pickle.loads(pickle.dumps(ev)),
+                      ScoredPrecisionRecallEvaluation(ties=ties, window=40) + ev]  # type: ignore[arg-type]
+            ev.save(tmp_path / "ev.rankeval")
+            copies.append(ScoredPrecisionRecallEvaluation.load(tmp_path / "ev.rankeval"))
+            expected = ScoredPrecisionRecallEvaluation(ties=ties, window=40)  # type: ignore[arg-type]
+            expected.add_cases([c for c, _ in cases], [x for _, x in cases])
+            for clone in [ev, *copies]:
+                assert clone == expected
+                assert clone.num_cases() == 27
+                assert clone.area_under_roc_curve() == expected.area_under_roc_curve()
+                clone._store._check()
+
     def test_ring_grows_with_the_cases_held(self) -> None:
         """A huge window costs memory for the cases held, not for the window asked for."""
         ev = ScoredPrecisionRecallEvaluation(window=10**15)
