@@ -40,7 +40,6 @@ from rankeval._ranking import (
     IntArray,
     TiePolicy,
     sort_cases,
-    tie_block_ends,
 )
 from rankeval.metrics import expected_precision_at, expected_reciprocal_rank
 
@@ -85,19 +84,21 @@ def pair_count2(keys: FloatArray, labels: BoolArray, cum: IntArray, ties: TiePol
 
     Complexity: O(n).
     """
-    if ties == "insertion" or not (keys[1:] == keys[:-1]).any():
+    new_block = None if ties == "insertion" else keys[1:] != keys[:-1]
+    if new_block is None or new_block.all():
         # The k-th positive has k - 1 positives above it, so the positives'
         # share of sum(cum[:-1]) is P(P-1)/2; the rest is the negatives', each
         # counting the positives above it.
         total_pos = int(cum[-1])
         above = int(cum[:-1].sum(dtype=np.int64))
         return 2 * (above - total_pos * (total_pos - 1) // 2)
-    ends = tie_block_ends(keys)
-    starts = np.concatenate(([0], ends[:-1] + 1))
-    pos_before = cum[starts]
-    pos_in = cum[ends + 1] - pos_before
-    neg_in = (ends + 1 - starts) - pos_in
-    return int((neg_in * (2 * pos_before + pos_in)).sum(dtype=np.int64))
+    # A block of equal keys between bounds a and b: its negatives lose to the
+    # positives above it (cum[a]) twice and to its own (cum[b] - cum[a]) once.
+    bounds = np.concatenate(([0], np.flatnonzero(new_block) + 1, [keys.shape[0]]))
+    at_bounds = cum[bounds]
+    pos_in = np.diff(at_bounds)
+    neg_in = np.diff(bounds) - pos_in
+    return int((neg_in * (at_bounds[:-1] + at_bounds[1:])).sum(dtype=np.int64))
 
 
 def merge_columns(

@@ -58,11 +58,16 @@ class _Batch:
 
 
 def _rank_within_equal(sorted_keys: FloatArray) -> IntArray:
-    """For each element of a sorted array, how many equal elements precede it."""
-    if not (sorted_keys[1:] == sorted_keys[:-1]).any():  # no ties: no search
-        return np.zeros(sorted_keys.shape[0], dtype=np.int64)
-    first = sorted_keys.searchsorted(sorted_keys, side="left")
-    return np.arange(sorted_keys.shape[0], dtype=np.int64) - first
+    """For each element of a sorted array, how many equal elements precede it. O(n)."""
+    count = sorted_keys.shape[0]
+    new = np.empty(count, dtype=np.bool_)
+    new[:1] = True
+    np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new[1:])
+    if new.all():  # no ties
+        return np.zeros(count, dtype=np.int64)
+    block = np.cumsum(new, dtype=np.int64)
+    block -= 1
+    return np.arange(count, dtype=np.int64) - np.flatnonzero(new)[block]
 
 
 def _deletions(run: _Run, keys: FloatArray) -> IntArray:
