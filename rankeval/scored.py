@@ -44,6 +44,16 @@ __all__ = ["ScoredPrecisionRecallEvaluation"]
 _T = TypeVar("_T")
 
 _PRECISION_AT_RANKS = (5, 10, 25, 100, 500)
+_READ_ONLY = "this evaluation is a read-only snapshot; add to the live evaluator"
+
+
+class _RefusingList(list[complex]):
+    """A snapshot's pending list: an add's append raises, so add_case need not check."""
+
+    __slots__ = ()
+
+    def append(self, case: complex, /) -> None:
+        raise TypeError(_READ_ONLY)
 
 Self = TypeVar("Self", bound="ScoredPrecisionRecallEvaluation")
 
@@ -108,13 +118,12 @@ class ScoredPrecisionRecallEvaluation:
 
     def __init__(self, ties: TiePolicy = "insertion", window: int | None = None) -> None:
         self._store = _new_store(check_ties(ties), check_window(window))
-        self._pending = self._store.pending  # add_case's shortcut (the store keeps this list)
         self._pos_missed = 0
         self._neg_missed = 0
         self._cache: dict[object, Any] = {}
         self._cache_version = 0
         self._lock = threading.RLock()
-        self._read_only = False
+        self._attach(self._store, read_only=False)
 
     @property
     def ties(self) -> TiePolicy:
@@ -152,13 +161,12 @@ class ScoredPrecisionRecallEvaluation:
             case = score - _LABEL_PART[correct]  # the common case, validated inline for speed
         else:
             case = check_score(score) - _LABEL_PART[check_correct(correct)]
-        if self._read_only:
-            self._refuse()
         # No lock: list.append is atomic, and folds consume the pending list by
-        # prefix under the lock, so a racing add is never lost.
+        # prefix under the lock, so a racing add is never lost. A snapshot's
+        # list refuses the append (see _attach).
         pending = self._pending
         pending.append(case)
-        if len(pending) >= _store_module.PENDING_LIMIT:
+        if len(pending) >= self._stage_at:
             with self._lock:
                 self._store.stage()
 
@@ -473,15 +481,24 @@ class ScoredPrecisionRecallEvaluation:
 
     # ------------------------------------------------------ service features
     def _refuse(self) -> None:
-        raise TypeError("this evaluation is a read-only snapshot; add to the live evaluator")
+        raise TypeError(_READ_ONLY)
+
+    def _attach(self, store: CaseStore, read_only: bool) -> None:
+        """Use ``store``, read-only or not, with add_case's shortcuts to it."""
+        pending = store.pending
+        if read_only != isinstance(pending, _RefusingList):
+            store.pending = pending = (_RefusingList if read_only else list)(pending)
+        self._store = store
+        self._read_only = read_only
+        self._pending = pending  # add_case appends here directly
+        self._stage_at = _store_module.PENDING_LIMIT
 
     def reset(self) -> None:
         """Forget every case and miss, keeping the settings. Complexity: O(1)."""
         with self._lock:
             if self._read_only:
                 self._refuse()
-            self._store = _new_store(self.ties, self.window)
-            self._pending = self._store.pending
+            self._attach(_new_store(self.ties, self.window), read_only=False)
             self._pos_missed = self._neg_missed = 0
             self._cache.clear()
 
@@ -503,7 +520,7 @@ class ScoredPrecisionRecallEvaluation:
         """
         with self._lock:
             clone = self._copy()
-        clone._read_only = True
+        clone._attach(clone._store, read_only=True)
         return clone
 
     def _copy(self) -> ScoredPrecisionRecallEvaluation:
@@ -521,11 +538,9 @@ class ScoredPrecisionRecallEvaluation:
             }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self._store = state["store"]
-        self._pending = self._store.pending
+        self._attach(state["store"], state["read_only"])
         self._pos_missed = state["pos_missed"]
         self._neg_missed = state["neg_missed"]
-        self._read_only = state["read_only"]
         self._cache = {}
         self._cache_version = self._store.version
         self._lock = threading.RLock()
@@ -600,7 +615,7 @@ class ScoredPrecisionRecallEvaluation:
             return NotImplemented
         with self._lock:
             result = self._copy()
-        result._read_only = False
+        result._attach(result._store, read_only=False)
         result.merge(other)
         return result
 

@@ -179,7 +179,13 @@ class TestCopies:
             with pytest.raises(TypeError, match="read-only"):
                 call()
         assert same(snapshot(frozen), before)
-        assert (frozen + ev).num_cases() == frozen.num_cases() + ev.num_cases()
+        for copied in (pickle.loads(pickle.dumps(frozen)), copy.deepcopy(frozen)):
+            with pytest.raises(TypeError, match="read-only"):
+                copied.add_case(True, 1.0)
+            assert same(snapshot(copied), before)
+        combined = frozen + ev  # a live evaluator
+        combined.add_case(False, 0.5)
+        assert combined.num_cases() == frozen.num_cases() + ev.num_cases() + 1
 
     def test_reset(self) -> None:
         """reset() returns to the empty evaluation and keeps the tie policy."""
