@@ -13,6 +13,13 @@ every tier keeps equal keys in arrival order and the oldest cases go first —
 so its position follows from its key alone). Removing them is an O(W) pass,
 done only when the buffer merges into main or the dead outnumber the buffer
 limit; a fold costs O(p log W + b) and reads stay O(log W).
+
+The ring also remembers, batch by batch, the stable sort order of the cases
+that entered in one fold and the pairs among them: W adds later the batch
+leaves whole, and its eviction gathers instead of sorting. While nothing
+reads, adds are staged in arrays and folded up to W/4 at a time
+(:meth:`WindowStore._stage_limit`), which makes a case cheaper to evict and
+absorb.
 """
 
 from __future__ import annotations
