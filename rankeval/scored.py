@@ -117,13 +117,12 @@ class ScoredPrecisionRecallEvaluation:
     """
 
     def __init__(self, ties: TiePolicy = "insertion", window: int | None = None) -> None:
-        self._store = _new_store(check_ties(ties), check_window(window))
+        self._attach(_new_store(check_ties(ties), check_window(window)), read_only=False)
         self._pos_missed = 0
         self._neg_missed = 0
         self._cache: dict[object, Any] = {}
         self._cache_version = 0
         self._lock = threading.RLock()
-        self._attach(self._store, read_only=False)
 
     @property
     def ties(self) -> TiePolicy:
