@@ -36,7 +36,6 @@ from typing import Any, Literal, Self
 import numpy as np
 from numpy.typing import NDArray
 
-from rankeval._alloc import release_freed_memory
 from rankeval._ranking import (
     BoolArray,
     FloatArray,
@@ -433,7 +432,6 @@ class CaseStore:
             cum = run.cum if self._main.size == 0 else None
             del run  # its running count is rebuilt for the merged run
             self._main = self._main.merged(keys, labels, cum)
-            release_freed_memory(self._main.size)
             return
         self._buffer = self._buffer.merged(keys, labels) if self._buffer.size else run
         if self._buffer.size > self._buffer_limit():
@@ -448,7 +446,6 @@ class CaseStore:
         if self._buffer.size:
             self._main = self._main.merged(self._buffer.keys, self._buffer.labels)
             self._buffer = _Run.empty()
-            release_freed_memory(self._main.size)
 
     def _blank(self) -> Self:
         """An empty store with the same settings."""

@@ -31,7 +31,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rankeval import _store
-from rankeval._alloc import release_freed_memory
 from rankeval._ranking import (
     _SMALL_SORT,
     BoolArray,
@@ -343,7 +342,6 @@ class WindowStore(CaseStore):
         self._main = _Run(keys, labels)
         self._set_buffer(_Run.empty(), _NO_PLACES)
         self._set_dead(_Run.empty(), _NO_PLACES)
-        release_freed_memory(self._main.size)
 
     def _merge_buffer(self) -> None:
         self._rebuild()

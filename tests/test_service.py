@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import math
 import pickle
-import platform
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -16,7 +15,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import rankeval._alloc
 from rankeval import ScoredPrecisionRecallEvaluation
 from tests import strategies
 from tests.conftest import RUNNING_EXAMPLE, close, evaluation_of, same, snapshot
@@ -342,35 +340,3 @@ class TestWindow:
             ScoredPrecisionRecallEvaluation(window=2.5)  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="cannot merge"):
             ScoredPrecisionRecallEvaluation(window=3).merge(ScoredPrecisionRecallEvaluation())
-
-
-class TestFreedMemory:
-    """Large merges hand freed heap pages back to the OS (glibc's malloc_trim)."""
-
-    def test_malloc_trim_found_where_glibc_runs(self) -> None:
-        """The trim is there exactly when the process runs on glibc."""
-        assert (rankeval._alloc._TRIM is not None) == (platform.libc_ver()[0] == "glibc")
-
-    def test_large_merges_release_and_values_stay(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        """Merges of TRIM_FROM cases or more call the trim; every value stays the same."""
-        real = rankeval._alloc._TRIM
-        calls: list[int] = []
-
-        def counting(pad: int) -> int:
-            calls.append(pad)
-            return real(pad) if real is not None else 0
-
-        cases = [(i % 3 == 0, float((i * 7919) % 101)) for i in range(600)]
-        labels, scores = [c for c, _ in cases], [s for _, s in cases]
-        for window in (None, 250):
-            expected = ScoredPrecisionRecallEvaluation(window=window)
-            expected.add_cases(labels, scores)  # 600 cases: below TRIM_FROM, no trim
-            with small_buffer(16), monkeypatch.context() as patch:
-                patch.setattr(rankeval._alloc, "TRIM_FROM", 64)
-                patch.setattr(rankeval._alloc, "_TRIM", counting)
-                streamed = evaluation_of(cases, window=window)
-                assert streamed == expected
-                assert same(snapshot(streamed), snapshot(expected))
-            assert calls
-            assert set(calls) == {0}
-            calls.clear()
