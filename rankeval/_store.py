@@ -4,9 +4,7 @@
   ``labels``, ``cum`` (running count of positives, with a leading 0): 17
   bytes a case.
 * **buffer**: the same three arrays for recent cases, kept at most about
-  n/128 long and merged into *main* in one O(n) pass when it outgrows that
-  (from a million cases on, the pass then hands the heap pages it freed back
-  to the OS: :mod:`rankeval._alloc`).
+  n/128 long and merged into *main* in one O(n) pass when it outgrows that.
 * **pending**: a plain list of cases, each one complex number (see
   :data:`LABEL_PART`), that the adds append to in O(1), without any lock
   (``list.append`` is atomic); a fold, under the evaluator's lock, consumes a
