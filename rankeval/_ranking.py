@@ -169,6 +169,35 @@ def tie_block_ends(keys: FloatArray) -> IntArray:
     return np.append(ends, n - 1).astype(np.int64, copy=False)
 
 
+def run_starts(sorted_keys: FloatArray) -> BoolArray:
+    """Where each run of equal keys begins in a sorted array (the first element always).
+
+    >>> run_starts(np.array([-3.0, -3.0, -1.0, 0.0, -0.0])).tolist()
+    [True, False, True, True, False]
+
+    Complexity: O(n).
+    """
+    starts = np.empty(sorted_keys.shape[0], dtype=np.bool_)
+    starts[:1] = True
+    np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=starts[1:])
+    return starts
+
+
+def _input_order_within_runs(order: IntArray, starts: BoolArray) -> IntArray:
+    """An unstable argsort's ``order`` with each run of equal keys back in input order.
+
+    ``starts`` is :func:`run_starts` of the sorted keys. Sorting ``run * n +
+    index`` (int64, all distinct; ``n`` must stay below 2**31) keeps the runs
+    where they are and orders each by index. ``order`` is used up.
+    """
+    run = np.cumsum(starts, dtype=np.int64)
+    run *= order.shape[0]
+    order += run
+    order.sort()
+    order -= run
+    return order
+
+
 def sort_cases(keys: FloatArray, labels: BoolArray) -> tuple[FloatArray, BoolArray]:
     """Keys ascending with their labels, equal keys in input order: a stable sort.
 
@@ -227,25 +256,14 @@ def small_stable_order(keys: FloatArray) -> IntArray:
     """``np.argsort(keys, kind="stable")`` for a few thousand keys, about twice as fast.
 
     NumPy's unstable argsort is SIMD and about three times faster than its
-    stable one; when equal keys turn up, sorting ``run * n + index`` (int64,
-    all distinct) puts each run of them back into input order. The product
-    must fit in int64: callers keep ``n`` below 2**31.
+    stable one; when equal keys turn up, :func:`_input_order_within_runs`
+    puts each run of them back into input order.
     """
     if keys.shape[0] <= 16:  # a few adds between reads: one call is cheapest
         return np.argsort(keys, kind="stable")
     order = np.argsort(keys)
-    sorted_keys = keys[order]
-    new_run = np.empty(keys.shape[0], dtype=np.bool_)
-    new_run[:1] = True
-    np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new_run[1:])
-    if new_run.all():
-        return order
-    run = np.cumsum(new_run, dtype=np.int64)
-    run *= keys.shape[0]
-    order += run
-    order.sort()
-    order -= run
-    return order
+    starts = run_starts(keys[order])
+    return order if starts.all() else _input_order_within_runs(order, starts)
 
 
 def _has_ties(keys: FloatArray) -> bool:
@@ -281,20 +299,13 @@ def _stable_sort_with_ties(keys: FloatArray, labels: BoolArray) -> tuple[FloatAr
         order = np.argsort(keys, kind="stable")
         return keys[order], labels[order]
     sorted_keys = np.sort(keys)
-    new_run = np.empty(n, dtype=np.bool_)
-    new_run[:1] = True
-    np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new_run[1:])
+    new_run = run_starts(sorted_keys)
     starts = np.flatnonzero(new_run)
     key_numbers = _small_key_numbers(sorted_keys[starts], keys) if starts.shape[0] <= 256 else None
     if key_numbers is not None:
         order = np.argsort(key_numbers, kind="stable")
     else:
-        run = np.cumsum(new_run, dtype=np.int64)
-        run *= n
-        order = np.argsort(keys)
-        order += run
-        order.sort()
-        order -= run
+        order = _input_order_within_runs(np.argsort(keys), new_run)
     _restore_zeros(sorted_keys, keys)
     return sorted_keys, labels[order]
 

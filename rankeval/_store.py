@@ -39,6 +39,7 @@ from rankeval._ranking import (
     FloatArray,
     IntArray,
     TiePolicy,
+    run_starts,
     sort_cases,
 )
 from rankeval.metrics import expected_precision_at, expected_reciprocal_rank
@@ -84,8 +85,8 @@ def pair_count2(keys: FloatArray, labels: BoolArray, cum: IntArray, ties: TiePol
 
     Complexity: O(n).
     """
-    new_block = None if ties == "insertion" else keys[1:] != keys[:-1]
-    if new_block is None or new_block.all():
+    starts = None if ties == "insertion" else run_starts(keys)
+    if starts is None or starts.all():
         # The k-th positive has k - 1 positives above it, so the positives'
         # share of sum(cum[:-1]) is P(P-1)/2; the rest is the negatives', each
         # counting the positives above it.
@@ -94,7 +95,7 @@ def pair_count2(keys: FloatArray, labels: BoolArray, cum: IntArray, ties: TiePol
         return 2 * (above - total_pos * (total_pos - 1) // 2)
     # A block of equal keys between bounds a and b: its negatives lose to the
     # positives above it (cum[a]) twice and to its own (cum[b] - cum[a]) once.
-    bounds = np.concatenate(([0], np.flatnonzero(new_block) + 1, [keys.shape[0]]))
+    bounds = np.append(np.flatnonzero(starts), keys.shape[0])
     at_bounds = cum[bounds]
     pos_in = np.diff(at_bounds)
     neg_in = np.diff(bounds) - pos_in
@@ -193,9 +194,7 @@ class _Needles:
 
     def __init__(self, keys: FloatArray) -> None:
         self.keys = keys
-        new = np.empty(keys.shape[0], dtype=np.bool_)
-        new[:1] = True
-        np.not_equal(keys[1:], keys[:-1], out=new[1:])
+        new = run_starts(keys)
         distinct = int(np.count_nonzero(new))
         self.tied = distinct < keys.shape[0]
         # The keys to search (each distinct one once when most repeat) and,

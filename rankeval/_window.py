@@ -37,6 +37,7 @@ from rankeval._ranking import (
     FloatArray,
     IntArray,
     TiePolicy,
+    run_starts,
     small_stable_order,
     sort_cases,
 )
@@ -67,9 +68,7 @@ class _Batch:
 def _rank_within_equal(sorted_keys: FloatArray) -> IntArray:
     """For each element of a sorted array, how many equal elements precede it. O(n)."""
     count = sorted_keys.shape[0]
-    new = np.empty(count, dtype=np.bool_)
-    new[:1] = True
-    np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new[1:])
+    new = run_starts(sorted_keys)
     if new.all():  # no ties
         return np.zeros(count, dtype=np.int64)
     block = np.cumsum(new, dtype=np.int64)
