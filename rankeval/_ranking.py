@@ -217,7 +217,8 @@ def sort_cases(keys: FloatArray, labels: BoolArray) -> tuple[FloatArray, BoolArr
     Complexity: O(n log n).
     """
     if keys.shape[0] <= _SMALL_SORT:  # a fold's batch: fewer NumPy calls win
-        return _small_stable_sort(keys, labels)
+        order = small_stable_order(keys)
+        return keys[order], labels[order]
     if _has_ties(keys[:_TIE_SAMPLE]):
         # Ties in a small sample mean many ties in all: skip the merge attempt.
         return _stable_sort_with_ties(keys, labels)
@@ -244,12 +245,6 @@ def sort_cases(keys: FloatArray, labels: BoolArray) -> tuple[FloatArray, BoolArr
 
 _TIE_SAMPLE = 2048
 _SMALL_SORT = 4096
-
-
-def _small_stable_sort(keys: FloatArray, labels: BoolArray) -> tuple[FloatArray, BoolArray]:
-    """:func:`sort_cases` for a few thousand cases (see :func:`small_stable_order`)."""
-    order = small_stable_order(keys)
-    return keys[order], labels[order]
 
 
 def small_stable_order(keys: FloatArray) -> IntArray:
