@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
+from unittest import mock
 
 import rankeval._store
 import rankeval._window
@@ -14,26 +14,19 @@ from tests.conftest import close, snapshot
 from tests.reference import Reference
 
 
-@contextlib.contextmanager
-def small_buffer(size: int = 2) -> Iterator[None]:
+def store_tiers(min_buffer: int, pending_limit: int) -> AbstractContextManager[Any]:
+    """The store's tier sizes for a ``with`` block (tests shrink them to hit every merge path)."""
+    return mock.patch.multiple(rankeval._store, MIN_BUFFER=min_buffer, PENDING_LIMIT=pending_limit)
+
+
+def small_buffer(size: int = 2) -> AbstractContextManager[Any]:
     """Merge the add buffer into the arrays every few adds, to exercise both paths."""
-    saved = rankeval._store.MIN_BUFFER, rankeval._store.PENDING_LIMIT
-    rankeval._store.MIN_BUFFER, rankeval._store.PENDING_LIMIT = size, max(1, size // 2)
-    try:
-        yield
-    finally:
-        rankeval._store.MIN_BUFFER, rankeval._store.PENDING_LIMIT = saved
+    return store_tiers(size, max(1, size // 2))
 
 
-@contextlib.contextmanager
-def ordered_batches(smallest: int) -> Iterator[None]:
+def ordered_batches(smallest: int) -> AbstractContextManager[Any]:
     """Let a window remember the sort order of batches from ``smallest`` cases up."""
-    saved = rankeval._window._MIN_ORDERED_BATCH
-    rankeval._window._MIN_ORDERED_BATCH = smallest
-    try:
-        yield
-    finally:
-        rankeval._window._MIN_ORDERED_BATCH = saved
+    return mock.patch.object(rankeval._window, "_MIN_ORDERED_BATCH", smallest)
 
 
 def reference_snapshot(cases: list[tuple[bool, float]], misses: int, negative_misses: int,

@@ -8,30 +8,23 @@ zeros and NaN included, for both tie policies and every tier of the store.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import struct
-from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-import rankeval._store
 from rankeval import ScoredPrecisionRecallEvaluation, metrics
 from tests import strategies
+from tests.helpers import store_tiers
 from tests.reference import Reference
 
 
-@contextlib.contextmanager
-def tiny_tiers() -> Iterator[None]:
+def tiny_tiers() -> AbstractContextManager[Any]:
     """Fold and merge every few adds, so curves come from freshly merged arrays."""
-    saved = rankeval._store.MIN_BUFFER, rankeval._store.PENDING_LIMIT
-    rankeval._store.MIN_BUFFER, rankeval._store.PENDING_LIMIT = 3, 2
-    try:
-        yield
-    finally:
-        rankeval._store.MIN_BUFFER, rankeval._store.PENDING_LIMIT = saved
+    return store_tiers(3, 2)
 
 
 def bits(value: Any) -> Any:
