@@ -38,8 +38,7 @@ from typing import Any
 import _common as common
 import numpy as np
 
-from rankeval import trec_cli
-from rankeval.ranking import Qrels, Run, evaluate_run
+from rankeval.ranking import Qrels, Run, evaluate_run, trec_cli
 
 MEASURES = ["map", "recip_rank", "ndcg_cut.10", "P.10"]
 PYTREC_MEASURES = {"map", "recip_rank", "ndcg_cut_10", "P_10"}
@@ -219,7 +218,7 @@ def cli_benchmark(queries: int, docs: int, repeat: int) -> list[list[Any]]:
         times = rounds(contenders, repeat)
         # The same two, each in a fresh interpreter (imports, first-touch memory included).
         fresh = {
-            "rankeval": "import sys; from rankeval.trec_cli import main; "
+            "rankeval": "import sys; from rankeval.ranking.trec_cli import main; "
                         "sys.exit(main(sys.argv[1:]))",
             "pytrec_eval": "import sys, pytrec_eval; q = pytrec_eval.parse_qrel(open(sys.argv[1]));"
                            " r = pytrec_eval.parse_run(open(sys.argv[2]));"

@@ -20,8 +20,13 @@ Many queries, trec_eval's way:
 (0.5, 0.0)
 """
 
-from rankeval._persist import PersistenceError
-from rankeval.counts import CostMatrix, MultiClassEvaluation, PrecisionRecallEvaluation, f_measure
+from rankeval.confusion import (
+    CostMatrix,
+    MultiClassEvaluation,
+    PrecisionRecallEvaluation,
+    f_measure,
+)
+from rankeval.errors import DataError, PersistenceError
 from rankeval.ranking import (
     KendallTau,
     Qrels,
@@ -39,6 +44,7 @@ from rankeval.scored import ScoredPrecisionRecallEvaluation
 __version__ = "0.1.0"
 __all__ = [
     "CostMatrix",
+    "DataError",
     "KendallTau",
     "MultiClassEvaluation",
     "PersistenceError",

@@ -46,7 +46,6 @@ from typing import IO, TYPE_CHECKING, Any, Literal, NoReturn, TextIO
 import numpy as np
 from numpy.typing import NDArray
 
-from rankeval._javafmt import java_double_to_string, java_f6
 from rankeval.io import (
     DEFAULT_CHUNK_ROWS,
     Cases,
@@ -56,6 +55,7 @@ from rankeval.io import (
     atomic_output,
     write_json,
 )
+from rankeval.scored.lingpipe_text import java_double_to_string, java_f6
 
 if TYPE_CHECKING:
     from rankeval.scored import ScoredPrecisionRecallEvaluation
@@ -575,13 +575,13 @@ def _run_demo(args: argparse.Namespace) -> int:
 
 def _run_trec(argv: list[str]) -> int:
     try:
-        trec_cli = importlib.import_module("rankeval.trec_cli")
+        trec_cli = importlib.import_module("rankeval.ranking.trec_cli")
     except ModuleNotFoundError as error:
-        if error.name not in ("rankeval.trec_cli", "rankeval"):
+        if error.name not in ("rankeval.ranking.trec_cli", "rankeval"):
             raise
         sys.stderr.write(
             "rankeval: error: the trec subcommand is not available in this installation "
-            "(module rankeval.trec_cli is missing)\n"
+            "(module rankeval.ranking.trec_cli is missing)\n"
         )
         return 1
     status: int = trec_cli.main(argv)

@@ -42,6 +42,8 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from rankeval.errors import DataError
+
 if TYPE_CHECKING:
     from _csv import Reader as CsvReader
 
@@ -90,23 +92,6 @@ _SCORE_NAMES = (
 _QUERY_NAMES = ("query", "query_id", "qid", "topic")
 
 _SHOWN_CHARS = 60
-
-
-class DataError(ValueError):
-    """A malformed input file: where (``path:line``), what was expected, what was found.
-
-    Examples
-    --------
-    >>> str(DataError("runs.tsv", 7, "expected a number for the score, found 'abc'"))
-    "runs.tsv:7: expected a number for the score, found 'abc'"
-    """
-
-    def __init__(self, path: str, line: int | None, message: str) -> None:
-        self.path = path
-        self.line = line
-        self.message = message
-        where = path if line is None else f"{path}:{line}"
-        super().__init__(f"{where}: {message}")
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from unittest import mock
 
-import rankeval._store
-import rankeval._window
+import rankeval.scored.store
+import rankeval.scored.window
 from rankeval import ScoredPrecisionRecallEvaluation
 from tests.conftest import close, snapshot
 from tests.reference import Reference
@@ -16,7 +16,9 @@ from tests.reference import Reference
 
 def store_tiers(min_buffer: int, pending_limit: int) -> AbstractContextManager[Any]:
     """The store's tier sizes for a ``with`` block (tests shrink them to hit every merge path)."""
-    return mock.patch.multiple(rankeval._store, MIN_BUFFER=min_buffer, PENDING_LIMIT=pending_limit)
+    return mock.patch.multiple(
+        rankeval.scored.store, MIN_BUFFER=min_buffer, PENDING_LIMIT=pending_limit
+    )
 
 
 def small_buffer(size: int = 2) -> AbstractContextManager[Any]:
@@ -26,7 +28,7 @@ def small_buffer(size: int = 2) -> AbstractContextManager[Any]:
 
 def ordered_batches(smallest: int) -> AbstractContextManager[Any]:
     """Let a window remember the sort order of batches from ``smallest`` cases up."""
-    return mock.patch.object(rankeval._window, "_MIN_ORDERED_BATCH", smallest)
+    return mock.patch.object(rankeval.scored.window, "_MIN_ORDERED_BATCH", smallest)
 
 
 def reference_snapshot(cases: list[tuple[bool, float]], misses: int, negative_misses: int,

@@ -521,16 +521,16 @@ class TestTrecDispatch:
     def test_arguments_pass_through_unchanged(
         self, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        """rankeval trec ARGS hands ARGS, options included, to rankeval.trec_cli.main."""
+        """rankeval trec ARGS hands ARGS, options included, to rankeval.ranking.trec_cli.main."""
         seen: list[list[str]] = []
 
         def fake_main(argv: list[str]) -> int:
             seen.append(argv)
             return 3
 
-        module = types.ModuleType("rankeval.trec_cli")
+        module = types.ModuleType("rankeval.ranking.trec_cli")
         module.main = fake_main  # type: ignore[attr-defined]
-        monkeypatch.setitem(sys.modules, "rankeval.trec_cli", module)
+        monkeypatch.setitem(sys.modules, "rankeval.ranking.trec_cli", module)
         argv = ["-q", "-m", "all_trec", "--help", "qrels", "run"]
         assert main(["trec", *argv]) == 3
         assert seen == [argv]
@@ -538,13 +538,13 @@ class TestTrecDispatch:
     def test_missing_trec_module(
         self, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        """Without rankeval.trec_cli, rankeval trec says so and exits 1."""
-        monkeypatch.setitem(sys.modules, "rankeval.trec_cli", None)
+        """Without rankeval.ranking.trec_cli, rankeval trec says so and exits 1."""
+        monkeypatch.setitem(sys.modules, "rankeval.ranking.trec_cli", None)
         status, _, err = run(capsys, "trec", "qrels", "run")
         assert status == 1
         assert err == (
             "rankeval: error: the trec subcommand is not available in this installation "
-            "(module rankeval.trec_cli is missing)\n"
+            "(module rankeval.ranking.trec_cli is missing)\n"
         )
 
 

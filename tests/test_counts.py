@@ -1,4 +1,4 @@
-"""Behaviour of rankeval.counts: binary and multi-class evaluation from confusion counts.
+"""Behaviour of rankeval.confusion: binary and multi-class evaluation from confusion counts.
 
 Oracles: LingPipe's F-measure grid (bit-exact), the Chinese course notes' seed examples
 (seed_golden.json), hand arithmetic written next to each value, and scikit-learn on
@@ -29,7 +29,7 @@ from sklearn.metrics import (
     recall_score,
 )
 
-from rankeval.counts import (
+from rankeval.confusion import (
     ConfusionMatrix,
     CostMatrix,
     MultiClassEvaluation,
@@ -960,7 +960,7 @@ class TestReprs:
 
 def test_every_public_class_and_function_has_a_doctest() -> None:
     """Every exported class and function documents itself with a runnable example."""
-    import rankeval.counts as module
+    import rankeval.confusion as module
 
     for name in module.__all__:
         obj = getattr(module, name)

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from rankeval import ScoredPrecisionRecallEvaluation
-from rankeval._persist import TEMP_SUFFIX, load_state
+from rankeval.scored.state_file import TEMP_SUFFIX, load_state
 
 REPO = Path(__file__).resolve().parent.parent
 KILLS = 50

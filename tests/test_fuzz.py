@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from rankeval import ScoredPrecisionRecallEvaluation
-from rankeval._persist import PersistenceError
+from rankeval.scored.state_file import PersistenceError
 from tests import strategies
 from tests.conftest import same, snapshot
 

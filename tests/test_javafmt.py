@@ -19,7 +19,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from rankeval._javafmt import java_double_to_string, java_f6, java_f6_many
+from rankeval.scored.lingpipe_text import java_double_to_string, java_f6, java_f6_many
 
 ORACLE_PATH = Path(__file__).parent / "data" / "lingpipe_oracle_dev.jsonl"
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from hypothesis import given
 from hypothesis import strategies as st
 
-import rankeval._store
+import rankeval.scored.store
 from rankeval import ScoredPrecisionRecallEvaluation
 from tests import strategies
 from tests.reference import Reference
@@ -17,12 +17,12 @@ from tests.reference import Reference
 @contextlib.contextmanager
 def tiny_blocks() -> Iterator[None]:
     """Count pairs against older cases two newer cases at a time."""
-    saved = rankeval._store.PAIR_BLOCK
-    rankeval._store.PAIR_BLOCK = 2
+    saved = rankeval.scored.store.PAIR_BLOCK
+    rankeval.scored.store.PAIR_BLOCK = 2
     try:
         yield
     finally:
-        rankeval._store.PAIR_BLOCK = saved
+        rankeval.scored.store.PAIR_BLOCK = saved
 
 
 class TestPairCountBlocks:

@@ -17,9 +17,9 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rankeval import metrics
-from rankeval._ranking import operating_points
-from rankeval.metrics import _BLOCK, _in_order_sum
+from rankeval import formulas
+from rankeval.formulas import _BLOCK, _in_order_sum
+from rankeval.scored.kernel import operating_points
 
 _TERMS = st.one_of(
     st.sampled_from([0.0, -0.0, 1.0, -1.0, 5e-324, -5e-324, math.inf, -math.inf, math.nan]),
@@ -94,23 +94,23 @@ class TestLongInputs:
             pr = np.column_stack((tp / tp[-1], tp / (tp + fp)))
             roc = np.column_stack((fp / fp[-1], tp / tp[-1]))
             for curve in (pr, roc, np.asfortranarray(pr)):
-                assert bits(metrics.area_under_curve(curve)) == bits(one_pass_area(curve))
+                assert bits(formulas.area_under_curve(curve)) == bits(one_pass_area(curve))
 
     def test_average_precision(self) -> None:
         """1-D over several blocks, from the points' steps, row by row of a 2-D batch: same bits."""
         tp, fp = self.ranking(False)
         for num_pos in (int(tp[-1]), int(tp[-1]) + 17, 0):
             want = one_pass_ap(tp, fp, num_pos)
-            assert bits(metrics.average_precision(tp, fp, num_pos)) == bits(want)
+            assert bits(formulas.average_precision(tp, fp, num_pos)) == bits(want)
         for ties in ("insertion", "grouped"):
             keys = np.sort(np.round(self.rng.normal(size=self.n), 2))
             labels = self.rng.random(self.n) < 0.3
             points = operating_points(keys, labels, int(labels.sum()) + 3, self.n, ties)
-            want = metrics.average_precision(points.tp, points.fp, points.num_pos)
-            assert bits(metrics.average_precision_of(points)) == bits(want)
+            want = formulas.average_precision(points.tp, points.fp, points.num_pos)
+            assert bits(points.average_precision) == bits(want)
         batch = np.stack((tp[:5000], tp[5000:10000]))
         cases = np.arange(1, 5001)
-        got = metrics.average_precision(batch, cases - batch, 9)
+        got = formulas.average_precision(batch, cases - batch, 9)
         assert [bits(v) for v in got] == [bits(one_pass_ap(t, cases - t, 9)) for t in batch]
 
     def test_maximum_f_measure(self) -> None:
@@ -119,7 +119,7 @@ class TestLongInputs:
         hit = tp > 0  # rows above the first positive would make every F NaN
         pr = np.column_stack((tp[hit] / tp[-1], tp[hit] / (tp[hit] + fp[hit])))
         for beta in (0.5, 1.0, 3.0):
-            f = metrics.f_measure_array(beta, pr[:, 0], pr[:, 1])
-            assert bits(metrics.maximum_f_measure(pr, beta)) == bits(max(0.0, float(f.max())))
+            f = formulas.f_measure_array(beta, pr[:, 0], pr[:, 1])
+            assert bits(formulas.maximum_f_measure(pr, beta)) == bits(max(0.0, float(f.max())))
         pr[-3, 0] = math.nan
-        assert math.isnan(metrics.maximum_f_measure(pr, 1.0))
+        assert math.isnan(formulas.maximum_f_measure(pr, 1.0))

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from rankeval import ScoredPrecisionRecallEvaluation
-from rankeval._javafmt import java_double_to_string, java_f6
+from rankeval.scored.lingpipe_text import java_double_to_string, java_f6
 from tests.conftest import close, decode, load_oracle
 from tests.reference import Reference
 

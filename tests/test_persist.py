@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankeval._persist import (
+from rankeval.scored.state_file import (
     FORMAT_VERSION,
     MAGIC,
     TEMP_SUFFIX,

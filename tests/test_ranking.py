@@ -13,15 +13,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankeval import trec_keys, trec_rank
 from rankeval.ranking import (
     Qrels,
     Run,
     evaluate_run,
     first_relevant_ranks,
+    join,
     kendall_tau,
     kendall_tau_counts,
     median_first_relevant_rank,
+    trec_sort,
 )
 
 DATA = Path(__file__).parent / "data"
@@ -545,9 +546,9 @@ def test_ranking_order_matches_a_plain_sort(grid: list[list[float]], profile: st
     # Each document's relevance is its position in `docs`, so relstring spells the order.
     qrels = {q: {d: i for i, d in enumerate(docs)} for q in run}
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(trec_rank, "_SORT_CELLS", block)
-        patch.setattr(trec_rank, "_JOIN_ROWS", block)
-        patch.setattr(trec_keys, "_PROBE_ROWS", block)
+        patch.setattr(trec_sort, "_SORT_CELLS", block)
+        patch.setattr(trec_sort, "_JOIN_ROWS", block)
+        patch.setattr(join, "_PROBE_ROWS", block)
         ev = evaluate_run(run, qrels, "relstring", profile=profile,  # type: ignore[arg-type]
                           ties=ties)  # type: ignore[arg-type]
     for i, row in enumerate(grid):

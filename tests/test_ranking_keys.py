@@ -9,8 +9,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from rankeval import trec_keys
-from rankeval.trec_keys import PairIndex, doc_hash, first_duplicate
+from rankeval.ranking import join
+from rankeval.ranking.join import PairIndex, doc_hash, first_duplicate
 
 # Tiny id alphabets make repeats likely; the widths differ between arrays on purpose.
 text_ids = st.text(alphabet="ab\u00e9\u4e2d\U0001f600", min_size=0, max_size=9)
@@ -93,7 +93,7 @@ class TestPairIndex:
         index = PairIndex(jq, jd, _hashes(jd, mode))
         grid_docs = _array(docs * queries, kind)
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(trec_keys, "_PROBE_ROWS", probe_rows)
+            patch.setattr(join, "_PROBE_ROWS", probe_rows)
             got = index.lookup_grid(np.arange(queries), grid_docs, _hashes(grid_docs, mode))
         expected = {pair: row for row, pair in enumerate(judged)}
         assert got.tolist() == [expected.get((q, d), -1) for q in range(queries) for d in docs]
@@ -135,7 +135,7 @@ class TestFirstDuplicate:
         q = np.array([p for p, _ in pairs], dtype=np.int64)
         d = _array([d for _, d in pairs], kind)
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(trec_keys, "_BLOCK", block)
+            patch.setattr(join, "_BLOCK", block)
             assert first_duplicate(q, d, _hashes(d, mode)) == expected
 
     @pytest.mark.parametrize("width", [1, 7, 100])
@@ -150,7 +150,7 @@ class TestFirstDuplicate:
         docs = np.array([f"doc{i}" for i in range(7)] * 50)
         docs[37 * 7 + 5] = "doc2"
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(trec_keys, "_BLOCK", block)
+            patch.setattr(join, "_BLOCK", block)
             assert first_duplicate(np.repeat(np.arange(50), 7), docs) == (37 * 7 + 2, 37 * 7 + 5)
 
 
@@ -165,7 +165,7 @@ class TestDocHash:
         """Each id hashes the same alone as inside a wider array (hashed in blocks or not)."""
         kind, ids = case
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(trec_keys, "_BLOCK", block)
+            patch.setattr(join, "_BLOCK", block)
             together = doc_hash(_array(ids, kind))
         alone = [int(doc_hash(_array([i], kind))[0]) for i in ids]
         assert together.tolist() == alone

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rankeval import trec_cli
+from rankeval.ranking import trec_cli
 
 SUITE = Path(__file__).parent / "data" / "trec_eval_tests"
 

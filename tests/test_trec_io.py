@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankeval import trec_io
 from rankeval.io import DataError
+from rankeval.ranking import trec_files
 
 
 def write(tmp_path: Path, text: str | bytes, name: str = "file") -> Path:
@@ -27,7 +27,7 @@ class TestRunFormat:
 
     def test_columns_and_runid(self, tmp_path: Path) -> None:
         """qid, docno and score are read; iter and rank ignored; run id from the last line."""
-        table = trec_io.read_run(write(tmp_path, "q1 Q0 d1 9 2.5 A\nq2 x d2 1 -1e3 B junk\n"))
+        table = trec_files.read_run(write(tmp_path, "q1 Q0 d1 9 2.5 A\nq2 x d2 1 -1e3 B junk\n"))
         assert table.qid.tolist() == [b"q1", b"q2"]
         assert table.docid.tolist() == [b"d1", b"d2"]
         assert table.score.tolist() == [2.5, -1000.0]
@@ -37,18 +37,18 @@ class TestRunFormat:
     def test_comments_blank_lines_and_whitespace(self, tmp_path: Path) -> None:
         """# lines and blank lines are skipped; any isspace run separates; CR is whitespace."""
         text = "# header\n\n  q1\tQ0  d1 1 0.5 r\r\n   \nq1 Q0 d2 2 0.25 r\n"
-        table = trec_io.read_run(write(tmp_path, text))
+        table = trec_files.read_run(write(tmp_path, text))
         assert table.docid.tolist() == [b"d1", b"d2"]
         assert table.line.tolist() == [3, 5]
 
     def test_no_trailing_newline(self, tmp_path: Path) -> None:
         """The last line needs no newline."""
-        assert trec_io.read_run(write(tmp_path, "q Q0 d 1 1 r")).runid == "r"
+        assert trec_files.read_run(write(tmp_path, "q Q0 d 1 1 r")).runid == "r"
 
     @pytest.mark.parametrize("score", ["1e-3", "inf", "-inf", "+2", ".5", "5.", "1E+2"])
     def test_other_number_spellings(self, tmp_path: Path, score: str) -> None:
         """Exponents, signs, infinities are numbers (as strtod reads them)."""
-        table = trec_io.read_run(write(tmp_path, f"q Q0 d 1 {score} r\n"))
+        table = trec_files.read_run(write(tmp_path, f"q Q0 d 1 {score} r\n"))
         assert table.score.tolist() == [float(score)]
 
     @pytest.mark.parametrize(("text", "line", "message"), [
@@ -64,7 +64,7 @@ class TestRunFormat:
         """Malformed lines raise DataError with FILE:LINE."""
         path = write(tmp_path, text)
         with pytest.raises(DataError) as caught:
-            trec_io.read_run(path)
+            trec_files.read_run(path)
         assert caught.value.line == line
         assert str(caught.value).startswith(f"{path}:{line}: ")
         assert message in str(caught.value)
@@ -72,11 +72,11 @@ class TestRunFormat:
     def test_empty_file(self, tmp_path: Path) -> None:
         """A run without results is an error."""
         with pytest.raises(DataError, match="at least one result"):
-            trec_io.read_run(write(tmp_path, "# nothing\n"))
+            trec_files.read_run(write(tmp_path, "# nothing\n"))
 
     def test_same_docid_in_two_queries_is_fine(self, tmp_path: Path) -> None:
         """Duplicates are per query."""
-        table = trec_io.read_run(write(tmp_path, "a Q0 d 1 1 r\nb Q0 d 1 1 r\na Q0 e 1 1 r\n"))
+        table = trec_files.read_run(write(tmp_path, "a Q0 d 1 1 r\nb Q0 d 1 1 r\na Q0 e 1 1 r\n"))
         assert table.qid.tolist() == [b"a", b"b", b"a"]
 
 
@@ -85,7 +85,7 @@ class TestQrelsFormat:
 
     def test_columns(self, tmp_path: Path) -> None:
         """qid, docno and rel are read; negative relevance kept (unjudged)."""
-        table = trec_io.read_qrels(write(tmp_path, "q 0 d1 2\nq 0 d2 -1\n"))
+        table = trec_files.read_qrels(write(tmp_path, "q 0 d1 2\nq 0 d2 -1\n"))
         assert table.rel.tolist() == [2, -1]
 
     @pytest.mark.parametrize(("text", "line", "message"), [
@@ -99,7 +99,7 @@ class TestQrelsFormat:
         """Malformed qrels lines raise DataError with FILE:LINE."""
         path = write(tmp_path, text)
         with pytest.raises(DataError) as caught:
-            trec_io.read_qrels(path)
+            trec_files.read_qrels(path)
         assert caught.value.line == line
         assert message in str(caught.value)
 
@@ -128,11 +128,11 @@ def test_fast_path_equals_line_parser(
         if blank:
             lines.append(" ")
     data = ("\n".join(lines) + "\n").encode("utf-8")
-    fast = trec_io.parse_run(data, "run")
-    slow_q, slow_d, slow_s, slow_lines, slow_runid = trec_io._slow_run("run", data)
+    fast = trec_files.parse_run(data, "run")
+    slow_q, slow_d, slow_s, slow_lines, slow_runid = trec_files._slow_run("run", data)
     assert fast.qid.tolist() == slow_q.tolist()
     assert fast.docid.tolist() == slow_d.tolist()
-    assert fast.score.tolist() == trec_io._parse_scores_slow("run", slow_s, slow_lines).tolist()
+    assert fast.score.tolist() == trec_files._parse_scores_slow("run", slow_s, slow_lines).tolist()
     assert fast.line.tolist() == slow_lines.tolist()
     assert fast.runid == slow_runid
 
@@ -152,13 +152,13 @@ def test_chunked_split_equals_one_chunk(rows: list[tuple[str, str, float]], chun
             lines.append(f"{qid} Q0 {docid} 1 {score!r} run{len(lines)}" + (" x" if extra else ""))
             lines.append("")
     data = ("\n".join(lines)).encode("utf-8")
-    whole = trec_io.parse_run(data, "run")
-    saved = trec_io._CHUNK_BYTES
+    whole = trec_files.parse_run(data, "run")
+    saved = trec_files._CHUNK_BYTES
     try:
-        trec_io._CHUNK_BYTES = chunk
-        pieces = trec_io.parse_run(data, "run")
+        trec_files._CHUNK_BYTES = chunk
+        pieces = trec_files.parse_run(data, "run")
     finally:
-        trec_io._CHUNK_BYTES = saved
+        trec_files._CHUNK_BYTES = saved
     assert pieces.qid.tolist() == whole.qid.tolist()
     assert pieces.docid.tolist() == whole.docid.tolist()
     assert pieces.score.tolist() == whole.score.tolist()
@@ -172,19 +172,19 @@ def test_chunked_split_equals_one_chunk(rows: list[tuple[str, str, float]], chun
 def test_decimal_scores_are_correctly_rounded(value: float, digits: int) -> None:
     """A decimal score reads as Python's (correctly rounded) float of the same text."""
     text = f"{value:.{digits}f}"
-    table = trec_io.parse_run(f"q Q0 d 1 {text} r\n".encode(), "run")
+    table = trec_files.parse_run(f"q Q0 d 1 {text} r\n".encode(), "run")
     assert table.score.tolist() == [float(text)]
 
 
 def test_long_fields_fall_back(tmp_path: Path) -> None:
     """Fields longer than the fast path's window are still read exactly."""
     long_id = "d" * 300
-    table = trec_io.read_run(write(tmp_path, f"q Q0 {long_id} 1 0.5 r\n"))
+    table = trec_files.read_run(write(tmp_path, f"q Q0 {long_id} 1 0.5 r\n"))
     assert table.docid.tolist() == [long_id.encode()]
 
 
 def test_utf8_ids_are_bytes(tmp_path: Path) -> None:
     """Ids are kept as the file's bytes (byte-wise order = trec_eval's strcmp)."""
-    table = trec_io.read_run(write(tmp_path, "q Q0 é 1 0.5 r\n".encode()))
+    table = trec_files.read_run(write(tmp_path, "q Q0 é 1 0.5 r\n".encode()))
     assert table.docid.tolist() == ["é".encode()]
     assert np.argsort(np.array([b"z", "é".encode()])).tolist() == [0, 1]

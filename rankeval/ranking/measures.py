@@ -1,13 +1,13 @@
 """Every trec_eval measure as a small pure function of a batch of ranked queries.
 
-Each function takes a :class:`~rankeval.trec_rank.Batch` (queries x ranks of relevance
+Each function takes a :class:`~rankeval.ranking.trec_sort.Batch` (queries x ranks of relevance
 values, plus judged counts per relevance value) and returns one float per query and value
 column, shape ``(B, columns)``. The arithmetic follows trec_eval's C code operation for
 operation (same divisions, sums accumulated in rank order with ``np.cumsum``, ``log2`` from
 the C library), so the numbers agree bit for bit.
 
 AP, P@k, R-precision-like gathers and the reciprocal rank come from the shared kernel in
-:mod:`rankeval.metrics`; everything trec_eval-specific is here.
+:mod:`rankeval.formulas`; everything trec_eval-specific is here.
 
 Notation in the docstrings: rank i = 1..n, rel_i the qrels value at rank i, R = judged
 relevant documents (retrieved or not), H_k = relevant documents in the top k, N = judged
@@ -24,9 +24,9 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from rankeval import metrics
-from rankeval.trec import MeasureRequest
-from rankeval.trec_rank import NONPOOL, UNJUDGED, Batch
+from rankeval import formulas
+from rankeval.ranking.catalogue import MeasureRequest
+from rankeval.ranking.trec_sort import NONPOOL, UNJUDGED, Batch
 
 __all__ = [
     "AVERAGE_TIES_MEASURES",
@@ -97,8 +97,8 @@ MeasureFunction = Callable[[Batch, MeasureRequest, MeasureOptions], Result]
 def compute(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """Values of one measure for a batch: ``(B, columns)`` floats, or strings (relstring).
 
-    >>> from rankeval.trec import parse_spec
-    >>> from rankeval.trec_rank import Batch
+    >>> from rankeval.ranking.catalogue import parse_spec
+    >>> from rankeval.ranking.trec_sort import Batch
     >>> batch = Batch(np.array([[0, 1, 1]]), np.array([3]), np.array([[1, 3]]), 1, None)
     >>> compute(batch, parse_spec("P.2")[0], MeasureOptions()).tolist()
     [[0.5]]
@@ -113,7 +113,7 @@ def compute(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> R
 def cutoff_count(request: MeasureRequest) -> int:
     """Number of value columns the request produces.
 
-    >>> from rankeval.trec import parse_spec
+    >>> from rankeval.ranking.catalogue import parse_spec
     >>> cutoff_count(parse_spec("P")[0]), cutoff_count(parse_spec("ndcg.1=2")[0])
     (9, 1)
 
@@ -231,7 +231,7 @@ def _ap_sums(batch: Batch, k: int | None) -> FloatArray:
         return np.zeros(batch.size)
     if k is not None:
         tp = np.minimum(tp, batch.tp_at(k)[:, None])
-    sums = metrics.average_precision(tp, rank - tp, 1.0)
+    sums = formulas.average_precision(tp, rank - tp, 1.0)
     return np.asarray(sums, dtype=np.float64).reshape(batch.size)
 
 
@@ -273,7 +273,7 @@ def _precision(batch: Batch, request: MeasureRequest, options: MeasureOptions) -
         if options.precision_denominator == "retrieved":
             out[:, j] = _precision_divisor(batch, batch.tp_at(k), k, options)
         elif batch.width:
-            out[:, j] = metrics.precision_at(tp, k)
+            out[:, j] = formulas.precision_at(tp, k)
     return out
 
 
@@ -319,10 +319,9 @@ def _success(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> 
 
 
 def _r_prec(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
-    """Rprec = H_min(n,R) / R; 0 when R = 0 or n = 0."""
+    """Rprec = H_R / R (:func:`rankeval.formulas.r_precision`), but 0 when R = 0."""
     rel = batch.num_rel
-    look = np.minimum(batch.num_ret, rel)
-    return _col(_divide(batch.tp_at(look), rel, look > 0))
+    return _col(np.where(rel > 0, formulas.r_precision(batch.tp_at(rel), rel), 0.0))
 
 
 def _r_prec_mult(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
@@ -341,7 +340,7 @@ def _recip_rank(batch: Batch, request: MeasureRequest, options: MeasureOptions) 
         return np.zeros((batch.size, 1))
     # The kernel looks for the first rank where tp reaches 1: the first relevant rank, where
     # the 0/1 relevance flags reach 1 too (and they need no running sum).
-    return _col(metrics.reciprocal_rank(batch.relevant))
+    return _col(formulas.reciprocal_rank(batch.relevant))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -393,7 +392,7 @@ def interpolated_precision(
             out[cuts == 0] = 1.0
         return out
     precision = batch.tp / batch.rank[None, :]
-    best_after = np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
+    best_after = formulas.best_precision_from(precision)
     found = batch.num_rel_ret
     # Flat positions of the relevant ranks, row by row; the c-th of row r is at offset[r]+c-1.
     flat = np.flatnonzero(batch.relevant.ravel())

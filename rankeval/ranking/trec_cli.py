@@ -25,10 +25,9 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from rankeval import trec, trec_io
-from rankeval.io import DataError
-from rankeval.ranking import Qrels, Run, evaluate_run
-from rankeval.trec import Profile
+from rankeval.errors import DataError
+from rankeval.ranking import Qrels, Run, catalogue, evaluate_run, trec_files
+from rankeval.ranking.catalogue import Profile
 
 __all__ = ["main"]
 
@@ -166,8 +165,8 @@ def _main(args: list[str], out: TextIO) -> int:
         elif flag == "-Z":
             raise _UsageError("-Z (z-scores) is not supported")
         elif flag == "--profile":
-            if value not in trec.PROFILES:
-                raise _UsageError(f"--profile must be one of {', '.join(trec.PROFILES)}, "
+            if value not in catalogue.PROFILES:
+                raise _UsageError(f"--profile must be one of {', '.join(catalogue.PROFILES)}, "
                              f"found {value!r}")
             profile = "trec_eval9" if value == "trec_eval9" else "trec_eval10"
     if len(files) != 2:
@@ -176,14 +175,14 @@ def _main(args: list[str], out: TextIO) -> int:
         specs = ["official"]
     try:
         for spec in specs:
-            trec.parse_spec(spec, profile)
-        trec.resolve(specs, profile, first_wins=True)
+            catalogue.parse_spec(spec, profile)
+        catalogue.resolve(specs, profile, first_wins=True)
     except ValueError as problem:
         raise _UsageError(str(problem)) from None
     qrels_path, run_path = files
     qrels = Qrels.from_file(qrels_path)
     if run_path == "-":
-        run = Run.from_table(trec_io.parse_run(sys.stdin.buffer.read(), "-"))
+        run = Run.from_table(trec_files.parse_run(sys.stdin.buffer.read(), "-"))
     else:
         run = Run.from_file(run_path)
     try:

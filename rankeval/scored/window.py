@@ -1,6 +1,6 @@
 """A sliding window over the most recent W cases, on the same three-tier store.
 
-Adds append to the pending list exactly as in :class:`~rankeval._store.CaseStore`.
+Adds append to the pending list exactly as in :class:`~rankeval.scored.store.CaseStore`.
 A fold first evicts the cases that the pending adds push out of the window —
 the oldest ones, read from a ring buffer that remembers arrival order — then
 absorbs the pending adds, and their pairs leave the exact ROC pair count.
@@ -30,8 +30,8 @@ from typing import Self
 import numpy as np
 from numpy.typing import NDArray
 
-from rankeval import _store
-from rankeval._ranking import (
+from rankeval.scored import store
+from rankeval.scored.kernel import (
     _SMALL_SORT,
     BoolArray,
     FloatArray,
@@ -41,7 +41,15 @@ from rankeval._ranking import (
     small_stable_order,
     sort_cases,
 )
-from rankeval._store import CaseStore, Side, Tiers, _Run, cross_pairs2, merge_columns, pair_count2
+from rankeval.scored.store import (
+    CaseStore,
+    Side,
+    Tiers,
+    _Run,
+    cross_pairs2,
+    merge_columns,
+    pair_count2,
+)
 
 _NO_PLACES: IntArray = np.zeros(0, dtype=np.int64)
 # Batches smaller than this keep no sort order (their evictions sort again).
@@ -141,7 +149,7 @@ class WindowStore(CaseStore):
         # Evicting and absorbing cost less a case in larger batches (fewer
         # O(W) rebuilds, fewer NumPy calls): while nothing reads, stage up to
         # W/4 cases (9 bytes each), within [PENDING_LIMIT, STAGE_LIMIT].
-        return min(max(self.window // 4, _store.PENDING_LIMIT), _store.STAGE_LIMIT)
+        return min(max(self.window // 4, store.PENDING_LIMIT), store.STAGE_LIMIT)
 
     def total(self) -> int:
         """Cases in the window (evictions are settled by a fold). Complexity: O(p log W)."""
@@ -403,7 +411,7 @@ class WindowStore(CaseStore):
         for run in (self._main, self._buffer, self._dead):
             assert bool(np.all(run.keys[1:] >= run.keys[:-1]))
             assert np.array_equal(np.diff(run.cum), run.labels.astype(np.int64))
-        assert len(self.pending) < max(_store.PENDING_LIMIT, 1)
+        assert len(self.pending) < max(store.PENDING_LIMIT, 1)
         assert self._staged_count == len(self._staged) == 0  # checks run after a fold
         assert self._dead.size < self._main.size or self._main.size == 0
         main_keys = self._main.keys

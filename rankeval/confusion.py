@@ -32,7 +32,7 @@ from typing import Any, Generic, Literal, TypeVar, cast, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from rankeval import metrics as _metrics
+from rankeval import formulas as _metrics
 
 __all__ = [
     "ConfusionMatrix",
@@ -133,7 +133,7 @@ def _f_measure_unchecked(beta: float, recall: float, precision: float) -> float:
 
     For hot paths that have validated ``beta`` once already. Any ``beta`` (0, negative, NaN,
     infinite) gives Java's result, as do NaN or infinite ``recall`` / ``precision``. The
-    formula itself lives in :func:`rankeval.metrics.f_measure_array`.
+    formula itself lives in :func:`rankeval.formulas.f_measure_array`.
 
     >>> _f_measure_unchecked(1.0, 0.0, 0.0)
     nan

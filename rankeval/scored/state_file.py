@@ -101,7 +101,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 from numpy.typing import NDArray
 
-from rankeval._ranking import TIE_POLICIES, TiePolicy
+from rankeval.errors import PersistenceError
+from rankeval.scored.kernel import TIE_POLICIES, TiePolicy
 
 if TYPE_CHECKING:
     from hashlib import _Hash
@@ -130,26 +131,6 @@ _META_MEMBERS = frozenset({"ties", "cases", "pos_missed", "neg_missed", "window"
 # past that, sorting is cheaper in memory.
 _BITMAP_SPAN_FACTOR = 8
 _CHUNK = 1 << 20
-
-
-class PersistenceError(ValueError):
-    """A saved-state file that cannot be loaded: the message names the file and the problem.
-
-    Attributes
-    ----------
-    path : str
-        The file, as given to :func:`load_state`.
-    problem : str
-        What is wrong with it, e.g. ``"checksum mismatch"``.
-    """
-
-    def __init__(self, path: str, problem: str) -> None:
-        super().__init__(f"{path}: {problem}")
-        self.path = path
-        self.problem = problem
-
-    def __reduce__(self) -> tuple[type[PersistenceError], tuple[str, str]]:
-        return type(self), (self.path, self.problem)
 
 
 @dataclass(frozen=True, eq=False)
@@ -546,7 +527,7 @@ def load_state(path: str | os.PathLike[str]) -> EvaluatorState:
     ...     load_state(path)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    rankeval._persist.PersistenceError: ...not-state.json: not a rankeval state file (bad magic)
+    rankeval.errors.PersistenceError: ...not-state.json: not a rankeval state file (bad magic)
     """
     name = os.fspath(path)
     if not isinstance(name, str):

@@ -1,7 +1,7 @@
 """``ScoredPrecisionRecallEvaluation``: state, cache and LingPipe aliases; no formulas.
 
-The formulas live in :mod:`rankeval.curves` and :mod:`rankeval.metrics`, the
-storage in :mod:`rankeval._store`; this module validates input, guards state
+The formulas live in :mod:`rankeval.scored.curves` and :mod:`rankeval.formulas`, the
+storage in :mod:`rankeval.scored.store`; this module validates input, guards state
 with a lock, caches derived values until the next mutation, and formats text
 exactly as LingPipe 4.1.0 does.
 """
@@ -17,13 +17,8 @@ from typing import IO, Any, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from rankeval import _store as _store_module
-from rankeval import curves, metrics
-from rankeval._javafmt import java_double_to_string, java_f6
-from rankeval._ranking import BoolArray, FloatArray, OperatingPoints, TiePolicy, operating_points
-from rankeval._store import LABEL_PART as _LABEL_PART
-from rankeval._store import CaseStore
-from rankeval._validation import (
+from rankeval import formulas
+from rankeval.checks import (
     check_beta,
     check_bool,
     check_case_arrays,
@@ -37,7 +32,19 @@ from rankeval._validation import (
     check_total,
     check_window,
 )
-from rankeval._window import WindowStore
+from rankeval.scored import curves
+from rankeval.scored import store as _store_module
+from rankeval.scored.kernel import (
+    BoolArray,
+    FloatArray,
+    OperatingPoints,
+    TiePolicy,
+    operating_points,
+)
+from rankeval.scored.lingpipe_text import java_double_to_string, java_f6
+from rankeval.scored.store import LABEL_PART as _LABEL_PART
+from rankeval.scored.store import CaseStore
+from rankeval.scored.window import WindowStore
 
 __all__ = ["ScoredPrecisionRecallEvaluation"]
 
@@ -316,7 +323,7 @@ class ScoredPrecisionRecallEvaluation:
         """
         return self._cached(
             "eleven",
-            lambda: metrics.eleven_point_interpolated_precision(self.pr_curve(True)),
+            lambda: formulas.eleven_point_interpolated_precision(self.pr_curve(True)),
         )
 
     def average_precision(self) -> float:
@@ -325,7 +332,7 @@ class ScoredPrecisionRecallEvaluation:
         Grouped ties: Σ ΔR·P over tie blocks (sklearn's definition, with R
         including misses). Undefined when R = 0 (NaN). Complexity: O(n), cached.
         """
-        return self._cached("ap", lambda: float(metrics.average_precision_of(self._points())))
+        return self._cached("ap", lambda: self._points().average_precision)
 
     def maximum_f_measure(self, beta: float = 1.0) -> float:
         """Largest F_β over the uninterpolated PR curve, limit points included.
@@ -335,7 +342,7 @@ class ScoredPrecisionRecallEvaluation:
         """
         value = check_beta(beta)
         return self._cached(
-            ("max_f", value), lambda: metrics.maximum_f_measure(self.pr_curve(), value)
+            ("max_f", value), lambda: formulas.maximum_f_measure(self.pr_curve(), value)
         )
 
     def precision_at(self, rank: int) -> float:
@@ -357,7 +364,9 @@ class ScoredPrecisionRecallEvaluation:
         """
         with self._lock:
             num_pos = self._store.counts()[0] + self._pos_missed
-            return self._store.precision_at(num_pos) if num_pos else 1.0
+            # Precision at rank R (1.0 at R = 0), through the same formula as trec_eval's Rprec;
+            # grouped ties need the expected value over the block at the cut, so no hit count.
+            return self._store.precision_at(num_pos)
 
     def pr_breakeven_point(self) -> float:
         """The precision-recall break-even point, equal to :meth:`r_precision`."""
@@ -380,7 +389,7 @@ class ScoredPrecisionRecallEvaluation:
         """
         flag = check_bool(interpolate, "interpolate")
         return self._cached(
-            ("pr_auc", flag), lambda: metrics.area_under_curve(self.pr_curve(flag))
+            ("pr_auc", flag), lambda: formulas.area_under_curve(self.pr_curve(flag))
         )
 
     def area_under_roc_curve(self, interpolate: bool = False) -> float:
@@ -396,20 +405,20 @@ class ScoredPrecisionRecallEvaluation:
         flag = check_bool(interpolate, "interpolate")
         if flag:
             return self._cached(
-                ("roc_auc", True), lambda: metrics.area_under_curve(self.roc_curve(True))
+                ("roc_auc", True), lambda: formulas.area_under_curve(self.roc_curve(True))
             )
         with self._lock:
             store = self._store
             pair_count2 = store.folded_pair_count2()
             pos, neg = store.counts()
-            return metrics.roc_auc_from_pairs(
+            return formulas.roc_auc_from_pairs(
                 pair_count2, pos, self._pos_missed, neg, self._neg_missed
             )
 
     def _lingpipe_roc_area(self) -> float:
         """LingPipe's trapezoid sum over the uninterpolated ROC curve (for its text)."""
         return self._cached(
-            ("roc_auc", False), lambda: metrics.area_under_curve(self.roc_curve(False))
+            ("roc_auc", False), lambda: formulas.area_under_curve(self.roc_curve(False))
         )
 
     # ------------------------------------------------------------------ text
@@ -450,7 +459,7 @@ class ScoredPrecisionRecallEvaluation:
         """
         check_file(sys.stdout if file is None else file)
         rows = check_curve(curve, 2)
-        f1 = metrics.f_measure_array(1.0, rows[:, 0], rows[:, 1])
+        f1 = formulas.f_measure_array(1.0, rows[:, 0], rows[:, 1])
         text = ["  PRECI.   RECALL        F\n"]
         text += [
             f"{java_f6(p)} {java_f6(r)} {java_f6(f)}\n"
@@ -621,11 +630,11 @@ class ScoredPrecisionRecallEvaluation:
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write every case, the misses and the settings to ``path``, atomically.
 
-        The file format is documented in :mod:`rankeval._persist`: versioned,
+        The file format is documented in :mod:`rankeval.scored.state_file`: versioned,
         checksummed; a crash at any moment leaves the old file or the new one.
         Complexity: O(n).
         """
-        from rankeval._persist import EvaluatorState, save_state
+        from rankeval.scored.state_file import EvaluatorState, save_state
 
         with self._lock:
             store = self._store
@@ -654,7 +663,7 @@ class ScoredPrecisionRecallEvaluation:
         wrong-version file; never returns a partly filled evaluator.
         Complexity: O(n).
         """
-        from rankeval._persist import load_state
+        from rankeval.scored.state_file import load_state
 
         state = load_state(path)
         evaluation = cls(ties=state.ties, window=state.window)

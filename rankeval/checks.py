@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from rankeval._ranking import TIE_POLICIES, TiePolicy
+from rankeval.scored.kernel import TIE_POLICIES, TiePolicy
 
 
 def check_ties(ties: object) -> TiePolicy:

@@ -30,7 +30,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from rankeval.trec_keys import PairIndex, as_bytes
+from rankeval.ranking.join import PairIndex, as_bytes
 
 __all__ = [
     "NONPOOL",
@@ -360,7 +360,7 @@ def rank_queries(
         Qrels rows: query code (into the qrels' query list) and judgment.
     qrels_index : PairIndex
         Index of the qrels ``(query, docid)`` pairs; its document ids must be of the same
-        kind as ``run_docid`` (see :func:`rankeval.trec_keys.common_docids`).
+        kind as ``run_docid`` (see :func:`rankeval.ranking.join.common_docids`).
     evaluated_run, evaluated_qrels : ndarray of int64, shape (Q,)
         For each evaluated query in output order: its run query code (-1 when the run has
         no results for it) and its qrels query code.
@@ -384,7 +384,7 @@ def rank_queries(
     --------
     Query 0 retrieves documents 5 (score 1), 6 (score 2), 7 (score 2); only 6 is judged:
 
-    >>> from rankeval.trec_keys import PairIndex, doc_hash
+    >>> from rankeval.ranking.join import PairIndex, doc_hash
     >>> docs = np.array([5, 6, 7])
     >>> ranked = rank_queries(
     ...     run_query=np.zeros(3, dtype=np.int64), run_docid=docs,

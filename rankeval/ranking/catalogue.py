@@ -2,7 +2,7 @@
 
 Every measure trec_eval computes from a run and a qrels file is listed here, in trec_eval's
 output order, with its default parameters and how its value is averaged and printed. The
-numbers themselves come from :mod:`rankeval.trec_measures`; this module only knows *what* to
+numbers themselves come from :mod:`rankeval.ranking.measures`; this module only knows *what* to
 compute and *how to print it*.
 
 Two profiles:

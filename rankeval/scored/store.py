@@ -34,7 +34,12 @@ from typing import Any, Literal, Self
 import numpy as np
 from numpy.typing import NDArray
 
-from rankeval._ranking import (
+from rankeval.formulas import (
+    expected_precision_at,
+    expected_reciprocal_rank,
+    reciprocal_of_rank,
+)
+from rankeval.scored.kernel import (
     BoolArray,
     FloatArray,
     IntArray,
@@ -42,7 +47,6 @@ from rankeval._ranking import (
     run_starts,
     sort_cases,
 )
-from rankeval.metrics import expected_precision_at, expected_reciprocal_rank
 
 Side = Literal["left", "right"]
 
@@ -557,7 +561,7 @@ class CaseStore:
             above = index + int(self._buffer.keys.searchsorted(key, side="left"))
         else:
             above = self._main_count(key, "right")[0] + index
-        return 1.0 / (above + 1)
+        return float(reciprocal_of_rank(above + 1))
 
     def folded_pair_count2(self) -> int:
         """``pair_count2`` including every pending case. Complexity: O(p log n)."""

@@ -23,19 +23,24 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from rankeval._ranking import FloatArray, OperatingPoints
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
+
 
 __all__ = [
     "area_under_curve",
     "average_precision",
-    "average_precision_of",
+    "best_precision_from",
     "eleven_point_interpolated_precision",
     "expected_precision_at",
     "expected_reciprocal_rank",
     "f_measure_array",
     "maximum_f_measure",
     "precision_at",
+    "precision_of",
     "r_precision",
+    "reciprocal_of_rank",
     "reciprocal_rank",
     "roc_auc_from_pairs",
 ]
@@ -144,31 +149,6 @@ def average_precision(tp: ArrayLike, fp: ArrayLike, num_pos: ArrayLike) -> Any:
         return _scalar_or_array(total / np.asarray(num_pos, dtype=np.float64))
 
 
-def average_precision_of(points: OperatingPoints) -> float:
-    """:func:`average_precision` of ``points.tp, points.fp, points.num_pos``, same bits, faster.
-
-    Only the points where recall (so tp) changes add a nonzero term, and
-    their precision is already in :attr:`OperatingPoints.precision`, shared
-    with the curves: no pass over all points is left.
-
-    >>> from rankeval._ranking import operating_points
-    >>> labels = np.array([0, 1, 0, 1, 1, 0, 0, 0, 1, 0], dtype=bool)
-    >>> average_precision_of(operating_points(np.arange(10.0), labels, 5, 6, "insertion"))
-    0.40888888888888886
-
-    Undefined when R = 0 (NaN). Complexity: O(m) once per points, then O(s) for s steps.
-    """
-    steps = points.recall_steps
-    tp = points.tp[steps]
-    # tp is constant between steps and 0 before the first one.
-    delta = np.empty_like(tp)
-    delta[:1] = tp[:1]
-    np.subtract(tp[1:], tp[:-1], out=delta[1:])
-    terms = np.multiply(delta, points.precision[steps])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return float(_in_order_sum([terms]) / np.float64(points.num_pos))
-
-
 def _ap_terms(tp: NDArray[np.int64], fp: NDArray[np.int64], start: int) -> FloatArray:
     """``Δtp · tp/(tp+fp)`` along the last axis, for rows ``start:start + _BLOCK`` if 1-D."""
     if tp.ndim == 1:
@@ -185,12 +165,58 @@ def _ap_terms(tp: NDArray[np.int64], fp: NDArray[np.int64], start: int) -> Float
     return terms
 
 
-def precision_at(tp: ArrayLike, rank: int) -> Any:
-    """Precision at a rank: relevant items among the top ``min(rank, n)``, over ``rank``.
+def best_precision_from(precision: ArrayLike) -> FloatArray:
+    """Interpolated precision: at each point, the highest precision there or at any later point.
 
-    Ranks beyond the ranking count as non-relevant (trec_eval's ``P_k``,
-    LingPipe's ``precisionAt``); rank 0 gives 1.0 (LingPipe). ``tp`` is the
-    cumulative count of relevant items at ranks 1..n.
+    This is the "maximum precision at equal or higher recall" of both LingPipe's
+    interpolated PR curve and trec_eval's ``iprec_at_recall``, along the last axis.
+
+    >>> best_precision_from([0.5, 1.0, 0.25, 0.4]).tolist()
+    [1.0, 1.0, 0.4, 0.4]
+
+    Complexity: O(m) along the last axis.
+    """
+    values = np.asarray(precision, dtype=np.float64)
+    return np.maximum.accumulate(values[..., ::-1], axis=-1)[..., ::-1]
+
+
+def precision_of(hits: ArrayLike, rank: ArrayLike) -> Any:
+    """Precision at a cutoff: ``hits / rank``, and 1.0 at rank 0 (nothing asked, nothing wrong).
+
+    ``hits`` counts the relevant items among the top ``min(rank, n)``; places past the ranking
+    count as non-relevant because the divisor stays ``rank``. Every precision-at-k in
+    rankeval ends here: LingPipe's ``precisionAt``, trec_eval's ``P_k`` and ``Rprec``.
+
+    >>> precision_of(3, 5), precision_of(0, 0)
+    (0.6, 1.0)
+
+    Complexity: O(1) per element.
+    """
+    h = np.asarray(hits, dtype=np.float64)
+    k = np.asarray(rank, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _scalar_or_array(np.where(k > 0, h / np.where(k > 0, k, 1.0), 1.0))
+
+
+def reciprocal_of_rank(first_rank: ArrayLike) -> Any:
+    """Reciprocal rank from the 1-based rank of the first relevant item (0 when there is none).
+
+    >>> reciprocal_of_rank(2), reciprocal_of_rank(0)
+    (0.5, 0.0)
+
+    Complexity: O(1) per element.
+    """
+    rank = np.asarray(first_rank, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        return _scalar_or_array(np.where(rank > 0, 1.0 / np.where(rank > 0, rank, 1.0), 0.0))
+
+
+def precision_at(tp: ArrayLike, rank: int) -> Any:
+    """:func:`precision_of` at ``rank``, reading the hits from cumulative counts ``tp``.
+
+    ``tp`` holds the cumulative count of relevant items at ranks 1..n along its last axis
+    (several queries at once when 2-D). Ranks beyond the ranking count as non-relevant
+    (trec_eval's ``P_k``, LingPipe's ``precisionAt``); rank 0 gives 1.0.
 
     >>> precision_at([0, 1, 1, 2, 3], 5), precision_at([0, 1, 1, 2, 3], 100)
     (0.6, 0.03)
@@ -198,42 +224,29 @@ def precision_at(tp: ArrayLike, rank: int) -> Any:
     Complexity: O(1).
     """
     tp_a = np.asarray(tp, dtype=np.int64)
-    if rank == 0:
-        return _scalar_or_array(np.ones(tp_a.shape[:-1]))
     k = min(rank, tp_a.shape[-1])
     hits = tp_a[..., k - 1] if k else np.zeros(tp_a.shape[:-1], dtype=np.int64)
-    return _scalar_or_array(hits / float(rank))
+    return precision_of(hits, rank)
 
 
-def r_precision(tp: ArrayLike, num_pos: ArrayLike) -> Any:
-    """R-precision: precision at rank R = num_pos, 1.0 when R = 0.
+def r_precision(hits_at_r: ArrayLike, num_pos: ArrayLike) -> Any:
+    """R-precision: :func:`precision_of` at rank R = ``num_pos``; 1.0 when R = 0.
 
-    Misses count in R, and ranks past the ranking count as non-relevant, so
-    this is trec_eval's ``Rprec`` (which gives 0 for R = 0) and the
-    break-even point of the precision-recall curve. ``num_pos`` may be one R
-    per row of a 2-D ``tp`` (one per query).
+    ``hits_at_r`` counts the relevant items among the top R (misses count in R, and places
+    past the ranking count as non-relevant), so this is also the break-even point of the
+    precision-recall curve. trec_eval's ``Rprec`` is the same value with 0 for R = 0: its
+    caller substitutes that.
 
-    >>> r_precision([0, 1, 1, 2, 3, 3, 3, 3, 4, 4], 5)
-    0.6
-    >>> r_precision([[1, 1, 2], [0, 0, 0]], [2, 0]).tolist()
-    [0.5, 1.0]
+    >>> r_precision(3, 5), r_precision(0, 0)
+    (0.6, 1.0)
 
-    Complexity: O(1) per row.
+    Complexity: O(1) per element.
     """
-    tp_a = np.asarray(tp, dtype=np.int64)
-    r = np.asarray(num_pos, dtype=np.int64)
-    k = np.minimum(r, tp_a.shape[-1])
-    index = np.broadcast_to(np.maximum(k - 1, 0), tp_a.shape[:-1])[..., None]
-    if tp_a.shape[-1]:
-        hits = np.where(k > 0, np.take_along_axis(tp_a, index, axis=-1)[..., 0], 0)
-    else:
-        hits = np.zeros(tp_a.shape[:-1], dtype=np.int64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _scalar_or_array(np.where(r > 0, hits / r.astype(np.float64), 1.0))
+    return precision_of(hits_at_r, num_pos)
 
 
 def reciprocal_rank(tp: ArrayLike) -> Any:
-    """1 / rank of the first relevant item; 0.0 when none is ranked.
+    """:func:`reciprocal_of_rank` of the first rank where cumulative ``tp`` reaches 1.
 
     >>> reciprocal_rank([0, 1, 1]), reciprocal_rank([0, 0])
     (0.5, 0.0)
@@ -246,7 +259,7 @@ def reciprocal_rank(tp: ArrayLike) -> Any:
     found = (
         np.take_along_axis(hit, first[..., None], axis=-1)[..., 0] if hit.shape[-1] else hit.any(-1)
     )
-    return _scalar_or_array(np.where(found, 1.0 / (first + 1.0), 0.0))
+    return reciprocal_of_rank(np.where(found, first + 1, 0))
 
 
 def expected_precision_at(
@@ -263,10 +276,8 @@ def expected_precision_at(
 
     Complexity: O(1).
     """
-    if rank == 0:
-        return 1.0
-    if tied == 0:
-        return pos_above / rank
+    if rank == 0 or tied == 0:
+        return float(precision_of(pos_above, rank))
     places = min(rank, above + tied) - above
     return (pos_above * tied + tied_pos * places) / (tied * rank)
 
@@ -288,7 +299,7 @@ def expected_reciprocal_rank(above: int, tied_pos: int, tied_neg: int) -> float:
     if tied_pos == 0:
         return 0.0
     if tied_neg == 0:
-        return 1.0 / (above + 1)
+        return float(reciprocal_of_rank(above + 1))
     p, m = tied_pos, tied_neg
     j = np.arange(1, m + 2, dtype=np.float64)
     ratios = np.empty(m + 1, dtype=np.float64)

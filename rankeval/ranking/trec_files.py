@@ -14,7 +14,7 @@ ranking comes from the scores), the run id kept is the one on the last line, bla
 lines whose first field starts with ``#`` are skipped.
 
 Where trec_eval is lenient this module is strict, because a silent ``atof`` of ``"abc"`` is a
-score of 0: every malformed line raises :class:`~rankeval.io.DataError` naming ``FILE:LINE``.
+score of 0: every malformed line raises :class:`~rankeval.errors.DataError` naming ``FILE:LINE``.
 
 * run: fewer than 6 fields, a score that is not a finite or infinite decimal number (NaN is
   refused: it cannot be ranked), a document listed twice for the same query;
@@ -46,8 +46,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from rankeval.io import DataError
-from rankeval.trec_keys import first_duplicate
+from rankeval.errors import DataError
+from rankeval.ranking.join import first_duplicate
 
 __all__ = [
     "QrelsTable",
@@ -135,7 +135,7 @@ def read_run(path: str | os.PathLike[str]) -> RunTable:
 
     Raises
     ------
-    rankeval.io.DataError
+    rankeval.errors.DataError
         ``FILE:LINE: ...`` for a line with fewer than 6 fields, a score that is not a number
         (or is NaN), a document retrieved twice for one query, or a file with no results.
     OSError
@@ -152,7 +152,7 @@ def read_run(path: str | os.PathLike[str]) -> RunTable:
     >>> read_run(path)
     Traceback (most recent call last):
     ...
-    rankeval.io.DataError: ...bad.txt:1: expected a number for the score, found 'high'
+    rankeval.errors.DataError: ...bad.txt:1: expected a number for the score, found 'high'
     """
     name = os.fspath(path)
     with open(name, "rb") as handle:
@@ -197,7 +197,7 @@ def read_qrels(path: str | os.PathLike[str]) -> QrelsTable:
 
     Raises
     ------
-    rankeval.io.DataError
+    rankeval.errors.DataError
         ``FILE:LINE: ...`` for a line without exactly 4 fields, a relevance that is not an
         integer, a document judged twice for one query, or a file with no judgments.
     OSError

@@ -1,0 +1,41 @@
+"""Many queries ranked at once: runs, qrels and trec_eval's measures.
+
+Data flows one way through this room::
+
+    trec_files / dicts / arrays ─► Run, Qrels ─► join (doc ids) ─► trec_sort (per-query
+    rankings as padded batches) ─► measures (one function per trec_eval measure, built on
+    :mod:`rankeval.formulas`) ─► evaluate (RunEvaluation: per-query values, aggregates)
+
+* :mod:`.inputs` — :class:`Run` and :class:`Qrels`, from files, dicts and arrays.
+* :mod:`.evaluate` — :func:`evaluate_run` and :class:`RunEvaluation`.
+* :mod:`.catalogue` — every measure's name, parameters, printing and aggregation.
+* :mod:`.measures` — the measures themselves.
+* :mod:`.trec_sort` — trec_eval's ranking rules, many queries at a time.
+* :mod:`.join` — matching run documents to judgments by hashed ids.
+* :mod:`.trec_files` — reading TREC run and qrels files.
+* :mod:`.trec_cli` — ``rankeval trec``, the trec_eval drop-in.
+"""
+
+from rankeval.correlation import KendallTau, kendall_tau, kendall_tau_counts
+from rankeval.ranking.evaluate import (
+    Qrels,
+    Run,
+    RunEvaluation,
+    eleven_point_precision,
+    evaluate_run,
+    first_relevant_ranks,
+    median_first_relevant_rank,
+)
+
+__all__ = [
+    "KendallTau",
+    "Qrels",
+    "Run",
+    "RunEvaluation",
+    "eleven_point_precision",
+    "evaluate_run",
+    "first_relevant_ranks",
+    "kendall_tau",
+    "kendall_tau_counts",
+    "median_first_relevant_rank",
+]

@@ -1,0 +1,609 @@
+"""Ranked retrieval over many queries: trec_eval's numbers from Python, plus the seeds' conventions.
+
+:func:`evaluate_run` scores a :class:`Run` (retrieved documents with scores, per query)
+against :class:`Qrels` (relevance judgments) with any trec_eval measure, exactly as
+trec_eval 9.0.x does by default (``profile="trec_eval10"`` for 10.0), and returns a
+:class:`RunEvaluation` holding the per-query values and trec_eval's ``all`` aggregates.
+Named options select the other conventions found in the literature (capped recall, AP over the
+relevant documents found, exponential nDCG gains, textbook interpolation, ...).
+
+Inputs come in the shapes people have them in:
+
+* TREC files: :meth:`Run.from_file`, :meth:`Qrels.from_file` (or just pass a path);
+* pytrec_eval's dicts ``{qid: {docid: score}}`` / ``{qid: {docid: rel}}`` (or pass the dict);
+* ranked id lists and relevant-id sets (a retrieval tutorial's shape):
+  :meth:`Run.from_ranked_lists`, :meth:`Qrels.from_relevant`;
+* per-query score arrays over a document list: :meth:`Run.from_scores`;
+* columnar NumPy arrays ``(qid, docid, score)`` for speed: :meth:`Run.from_arrays`,
+  :meth:`Qrels.from_arrays`.
+
+A ten-line tour:
+
+>>> from rankeval.ranking import Qrels, Run, evaluate_run
+>>> run = Run.from_dict({"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d1": 1.0, "d4": 0.5}})
+>>> qrels = Qrels.from_dict({"q1": {"d2": 1, "d9": 1}, "q2": {"d4": 2, "d1": 0}})
+>>> ev = evaluate_run(run, qrels, ["map", "P.2", "recip_rank", "ndcg_cut.2"])
+>>> ev["map"], ev["P_2"], ev["recip_rank"]
+(0.375, 0.5, 0.5)
+>>> ev.per_query("map")
+{'q1': 0.25, 'q2': 0.5}
+>>> print(ev.format().replace(chr(9), " | "), end="")  # trec_eval's report; tabs shown as |
+map                    | all | 0.3750
+recip_rank             | all | 0.5000
+P_2                    | all | 0.5000
+ndcg_cut_2             | all | 0.5089
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rankeval.ranking import catalogue
+from rankeval.ranking.catalogue import Column, MeasureRequest, Profile
+from rankeval.ranking.inputs import Qrels, QrelsLike, Run, RunLike, as_qrels, as_run
+from rankeval.ranking.measures import (
+    AVERAGE_TIES_MEASURES,
+    MIN_GEO_MEAN,
+    ApDenominator,
+    Discount,
+    Gain,
+    Ideal,
+    IprecRule,
+    MeasureOptions,
+    PrecisionDenominator,
+    compute,
+    cutoff_count,
+)
+from rankeval.ranking.trec_sort import RankedQueries, TiePolicy, rank_queries
+
+__all__ = [
+    "Qrels",
+    "Run",
+    "RunEvaluation",
+    "eleven_point_precision",
+    "evaluate_run",
+    "first_relevant_ranks",
+    "median_first_relevant_rank",
+]
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
+NoRelevant = Literal["zero", "skip"]
+ScorePrecision = Literal["float32", "double"]
+
+_PROFILE_DEFAULTS: dict[Profile, tuple[ScorePrecision, IprecRule]] = {
+    "trec_eval9": ("float32", "trec9"),
+    "trec_eval10": ("double", "lround"),
+}
+_COUNT_MEASURES = frozenset({"runid", "num_q", "num_ret", "num_rel", "num_rel_ret"})
+
+
+# ---------------------------------------------------------------------------------------------
+# result
+
+
+@dataclass(frozen=True)
+class RunEvaluation:
+    """Per-query values and trec_eval's aggregates for one run (immutable).
+
+    Attributes
+    ----------
+    profile : {"trec_eval9", "trec_eval10"}
+        The trec_eval version reproduced.
+    runid : str
+        The run's name.
+    queries : tuple of str
+        Evaluated queries in trec_eval's order (query ids sorted byte-wise). With
+        ``complete=True`` this includes qrels queries the run has no results for.
+    retrieved : ndarray of bool
+        Per query: the run has results for it.
+    columns : tuple of str
+        Value names in trec_eval's output order (``"map"``, ``"P_5"``, ...).
+    values : mapping of str to ndarray
+        Per-query values of each numeric column, aligned with ``queries`` (read-only).
+        Geometric-mean measures hold the per-query base value (AP for ``gm_map``).
+    texts : mapping of str to tuple of str
+        Per-query strings of text columns (``relstring``).
+    aggregates : mapping of str to float
+        trec_eval's ``all`` values: means (``num_q`` queries), sums for counts, geometric
+        means for ``gm_*``.
+    num_queries : int
+        ``num_q``: queries averaged over.
+    """
+
+    profile: Profile
+    runid: str
+    queries: tuple[str, ...]
+    retrieved: BoolArray
+    columns: tuple[str, ...]
+    values: Mapping[str, FloatArray]
+    texts: Mapping[str, tuple[str, ...]]
+    aggregates: Mapping[str, float]
+    num_queries: int
+    _layout: tuple[Column, ...] = field(repr=False, compare=False)
+
+    def __getitem__(self, name: str) -> float:
+        """The aggregate (trec_eval's ``all`` value) of column ``name``.
+
+        Raises
+        ------
+        KeyError
+            When ``name`` is not an aggregated column.
+
+        >>> evaluate_run({"q": {"a": 1.0, "b": 0.5}}, {"q": {"b": 1}}, "recip_rank")["recip_rank"]
+        0.5
+
+        Complexity: O(1).
+        """
+        try:
+            return self.aggregates[name]
+        except KeyError:
+            raise KeyError(
+                f"no aggregate named {name!r}; columns are {', '.join(self.columns)}"
+            ) from None
+
+    def per_query(self, name: str) -> dict[str, float]:
+        """``{qid: value}`` for one numeric column.
+
+        >>> evaluate_run({"q": {"a": 1.0}, "r": {"a": 1.0}}, {"q": {"a": 1}, "r": {"b": 1}},
+        ...              "P.1").per_query("P_1")
+        {'q': 1.0, 'r': 0.0}
+
+        Complexity: O(Q).
+        """
+        if name not in self.values:
+            raise KeyError(f"no per-query values named {name!r}; columns are "
+                           f"{', '.join(self.columns)}")
+        return dict(zip(self.queries, self.values[name].tolist(), strict=True))
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """pytrec_eval's shape ``{qid: {measure: value}}`` over the numeric columns.
+
+        >>> evaluate_run({"q": {"a": 1.0}}, {"q": {"a": 1}}, ["map", "num_ret"]).to_dict()
+        {'q': {'num_ret': 1.0, 'map': 1.0}}
+
+        Complexity: O(Q · columns).
+        """
+        out: dict[str, dict[str, float]] = {q: {} for q in self.queries}
+        for name, column in self.values.items():
+            for qid, value in zip(self.queries, column.tolist(), strict=True):
+                out[qid][name] = value
+        return out
+
+    def format(self, *, per_query: bool = False, summary: bool = True) -> str:
+        """trec_eval's output text: ``-q`` per-query lines, then the ``all`` lines.
+
+        >>> ev = evaluate_run({"q": {"a": 1.0}}, {"q": {"a": 1}}, ["num_ret", "map"])
+        >>> print(ev.format(per_query=True).replace(chr(9), " | "), end="")
+        num_ret                | q | 1
+        map                    | q | 1.0000
+        num_ret                | all | 1
+        map                    | all | 1.0000
+
+        Complexity: O(Q · columns).
+        """
+        lines: list[str] = []
+        if per_query:
+            show = self.retrieved if self.profile == "trec_eval9" else np.ones_like(self.retrieved)
+            for i, qid in enumerate(self.queries):
+                if not show[i]:
+                    continue
+                for column in self._layout:
+                    m = column.measure
+                    if not m.per_query:
+                        continue
+                    if m.printed == "text":
+                        text = self.texts[column.name][i]
+                        lines.append(catalogue.format_line(column.name, qid, text, "text"))
+                    else:
+                        lines.append(catalogue.format_line(column.name, qid,
+                                                      float(self.values[column.name][i]),
+                                                      m.printed))
+        if summary:
+            for column in self._layout:
+                m = column.measure
+                if not m.summary:
+                    continue
+                if m.name == "runid":
+                    lines.append(catalogue.format_line("runid", "all", self.runid, "id"))
+                else:
+                    lines.append(catalogue.format_line(column.name, "all",
+                                                  self.aggregates[column.name], m.printed))
+        return "".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# evaluation
+
+
+def _choice(name: str, value: object, allowed: tuple[str, ...]) -> Any:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+    return value
+
+
+def _flag(name: str, value: object) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__} {value!r}")
+    return bool(value)
+
+
+def _integer(name: str, value: object, *, minimum: int | None = None) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    number = int(value)
+    if minimum is not None and number < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {number}")
+    return number
+
+
+def evaluate_run(
+    run: RunLike,
+    qrels: QrelsLike,
+    measures: str | Iterable[str] = ("official",),
+    *,
+    profile: Profile = "trec_eval9",
+    relevance_level: int = 1,
+    complete: bool = False,
+    max_docs: int | None = None,
+    judged_only: bool = False,
+    ties: TiePolicy = "docid_desc",
+    score_precision: ScorePrecision | None = None,
+    iprec_rule: IprecRule | None = None,
+    ap_denominator: ApDenominator = "relevant",
+    precision_denominator: PrecisionDenominator = "k",
+    capped_recall: bool = False,
+    gain: Gain = "linear",
+    discount: Discount = "log2",
+    ideal: Ideal = "judged",
+    no_relevant: NoRelevant = "zero",
+    num_docs: int = 0,
+    first_params_win: bool = False,
+) -> RunEvaluation:
+    """Evaluate a run against qrels with trec_eval's measures.
+
+    By default the numbers are trec_eval 9.0.x's (and pytrec_eval-terrier's) bit for bit.
+
+    Parameters
+    ----------
+    run : Run, mapping ``{qid: {docid: score}}`` or path of a TREC run file
+    qrels : Qrels, mapping ``{qid: {docid: rel}}`` or path of a TREC qrels file
+    measures : str or iterable of str
+        trec_eval ``-m`` specifications: ``"map"``, ``"P.5,10"``, ``"ndcg_cut_10"``,
+        ``"official"`` (default), ``"all_trec"``, ...
+    profile : {"trec_eval9", "trec_eval10"}
+        Which trec_eval to reproduce; sets the defaults of ``score_precision`` and
+        ``iprec_rule`` and what ``all_trec`` means.
+    relevance_level : int
+        ``-l``: judgments at or above it are relevant (nDCG gains are unaffected).
+    complete : bool
+        ``-c``: average over every qrels query; queries the run misses score 0.
+    max_docs : int, optional
+        ``-M``: keep only the top ``max_docs`` documents of each ranking (after sorting), the
+        way to get MRR@k, AP@k, ... for every measure.
+    judged_only : bool
+        ``-J``: drop retrieved documents that have no judgment.
+    ties : {"docid_desc", "docid_asc", "input", "average"}
+        Order of equal scores: trec_eval's document id descending, ascending (ir_measures'
+        ``RR@k``), the order given (ranx, LingPipe), or the expected value over all orders
+        (sklearn's nDCG; supported by ``P``, ``recall``, ``dcg``, ``ndcg``, ``ndcg_cut``).
+    score_precision : {"float32", "double"}, optional
+        Compare scores as C float (trec_eval 9) or double (trec_eval 10).
+    iprec_rule : {"trec9", "lround", "ceil", "lingpipe"}, optional
+        Relevant documents needed for a recall level: ``(long)(p*R+0.9)`` (trec_eval 9),
+        ``lround(p*R)`` (trec_eval 10), ``ceil(p*R)`` (textbook), ``ceil`` with precision 1 at
+        recall 0 (LingPipe).
+    ap_denominator : {"relevant", "retrieved", "min_k_r"}
+        AP (``map``, ``map_cut``) divided by R, by the relevant documents found (in the
+        cutoff), or by min(k, R).
+    precision_denominator : {"k", "retrieved"}
+        ``P_k`` divided by k or by the documents actually ranked in the top k.
+    capped_recall : bool
+        ``recall_k`` divided by min(k, R) (BEIR's R_cap).
+    gain, discount, ideal
+        nDCG: ``"linear"`` (rel) or ``"exp"`` (2^rel - 1) gains; ``"log2"`` (log2(i+1)) or
+        ``"jk2002"`` (1 for ranks 1-2, log2 i after) discounts; ideal ranking from all
+        ``"judged"`` documents or from the ``"retrieved"`` ones only.
+    no_relevant : {"zero", "skip"}
+        Queries without a relevant judgment score 0 and count in the mean (trec_eval), or
+        are not evaluated.
+    num_docs : int
+        ``-N``: documents in the collection (``utility`` only).
+    first_params_win : bool
+        trec_eval's rule for a measure given twice with parameters (the first wins) instead
+        of merging the cutoffs.
+
+    Returns
+    -------
+    RunEvaluation
+
+    Raises
+    ------
+    ValueError
+        Unknown measure or option value, a measure that does not support ``ties="average"``,
+        or no query with both results and judgments.
+    TypeError
+        Wrong input types.
+
+    Notes
+    -----
+    Deviation from trec_eval: a query with no retrieved document (possible only from Python)
+    gets ``iprec_at_recall_0.00 = 0`` where trec_eval computes 0/0.
+
+    Complexity: O(n log n + m) for n run rows and m judgments, plus O(Q·L) per measure.
+
+    Examples
+    --------
+    The BGE tutorial's capped recall and MRR@5:
+
+    >>> run = Run.from_ranked_lists([[11, 1, 17, 7, 21, 8, 0, 28, 9, 20]])
+    >>> qrels = Qrels.from_relevant([[11, 1, 7, 17, 21, 99]])
+    >>> evaluate_run(run, qrels, "recall.5", capped_recall=True)["recall_5"]
+    1.0
+    >>> evaluate_run(run, qrels, "recall.5")["recall_5"]
+    0.8333333333333334
+    """
+    run_obj = as_run(run)
+    qrels_obj = as_qrels(qrels)
+    _choice("profile", profile, catalogue.PROFILES)
+    specs = [measures] if isinstance(measures, str) else list(measures)
+    first_wins = _flag("first_params_win", first_params_win)
+    resolved = catalogue.resolve(specs, profile, first_wins=first_wins)
+    level = _integer("relevance_level", relevance_level)
+    default_precision, default_rule = _PROFILE_DEFAULTS[profile]
+    options = MeasureOptions(
+        iprec_rule=_choice("iprec_rule", iprec_rule or default_rule,
+                           ("trec9", "lround", "ceil", "lingpipe")),
+        ap_denominator=_choice("ap_denominator", ap_denominator,
+                               ("relevant", "retrieved", "min_k_r")),
+        precision_denominator=_choice("precision_denominator", precision_denominator,
+                                      ("k", "retrieved")),
+        capped_recall=_flag("capped_recall", capped_recall),
+        gain=_choice("gain", gain, ("linear", "exp")),
+        discount=_choice("discount", discount, ("log2", "jk2002")),
+        ideal=_choice("ideal", ideal, ("judged", "retrieved")),
+        average_ties=_choice("ties", ties, ("docid_desc", "docid_asc", "input", "average"))
+        == "average",
+        num_docs=_integer("num_docs", num_docs, minimum=0),
+    )
+    precision = _choice("score_precision", score_precision or default_precision,
+                        ("float32", "double"))
+    if max_docs is not None:
+        max_docs = _integer("max_docs", max_docs, minimum=0)
+    if options.average_ties:
+        unsupported = [r.measure.name for r in resolved.requests
+                       if r.measure.name not in AVERAGE_TIES_MEASURES | _COUNT_MEASURES]
+        if unsupported:
+            raise ValueError(
+                f"ties='average' is defined for {sorted(AVERAGE_TIES_MEASURES)} only, "
+                f"not for {unsupported}"
+            )
+    complete = _flag("complete", complete)
+    _choice("no_relevant", no_relevant, ("zero", "skip"))
+
+    # Evaluated queries, in trec_eval's order (query ids sorted byte-wise). The run's ids are
+    # found through the qrels' dict (built once per Qrels): cheaper than sorting them.
+    qrels_sorted = qrels_obj._sorted_queries
+    if run_obj.query_ids == qrels_obj.query_ids:
+        # Columns from one source often list the same queries in the same order.
+        qrels_code = np.arange(len(run_obj.query_ids), dtype=np.int64)
+    else:
+        position = qrels_obj._query_position
+        qrels_code = np.fromiter(map(position.get, run_obj.query_ids,
+                                     itertools.repeat(-1, len(run_obj.query_ids))),
+                                 dtype=np.int64, count=len(run_obj.query_ids))
+    shared = np.flatnonzero(qrels_code >= 0)
+    run_of_qrels = np.full(len(qrels_obj.query_ids), -1, dtype=np.int64)
+    run_of_qrels[qrels_code[shared]] = shared
+    run_of_qrels = run_of_qrels[qrels_sorted]
+    in_run = run_of_qrels >= 0
+    chosen = np.ones(qrels_sorted.size, dtype=bool) if complete else in_run
+    if no_relevant == "skip":
+        relevant = np.bincount(qrels_obj.query[qrels_obj.rel >= level],
+                               minlength=len(qrels_obj.query_ids))
+        chosen &= relevant[qrels_sorted] > 0
+    if not (chosen & in_run).any():
+        raise ValueError("no queries with both results and relevance information")
+    evaluated_qrels = qrels_sorted[chosen].astype(np.int64)
+    evaluated_run = run_of_qrels[chosen].astype(np.int64)
+    names = qrels_obj.query_ids
+    queries = tuple(map(names.__getitem__, evaluated_qrels.tolist()))
+
+    run_docid, run_hash, index = qrels_obj._join(run_obj)
+    ranked = rank_queries(
+        run_query=run_obj.query,
+        run_docid=run_docid,
+        run_score=run_obj.score,
+        run_hash=run_hash,
+        qrels_query=qrels_obj.query,
+        qrels_rel=qrels_obj.rel,
+        qrels_index=index,
+        evaluated_run=evaluated_run,
+        evaluated_qrels=evaluated_qrels,
+        num_run_queries=len(run_obj.query_ids),
+        num_qrels_queries=len(qrels_obj.query_ids),
+        level=level,
+        ties=ties,
+        score_precision=precision,
+        max_docs=max_docs,
+        judged_only=_flag("judged_only", judged_only),
+        run_segments=run_obj._segments,
+        qrels_levels=qrels_obj._judged_counts,
+    )
+    return _evaluate(ranked, resolved.requests, resolved.columns, options, profile,
+                     queries, evaluated_run >= 0, run_obj.runid, complete)
+
+
+def _evaluate(
+    ranked: RankedQueries,
+    requests: tuple[MeasureRequest, ...],
+    columns: tuple[Column, ...],
+    options: MeasureOptions,
+    profile: Profile,
+    queries: tuple[str, ...],
+    retrieved: BoolArray,
+    runid: str,
+    complete: bool,
+) -> RunEvaluation:
+    q = len(queries)
+    numeric: dict[str, FloatArray] = {}
+    texts: dict[str, list[str]] = {}
+    for request in requests:
+        if request.measure.printed == "text":
+            texts[request.measure.name] = [""] * q
+        else:
+            numeric[request.measure.name] = np.zeros((q, cutoff_count(request)))
+    for members, batch in ranked.batches():  # members: evaluated positions
+        for request in requests:
+            if request.measure.name == "runid":
+                continue
+            result = compute(batch, request, options)
+            if isinstance(result, list):
+                target = texts[request.measure.name]
+                for member, text in zip(members.tolist(), result, strict=True):
+                    target[member] = text
+            else:
+                numeric[request.measure.name][members] = result
+    missing = ~retrieved
+    if missing.any():
+        # A query the run misses scores 0, but its relevant documents still count (-c).
+        for name, array in numeric.items():
+            if name != "num_rel":
+                array[missing] = 0.0
+        for strings in texts.values():
+            for i in np.flatnonzero(missing).tolist():
+                strings[i] = ""
+
+    num_q = q if complete else int(retrieved.sum())
+    values: dict[str, FloatArray] = {}
+    text_values: dict[str, tuple[str, ...]] = {}
+    aggregates: dict[str, float] = {}
+    for column in columns:
+        m = column.measure
+        if m.name == "runid":
+            continue
+        if m.printed == "text":
+            text_values[column.name] = tuple(texts[m.name])
+            continue
+        per_query = np.ascontiguousarray(numeric[m.name][:, column.index])
+        if m.name == "num_q":
+            aggregates[column.name] = float(num_q)
+            continue
+        per_query.flags.writeable = False
+        values[column.name] = per_query
+        aggregates[column.name] = _aggregate(per_query, m.aggregate, retrieved, num_q, profile)
+    return RunEvaluation(
+        profile=profile,
+        runid=runid,
+        queries=queries,
+        retrieved=_read_only(retrieved.copy()),
+        columns=tuple(c.name for c in columns),
+        values=MappingProxyType(values),
+        texts=MappingProxyType(text_values),
+        aggregates=MappingProxyType(aggregates),
+        num_queries=num_q,
+        _layout=columns,
+    )
+
+
+def _read_only(array: BoolArray) -> BoolArray:
+    array.flags.writeable = False
+    return array
+
+
+def _sequential(values: FloatArray) -> float:
+    """Sum in order (trec_eval accumulates query by query)."""
+    return float(np.cumsum(values)[-1]) if values.size else 0.0
+
+
+def _aggregate(
+    values: FloatArray, how: str, retrieved: BoolArray, num_q: int, profile: Profile
+) -> float:
+    if how == "sum":
+        return _sequential(values)
+    if how == "geometric":
+        logs = np.log(np.maximum(values, MIN_GEO_MEAN))
+        if profile == "trec_eval9":
+            # trec_eval 9 adds the missing queries (-c) in one term after the others.
+            total = _sequential(logs[retrieved]) + (num_q - int(retrieved.sum())) * math.log(
+                MIN_GEO_MEAN
+            )
+        else:
+            total = _sequential(logs)
+        return math.exp(total / num_q) if num_q else 0.0
+    total = _sequential(values[retrieved]) if profile == "trec_eval9" else _sequential(values)
+    return total / num_q if num_q else 0.0
+
+
+# ---------------------------------------------------------------------------------------------
+# rank statistics
+
+
+def first_relevant_ranks(run: RunLike, qrels: QrelsLike, **options: Any) -> dict[str, float]:
+    """Rank (1-based) of the first relevant document per query; ``inf`` when none is retrieved.
+
+    ``options`` are :func:`evaluate_run`'s (ranking rules, ``relevance_level``, ...).
+
+    >>> first_relevant_ranks({"q": {"a": 3.0, "b": 2.0}}, {"q": {"b": 1}})
+    {'q': 2.0}
+
+    Complexity: as :func:`evaluate_run` with ``recip_rank``.
+    """
+    ev = evaluate_run(run, qrels, ["recip_rank"], **options)
+    rr = ev.values["recip_rank"]
+    ranks = np.full(rr.shape, math.inf)
+    found = rr > 0
+    ranks[found] = np.rint(1.0 / rr[found])
+    return dict(zip(ev.queries, ranks.tolist(), strict=True))
+
+
+def median_first_relevant_rank(run: RunLike, qrels: QrelsLike, **options: Any) -> float:
+    """Median over queries of the rank of the first relevant document.
+
+    Queries with no relevant document retrieved count as rank ``inf`` (worse than any), so
+    the median is ``inf`` when more than half the queries find nothing.
+
+    Undefined when no query is evaluated (``ValueError`` from :func:`evaluate_run`).
+
+    >>> median_first_relevant_rank({"a": {"x": 2.0, "y": 1.0}, "b": {"x": 1.0}},
+    ...                            {"a": {"y": 1}, "b": {"x": 1}})
+    1.5
+
+    Complexity: as :func:`evaluate_run` plus O(Q log Q).
+    """
+    ranks = np.array(list(first_relevant_ranks(run, qrels, **options).values()))
+    ordered = np.sort(ranks)
+    mid = ordered.size // 2
+    if ordered.size % 2:
+        return float(ordered[mid])
+    low, high = float(ordered[mid - 1]), float(ordered[mid])
+    return high if math.isinf(high) else (low + high) / 2.0
+
+
+def eleven_point_precision(
+    run: RunLike, qrels: QrelsLike, *, iprec_rule: IprecRule | None = None, **options: Any
+) -> FloatArray:
+    """Macro-averaged interpolated precision at recall 0.0, 0.1, ..., 1.0 (11 values).
+
+    The mean over queries of trec_eval's ``iprec_at_recall``; ``iprec_rule`` picks the
+    convention (``"trec9"``, ``"lround"``, ``"ceil"`` textbook, ``"lingpipe"``).
+
+    >>> run = Run.from_ranked_lists({"q": [f"d{i}" for i in range(1, 16)]})
+    >>> qrels = Qrels.from_relevant({"q": ["d3", "d8", "d15"]})
+    >>> eleven_point_precision(run, qrels, iprec_rule="ceil").round(4).tolist()
+    [0.3333, 0.3333, 0.3333, 0.3333, 0.25, 0.25, 0.25, 0.2, 0.2, 0.2, 0.2]
+
+    Complexity: as :func:`evaluate_run` with ``iprec_at_recall``.
+    """
+    ev = evaluate_run(run, qrels, ["iprec_at_recall"], iprec_rule=iprec_rule, **options)
+    return np.array([ev[name] for name in ev.columns], dtype=np.float64)

@@ -1,0 +1,728 @@
+"""Runs and qrels: the two inputs of a many-query evaluation, in the shapes people have them.
+
+* TREC files: :meth:`Run.from_file`, :meth:`Qrels.from_file` (or just pass a path);
+* pytrec_eval's dicts ``{qid: {docid: score}}`` / ``{qid: {docid: rel}}`` (or pass the dict);
+* ranked id lists and relevant-id sets (a retrieval tutorial's shape):
+  :meth:`Run.from_ranked_lists`, :meth:`Qrels.from_relevant`;
+* per-query score arrays over a document list: :meth:`Run.from_scores`;
+* columnar NumPy arrays ``(qid, docid, score)`` for speed: :meth:`Run.from_arrays`,
+  :meth:`Qrels.from_arrays`.
+
+Both are immutable columnar tables; queries are numbered in first-seen order.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Literal, TypeAlias
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from rankeval.ranking import trec_files
+from rankeval.ranking.catalogue import Profile
+from rankeval.ranking.join import PairIndex, as_bytes, doc_hash, first_duplicate
+from rankeval.ranking.measures import (
+    IprecRule,
+)
+from rankeval.ranking.trec_sort import judged_counts
+
+__all__ = ["Qrels", "QrelsLike", "Run", "RunLike", "as_qrels", "as_run"]
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
+DocIds = NDArray[Any]
+DocId: TypeAlias = "str | bytes | int"
+NoRelevant = Literal["zero", "skip"]
+ScorePrecision = Literal["float32", "double"]
+RunLike: TypeAlias = "Run | Mapping[str, Mapping[Any, float]] | str | os.PathLike[str]"
+QrelsLike: TypeAlias = "Qrels | Mapping[str, Mapping[Any, int]] | str | os.PathLike[str]"
+
+_PROFILE_DEFAULTS: dict[Profile, tuple[ScorePrecision, IprecRule]] = {
+    "trec_eval9": ("float32", "trec9"),
+    "trec_eval10": ("double", "lround"),
+}
+_COUNT_MEASURES = frozenset({"runid", "num_q", "num_ret", "num_rel", "num_rel_ret"})
+
+
+# ---------------------------------------------------------------------------------------------
+# inputs
+
+
+@dataclass(frozen=True)
+class _QueryCodes:
+    """Distinct query ids (as text), each row's index into them, and the segment starts.
+
+    Segments are maximal runs of rows with the same query. ``grouped``: each query's rows
+    form one segment (so query k is segment k).
+    """
+
+    ids: tuple[str, ...]
+    codes: IntArray
+    segments: IntArray
+    grouped: bool
+
+
+def _query_codes(values: NDArray[Any]) -> _QueryCodes:
+    """Code the query column (see :class:`_QueryCodes`).
+
+    Rows of one query usually come together (TREC files, dicts, columns in query order);
+    that case needs no sort: one comparison with the row above, then a set of the
+    segments' first ids.
+
+    Complexity: O(n·w) for n ids of w bytes when grouped; O(n log n) otherwise.
+    """
+    n = int(values.shape[0])
+    if n == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return _QueryCodes((), empty, empty, True)
+    segments = _segment_starts(values)
+    firsts = _texts(values[segments])
+    if len(set(firsts)) == len(firsts):
+        codes = np.repeat(np.arange(segments.size, dtype=np.int64),
+                          np.diff(np.append(segments, n)))
+        return _QueryCodes(tuple(firsts), codes, segments, True)
+    uniques, inverse = np.unique(values, return_inverse=True)
+    codes = inverse.astype(np.int64).reshape(-1)
+    return _QueryCodes(tuple(_texts(uniques)), codes, segments, False)
+
+
+def _segment_starts(values: NDArray[Any]) -> IntArray:
+    """Start row of each maximal run of equal values.
+
+    Strings are compared as their raw bytes read as wide integers (equal strings of one
+    array have equal padded bytes): one fast comparison of every word with the word one
+    row above, instead of a string comparison per row.
+    """
+    n = int(values.shape[0])
+    itemsize = int(values.dtype.itemsize)
+    if values.dtype.kind in "SU" and itemsize:
+        size = next(b for b in (8, 4, 2, 1) if itemsize % b == 0)
+        per_row = itemsize // size
+        flat = np.ascontiguousarray(values).view(f"u{size}")
+        differs = np.flatnonzero(flat[per_row:] != flat[:-per_row]) // per_row + 1
+        fresh = np.empty(differs.size, dtype=bool)
+        fresh[:1] = True
+        np.not_equal(differs[1:], differs[:-1], out=fresh[1:])
+        changes = differs[fresh]
+    else:
+        changes = np.flatnonzero(values[1:] != values[:-1]) + 1
+    starts = np.empty(changes.size + 1, dtype=np.int64)
+    starts[0] = 0
+    starts[1:] = changes
+    return starts if n else starts[:0]
+
+
+def _texts(values: NDArray[Any]) -> list[str]:
+    """Ids as text: ``U`` as is, bytes decoded as UTF-8 (invalid bytes kept as surrogates)."""
+    items = values.tolist()
+    if values.dtype.kind == "U":
+        return items  # type: ignore[no-any-return]
+    return [_text(v) for v in items]
+
+
+def _utf8(ids: Sequence[str]) -> NDArray[np.bytes_]:
+    """Ids as an ``S`` array of UTF-8 bytes (lone surrogates from bytes round-trip)."""
+    if not ids:
+        return np.zeros(0, dtype="S1")
+    text = np.array(ids, dtype=str)
+    if int(np.ascontiguousarray(text).view(np.uint32).max(initial=0)) < 128:
+        return text.astype("S")
+    return np.array([i.encode("utf-8", "surrogateescape") for i in ids], dtype="S")
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "surrogateescape")
+    return str(value)
+
+
+def _docid_array(values: Sequence[Any] | NDArray[Any], what: str) -> DocIds:
+    array = np.asarray(values)
+    if array.ndim != 1:
+        raise ValueError(f"{what} must be one-dimensional, got shape {array.shape}")
+    kind = array.dtype.kind
+    if kind in "SU" or kind in "iu":
+        return array if kind != "u" else array.astype(np.int64)
+    if array.size == 0:
+        return np.zeros(0, dtype="U1")
+    if kind == "O":
+        items = array.tolist()
+        if all(isinstance(v, str) for v in items):
+            return np.array(items, dtype=str)
+        if all(isinstance(v, bytes) for v in items):
+            return np.array(items, dtype=bytes)
+        if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in items):
+            return np.array(items, dtype=np.int64)
+    raise TypeError(
+        f"{what} must be strings, bytes or integers (one kind), got dtype {array.dtype}"
+    )
+
+
+def _check_lengths(**arrays: NDArray[Any]) -> int:
+    sizes = {name: int(a.shape[0]) for name, a in arrays.items()}
+    if len(set(sizes.values())) > 1:
+        raise ValueError(f"columns must have equal lengths, got {sizes}")
+    return next(iter(sizes.values())) if sizes else 0
+
+
+@dataclass(frozen=True, eq=False)
+class Qrels:
+    """Relevance judgments of many queries (immutable).
+
+    A query exists when it has at least one judgment. A judgment ``rel >= relevance_level``
+    (default 1) is relevant; 0 is judged non-relevant; negative values mean "in the pool but
+    unjudged" (trec_eval's convention, used by ``bpref`` and ``infAP``).
+
+    Build one with :meth:`from_dict`, :meth:`from_file`, :meth:`from_relevant` or
+    :meth:`from_arrays`; the fields are the columnar form.
+
+    Attributes
+    ----------
+    query_ids : tuple of str
+        Distinct query ids.
+    query : ndarray of int64
+        Per judgment, the index of its query in ``query_ids``.
+    docid : ndarray
+        Per judgment, the document id (``S``, ``U`` or integer dtype).
+    rel : ndarray of int64
+        Per judgment, the relevance value.
+
+    Examples
+    --------
+    >>> qrels = Qrels.from_dict({"q1": {"d1": 2, "d2": 0}, "q2": {}})
+    >>> qrels.query_ids, len(qrels)
+    (('q1',), 1)
+    """
+
+    query_ids: tuple[str, ...]
+    query: IntArray
+    docid: DocIds
+    rel: IntArray
+
+    def __len__(self) -> int:
+        """Number of queries.
+
+        >>> len(Qrels.from_relevant({"q1": ["a"], "q2": ["b"]}))
+        2
+
+        Complexity: O(1).
+        """
+        return len(self.query_ids)
+
+    @classmethod
+    def from_dict(cls, qrels: Mapping[Any, Mapping[Any, int]]) -> Qrels:
+        """From pytrec_eval's shape ``{qid: {docid: rel}}``.
+
+        Queries with no judgment (``{qid: {}}``) do not exist, as in trec_eval.
+
+        Raises
+        ------
+        TypeError
+            For a relevance that is not an integer.
+
+        >>> Qrels.from_dict({"q1": {"d1": 2, "d2": 0}}).rel.tolist()
+        [2, 0]
+
+        Complexity: O(m) for m judgments.
+        """
+        qids: list[str] = []
+        docs: list[Any] = []
+        rels: list[int] = []
+        for qid, judged in qrels.items():
+            for docid, rel in judged.items():
+                if isinstance(rel, bool) or not isinstance(rel, numbers.Integral):
+                    raise TypeError(
+                        f"relevance of query {qid!r}, document {docid!r} must be an integer, "
+                        f"got {type(rel).__name__} {rel!r}"
+                    )
+                qids.append(str(qid))
+                docs.append(docid)
+                rels.append(int(rel))
+        return cls._build(np.array(qids, dtype=str), _docid_array(docs, "document ids"),
+                          np.array(rels, dtype=np.int64), None)
+
+    @classmethod
+    def from_relevant(
+        cls, relevant: Mapping[Any, Iterable[DocId]] | Sequence[Iterable[DocId]]
+    ) -> Qrels:
+        """From relevant-id collections: every listed document has relevance 1.
+
+        A sequence of collections (a tutorial's ``ground_truth``) numbers its queries
+        ``"0"``, ``"1"``, ...; a mapping keeps its keys.
+
+        >>> Qrels.from_relevant([[11, 1, 7], [4]]).query_ids
+        ('0', '1')
+
+        Complexity: O(m).
+        """
+        items = relevant.items() if isinstance(relevant, Mapping) else enumerate(relevant)
+        return cls.from_dict({str(q): dict.fromkeys(ids, 1) for q, ids in items})
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> Qrels:
+        """Read a TREC qrels file (``qid iter docno rel``).
+
+        Raises
+        ------
+        rankeval.errors.DataError
+            ``FILE:LINE: ...`` for a malformed line or a document judged twice.
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "qrels")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write("301 0 FT1 1\\n301 0 FT2 0\\n")
+        >>> Qrels.from_file(path).to_dict()
+        {'301': {'FT1': 1, 'FT2': 0}}
+
+        Complexity: O(b + m) for b bytes.
+        """
+        return cls.from_table(trec_files.read_qrels(path))
+
+    @classmethod
+    def from_table(cls, table: trec_files.QrelsTable) -> Qrels:
+        """From a parsed qrels file (:func:`rankeval.ranking.trec_files.parse_qrels`).
+
+        >>> from rankeval.ranking import trec_files
+        >>> Qrels.from_table(trec_files.parse_qrels(b"q 0 d 1\\n")).query_ids
+        ('q',)
+
+        Complexity: O(m).
+        """
+        return cls._build(table.qid, table.docid, table.rel, None, checked=True)
+
+    @classmethod
+    def from_arrays(cls, qid: ArrayLike, docid: ArrayLike, rel: ArrayLike) -> Qrels:
+        """From columns: query ids, document ids (strings, bytes or integers), relevance.
+
+        Raises
+        ------
+        ValueError
+            Unequal lengths, non-integer relevance, or a ``(qid, docid)`` pair given twice.
+
+        >>> Qrels.from_arrays(["q", "q"], [7, 9], [1, 0]).to_dict()
+        {'q': {'7': 1, '9': 0}}
+
+        Complexity: O(m) expected.
+        """
+        q = np.asarray(qid)
+        d = _docid_array(np.asarray(docid), "docid")
+        r = np.asarray(rel)
+        _check_lengths(qid=q, docid=d, rel=r)
+        integral = r.dtype.kind in "iu" or (
+            r.dtype.kind == "f" and bool(np.all(np.isfinite(r))) and bool(np.all(r == np.round(r)))
+        )
+        if r.size and not integral:
+            raise ValueError(f"rel must hold integers, got dtype {r.dtype}")
+        return cls._build(q, d, r.astype(np.int64), None)
+
+    @classmethod
+    def _build(
+        cls, qid: NDArray[Any], docid: DocIds, rel: IntArray, lines: IntArray | None,
+        *, checked: bool = False,
+    ) -> Qrels:
+        coded = _query_codes(qid)
+        query_ids, query = coded.ids, coded.codes
+        hashes = doc_hash(docid)
+        if not checked:
+            dup = first_duplicate(query, docid, hashes,
+                                  blocks=coded.segments if coded.grouped else None)
+            if dup is not None:
+                raise ValueError(
+                    f"document {_text(docid[dup[1]].item())!r} is judged twice for query "
+                    f"{query_ids[int(query[dup[1]])]!r} (rows {dup[0]} and {dup[1]})"
+                )
+        for array in (query, docid, rel, hashes):
+            array.flags.writeable = False
+        qrels = cls(query_ids, query, docid, rel)
+        qrels.__dict__["_hashes"] = hashes  # seeds the cached property: hashed once, here
+        return qrels
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        """pytrec_eval's shape ``{qid: {docid: rel}}`` (document ids as text).
+
+        >>> Qrels.from_relevant({"q": [3]}).to_dict()
+        {'q': {'3': 1}}
+
+        Complexity: O(m).
+        """
+        out: dict[str, dict[str, int]] = {q: {} for q in self.query_ids}
+        rows = zip(self.query.tolist(), self.docid.tolist(), self.rel.tolist(), strict=True)
+        for q, d, r in rows:
+            out[self.query_ids[q]][_text(d)] = r
+        return out
+
+    @cached_property
+    def _hashes(self) -> NDArray[np.uint64]:
+        return doc_hash(self.docid)
+
+    @cached_property
+    def _query_keys(self) -> NDArray[np.bytes_]:
+        """Query ids as UTF-8 bytes (their byte order is trec_eval's strcmp order)."""
+        return _utf8(self.query_ids)
+
+    @cached_property
+    def _sorted_queries(self) -> IntArray:
+        """Query indices in byte order of their ids."""
+        return np.argsort(self._query_keys, kind="stable").astype(np.int64)
+
+    @cached_property
+    def _query_position(self) -> dict[str, int]:
+        """Index of each query id in ``query_ids``."""
+        return {q: i for i, q in enumerate(self.query_ids)}
+
+    @cached_property
+    def _judged_counts(self) -> IntArray:
+        """Judged documents per relevance value of each query (see ``judged_counts``)."""
+        counts = judged_counts(self.query, self.rel, len(self.query_ids))
+        counts.flags.writeable = False
+        return counts
+
+    @cached_property
+    def _native_index(self) -> PairIndex:
+        return PairIndex(self.query, self.docid, self._hashes)
+
+    @cached_property
+    def _bytes_index(self) -> PairIndex:
+        docid = as_bytes(self.docid)
+        return PairIndex(self.query, docid, doc_hash(docid))
+
+    def _join(self, run: Run) -> tuple[DocIds, NDArray[np.uint64], PairIndex]:
+        """Run document ids and hashes comparable with this qrels' ids, and the join index.
+
+        The index is built once per Qrels (and id kind) and reused by every evaluation.
+        """
+        run_kind, own_kind = run.docid.dtype.kind, self.docid.dtype.kind
+        if run_kind == own_kind or (run_kind in "iu" and own_kind in "iu"):
+            return run.docid, run._hashes, self._native_index
+        return run._docid_bytes, run._bytes_hashes, self._bytes_index
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """Retrieved documents with scores, for many queries (immutable).
+
+    trec_eval ignores the order documents are listed in and ranks each query by score
+    (descending), breaking ties by document id (descending, byte-wise); so does
+    :func:`evaluate_run` unless told otherwise (``ties=``).
+
+    Attributes
+    ----------
+    query_ids : tuple of str
+        Distinct query ids.
+    query : ndarray of int64
+        Per row, the index of its query in ``query_ids``.
+    docid : ndarray
+        Per row, the document id (``S``, ``U`` or integer dtype).
+    score : ndarray of float64
+        Per row, the score (no NaN).
+    runid : str
+        The run's name (printed on trec_eval's ``runid`` line).
+
+    Examples
+    --------
+    >>> run = Run.from_ranked_lists([["d3", "d1"], ["d2"]])
+    >>> run.query_ids, run.score.tolist()
+    (('0', '1'), [2.0, 1.0, 1.0])
+    """
+
+    query_ids: tuple[str, ...]
+    query: IntArray
+    docid: DocIds
+    score: FloatArray
+    runid: str = "run"
+
+    def __len__(self) -> int:
+        """Number of queries (including queries listed without documents).
+
+        >>> len(Run.from_dict({"q1": {"a": 1.0}, "q2": {}}))
+        2
+
+        Complexity: O(1).
+        """
+        return len(self.query_ids)
+
+    @classmethod
+    def from_dict(cls, run: Mapping[Any, Mapping[Any, float]], *, runid: str = "run") -> Run:
+        """From pytrec_eval's shape ``{qid: {docid: score}}``.
+
+        Raises
+        ------
+        TypeError, ValueError
+            For a score that is not a real number, or NaN.
+
+        >>> Run.from_dict({"q1": {"d1": 0.5, "d2": 1.5}}).score.tolist()
+        [0.5, 1.5]
+
+        Complexity: O(n) for n rows.
+        """
+        qids: list[str] = []
+        docs: list[Any] = []
+        scores: list[float] = []
+        for qid, retrieved in run.items():
+            q = str(qid)
+            for docid, score in retrieved.items():
+                qids.append(q)
+                docs.append(docid)
+                scores.append(score)
+        return cls._build(np.array(qids, dtype=str), _docid_array(docs, "document ids"),
+                          _scores(scores), runid, check_duplicates=False,
+                          queries=(str(q) for q in run))
+
+    @classmethod
+    def from_ranked_lists(
+        cls,
+        ranked: Mapping[Any, Sequence[DocId]] | Sequence[Sequence[DocId]],
+        *,
+        runid: str = "run",
+    ) -> Run:
+        """From document ids in rank order; the document at position i of n gets score n - i.
+
+        A sequence of lists (a tutorial's ``results``) numbers its queries ``"0"``, ``"1"``,
+        ...; a mapping keeps its keys.
+
+        Raises
+        ------
+        ValueError
+            When a list holds a document twice.
+
+        >>> Run.from_ranked_lists({"q": ["d7", "d3"]}).to_dict()
+        {'q': {'d7': 2.0, 'd3': 1.0}}
+
+        Complexity: O(n).
+        """
+        items = ranked.items() if isinstance(ranked, Mapping) else enumerate(ranked)
+        names: list[str] = []
+        qids: list[str] = []
+        docs: list[Any] = []
+        scores: list[float] = []
+        for qid, listed in items:
+            ids = list(listed)
+            names.append(str(qid))
+            qids.extend([str(qid)] * len(ids))
+            docs.extend(ids)
+            scores.extend(float(len(ids) - i) for i in range(len(ids)))
+        return cls._build(np.array(qids, dtype=str), _docid_array(docs, "document ids"),
+                          np.array(scores, dtype=np.float64), runid, queries=names)
+
+    @classmethod
+    def from_scores(
+        cls,
+        scores: Mapping[Any, ArrayLike] | Sequence[ArrayLike] | NDArray[Any],
+        doc_ids: Sequence[DocId] | NDArray[Any] | None = None,
+        *,
+        runid: str = "run",
+    ) -> Run:
+        """From one score per document per query (every document is ranked).
+
+        Parameters
+        ----------
+        scores : mapping or sequence of 1-D arrays, or a 2-D array
+            ``scores[q][j]`` is document j's score for query q. A sequence (or the rows of a
+            2-D array) numbers its queries ``"0"``, ``"1"``, ...
+        doc_ids : sequence, optional
+            Document j's id; default the integers 0, 1, ...
+
+        >>> Run.from_scores([[0.1, 0.9]], doc_ids=["a", "b"]).docid.tolist()
+        ['a', 'b']
+
+        Complexity: O(n).
+        """
+        items = scores.items() if isinstance(scores, Mapping) else enumerate(scores)
+        names: list[str] = []
+        qids: list[NDArray[Any]] = []
+        docs: list[DocIds] = []
+        values: list[FloatArray] = []
+        for qid, row in items:
+            names.append(str(qid))
+            s = _scores(np.asarray(row, dtype=np.float64).reshape(-1))
+            ids = (np.arange(s.size, dtype=np.int64) if doc_ids is None
+                   else _docid_array(doc_ids, "doc_ids"))
+            if ids.shape[0] != s.size:
+                raise ValueError(
+                    f"query {qid!r} has {s.size} scores but doc_ids has {ids.shape[0]} ids"
+                )
+            qids.append(np.full(s.size, str(qid)))
+            docs.append(ids)
+            values.append(s)
+        if not qids:
+            return cls._build(np.zeros(0, dtype=str), np.zeros(0, dtype=np.int64),
+                              np.zeros(0), runid)
+        return cls._build(np.concatenate(qids), np.concatenate(docs), np.concatenate(values),
+                          runid, queries=names)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> Run:
+        """Read a TREC run file (``qid iter docno rank score runid``).
+
+        Raises
+        ------
+        rankeval.errors.DataError
+            ``FILE:LINE: ...`` for a malformed line or a document listed twice.
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "run")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write("301 Q0 FT1 1 2.5 bm25\\n")
+        >>> run = Run.from_file(path)
+        >>> run.to_dict(), run.runid
+        ({'301': {'FT1': 2.5}}, 'bm25')
+
+        Complexity: O(b + n) for b bytes.
+        """
+        return cls.from_table(trec_files.read_run(path))
+
+    @classmethod
+    def from_table(cls, table: trec_files.RunTable) -> Run:
+        """From a parsed run file (:func:`rankeval.ranking.trec_files.parse_run`).
+
+        >>> from rankeval.ranking import trec_files
+        >>> Run.from_table(trec_files.parse_run(b"q Q0 d 1 0.5 r\\n")).runid
+        'r'
+
+        Complexity: O(n).
+        """
+        return cls._build(table.qid, table.docid, table.score, table.runid,
+                          check_duplicates=False)
+
+    @classmethod
+    def from_arrays(
+        cls, qid: ArrayLike, docid: ArrayLike, score: ArrayLike, *, runid: str = "run"
+    ) -> Run:
+        """From columns: query ids, document ids (strings, bytes or integers), scores.
+
+        The fastest input: no Python loop touches the rows.
+
+        Raises
+        ------
+        ValueError
+            Unequal lengths, NaN scores, or a ``(qid, docid)`` pair given twice.
+
+        >>> run = Run.from_arrays(np.array(["q1", "q1"]), np.array([10, 11]), np.array([0.2, 0.9]))
+        >>> run.query_ids, run.docid.tolist()
+        (('q1',), [10, 11])
+
+        Complexity: O(n) expected.
+        """
+        q = np.asarray(qid)
+        d = _docid_array(np.asarray(docid), "docid")
+        s = _scores(np.asarray(score, dtype=np.float64))
+        _check_lengths(qid=q, docid=d, score=s)
+        return cls._build(q, d, s, runid)
+
+    @classmethod
+    def _build(
+        cls, qid: NDArray[Any], docid: DocIds, score: FloatArray, runid: str,
+        *, check_duplicates: bool = True, queries: Iterable[str] = (),
+    ) -> Run:
+        coded = _query_codes(qid)
+        query_ids, query, segments = coded.ids, coded.codes, coded.segments
+        # Queries listed without any document (``{qid: {}}``) exist and score 0, as in
+        # pytrec_eval.
+        listed = dict.fromkeys(queries)
+        if listed:
+            known = set(query_ids)
+            query_ids += tuple(q for q in listed if q not in known)
+        hashes = doc_hash(docid)
+        if check_duplicates:
+            dup = first_duplicate(query, docid, hashes,
+                                  blocks=segments if coded.grouped else None)
+            if dup is not None:
+                raise ValueError(
+                    f"document {_text(docid[dup[1]].item())!r} is listed twice for query "
+                    f"{query_ids[int(query[dup[1]])]!r} (rows {dup[0]} and {dup[1]})"
+                )
+        for array in (query, docid, score, hashes, segments):
+            array.flags.writeable = False
+        run = cls(query_ids, query, docid, score, runid)
+        # Seed the cached properties: computed once, here.
+        run.__dict__["_hashes"] = hashes
+        run.__dict__["_segments"] = segments
+        return run
+
+    @cached_property
+    def _hashes(self) -> NDArray[np.uint64]:
+        return doc_hash(self.docid)
+
+    @cached_property
+    def _segments(self) -> IntArray:
+        """Start row of each run of rows with the same query."""
+        return _segment_starts(self.query)
+
+    @cached_property
+    def _docid_bytes(self) -> DocIds:
+        return as_bytes(self.docid)
+
+    @cached_property
+    def _bytes_hashes(self) -> NDArray[np.uint64]:
+        return doc_hash(self._docid_bytes)
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """pytrec_eval's shape ``{qid: {docid: score}}`` (document ids as text).
+
+        >>> Run.from_arrays(["q"], [5], [1.0]).to_dict()
+        {'q': {'5': 1.0}}
+
+        Complexity: O(n).
+        """
+        out: dict[str, dict[str, float]] = {q: {} for q in self.query_ids}
+        rows = zip(self.query.tolist(), self.docid.tolist(), self.score.tolist(), strict=True)
+        for q, d, s in rows:
+            out[self.query_ids[q]][_text(d)] = s
+        return out
+
+
+def _scores(values: Sequence[Any] | NDArray[Any]) -> FloatArray:
+    if isinstance(values, np.ndarray):
+        array = values
+    else:
+        for value in values:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+                raise TypeError(
+                    f"scores must be real numbers, got {type(value).__name__} {value!r}"
+                )
+        array = np.array(values, dtype=np.float64)
+    if array.dtype.kind not in "fiu":
+        raise TypeError(f"scores must be real numbers, got dtype {array.dtype}")
+    array = array.astype(np.float64, copy=False).reshape(-1)
+    # The sum is NaN when a score is (or when +inf and -inf meet): a cheap first look.
+    with np.errstate(invalid="ignore"):
+        total = array.sum()
+    if np.isnan(total):
+        nan = np.flatnonzero(np.isnan(array))
+        if nan.size:
+            raise ValueError(f"scores must not be NaN (row {int(nan[0])})")
+    return array
+
+
+def as_run(run: RunLike) -> Run:
+    if isinstance(run, Run):
+        return run
+    if isinstance(run, Mapping):
+        return Run.from_dict(run)
+    if isinstance(run, (str, os.PathLike)):
+        return Run.from_file(run)
+    raise TypeError(
+        f"run must be a Run, a {{qid: {{docid: score}}}} mapping or a path, "
+        f"got {type(run).__name__}"
+    )
+
+
+def as_qrels(qrels: QrelsLike) -> Qrels:
+    if isinstance(qrels, Qrels):
+        return qrels
+    if isinstance(qrels, Mapping):
+        return Qrels.from_dict(qrels)
+    if isinstance(qrels, (str, os.PathLike)):
+        return Qrels.from_file(qrels)
+    raise TypeError(
+        f"qrels must be a Qrels, a {{qid: {{docid: rel}}}} mapping or a path, "
+        f"got {type(qrels).__name__}"
+    )
+
+

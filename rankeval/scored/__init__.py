@@ -1,0 +1,21 @@
+"""One query's scored cases, streamed in: the evaluator and everything it owns.
+
+Data flows one way through this room::
+
+    add_case / add_cases ─► store (sorted columns, pair count) ─► kernel (operating points)
+                                  │                                   │
+                                  └─► O(log n) reads                  └─► curves, formulas
+
+* :mod:`.evaluation` — :class:`ScoredPrecisionRecallEvaluation`: the lock, the cache, the
+  LingPipe aliases; it holds state and computes nothing itself.
+* :mod:`.store` — the sorted case store and its exact pair count; :mod:`.window` its
+  sliding-window variant.
+* :mod:`.kernel` — sorting cases and turning a ranking into cumulative true/false positives.
+* :mod:`.curves` — PR, ROC and score curves as pure functions of the kernel's output.
+* :mod:`.state_file` — the saved-state file format.
+* :mod:`.lingpipe_text` — Java's number formatting, for LingPipe's report text.
+"""
+
+from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
+
+__all__ = ["ScoredPrecisionRecallEvaluation"]
