@@ -21,12 +21,17 @@ demo: $(VENV)/.installed-base
 	$(BIN)/python -m pip install --quiet -e '.[plot]'
 	$(BIN)/rankeval demo --output-dir demo-output
 
+# The whole suite, then lint: what CI runs (.ci/run calls this).
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q
+	$(MAKE) --no-print-directory lint
 
+# mypy --strict, ruff, and a static check that nothing needs a Python newer than the
+# oldest one pyproject.toml promises (only one Python is installed on the build machines).
 lint: $(VENV)/.installed-test
 	$(BIN)/python -m mypy
-	$(BIN)/python -m pip install --quiet ruff && $(BIN)/ruff check rankeval tests benchmarks
+	$(BIN)/ruff check rankeval tests benchmarks examples
+	$(BIN)/vermin --no-tips --violations --eval-annotations -t=3.10- rankeval tests benchmarks examples
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .hypothesis demo-output

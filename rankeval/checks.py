@@ -1,19 +1,76 @@
-"""Boundary checks: every public entry point validates here, once, before touching state.
+"""Argument checks: every public entry point validates here, once, before touching state.
 
-Messages say what was expected, what arrived (``!r``) and where. ``TypeError``
-for a wrong type, ``ValueError`` for a wrong value.
+One message style everywhere: ``"{name} must be {what is expected}, got {type} {value!r}"``
+(the type only where it helps), ``TypeError`` for a wrong type and ``ValueError`` for a wrong
+value. The one exception is on purpose: the streaming evaluator's negative miss counts and
+ranks raise LingPipe's own messages (``"Miss count must be non-negative. Found count=-3"``),
+which the LingPipe reference data checks.
+
+Every check returns the value converted to the plain Python type the code stores, so a caller
+writes ``beta = check_beta(beta)`` and never converts twice.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from collections.abc import Collection
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from rankeval.scored.kernel import TIE_POLICIES, TiePolicy
+from rankeval.formulas import TIE_POLICIES, TiePolicy
+
+_Choice = TypeVar("_Choice")
+
+
+def _shown(value: object) -> str:
+    return f"{type(value).__name__} {value!r}"
+
+
+def check_choice(name: str, value: object, allowed: Collection[_Choice]) -> _Choice:
+    """``value`` if it is one of ``allowed`` (a Literal's values), else ``ValueError``.
+
+    >>> check_choice("gain", "exp", ("linear", "exp"))
+    'exp'
+    """
+    for choice in allowed:
+        if value == choice and type(value) is type(choice):
+            return choice
+    raise ValueError(f"{name} must be one of {tuple(allowed)}, got {value!r}")
+
+
+def check_flag(value: object, name: str) -> bool:
+    """A yes/no option: ``bool`` or NumPy bool only (``1`` is not a flag)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name} must be a bool, got {_shown(value)}")
+
+
+def check_int(value: object, name: str, *, minimum: int | None = None) -> int:
+    """An integer (Python or NumPy, never a bool), at least ``minimum`` if given."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {_shown(value)}")
+    number = int(value)
+    if minimum is not None and number < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {number}")
+    return number
+
+
+def check_real(value: object, name: str) -> float:
+    """A real number (never a bool) as a double; NaN and infinities pass."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {_shown(value)}")
+    return _to_double(value, name)
+
+
+def check_hashable(value: object, name: str) -> None:
+    """Refuse a value that cannot be a dictionary key (a class label)."""
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"{name} must be hashable to be a label, got {_shown(value)}") from None
 
 
 def check_ties(ties: object) -> TiePolicy:
@@ -105,22 +162,26 @@ def check_rank(rank: object) -> int:
 
 
 def check_beta(beta: object) -> float:
-    """A finite, strictly positive F-measure weight."""
-    if isinstance(beta, (bool, np.bool_)) or not isinstance(beta, numbers.Real):
-        raise TypeError(f"beta must be a real number, got {type(beta).__name__} {beta!r}")
-    value = _to_double(beta, "beta")
+    """The F-measure weight β: finite, > 0, with a finite non-zero square.
+
+    Every F in rankeval (the function, the confusion matrix's, the maximum over a PR curve)
+    computes β², so β outside about [1.5e-154, 1.3e154] would turn into 0 or infinity there;
+    all of them refuse it here, with the same message.
+
+    >>> check_beta(0.5)
+    0.5
+    """
+    value = check_real(beta, "beta")
     if not (math.isfinite(value) and value > 0.0):
         raise ValueError(f"beta must be finite and > 0, got {beta!r}")
-    if not 0.0 < value * value < math.inf:  # F uses beta squared
+    if not 0.0 < value * value < math.inf:
         raise ValueError(f"beta must have a finite, non-zero square, got {beta!r}")
     return value
 
 
 def check_bool(value: object, name: str) -> bool:
-    """A flag argument such as ``interpolate``."""
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    raise TypeError(f"{name} must be a bool, got {type(value).__name__} {value!r}")
+    """A flag argument such as ``interpolate`` (see :func:`check_flag`)."""
+    return check_flag(value, name)
 
 
 def _first_bad(mask: NDArray[np.bool_]) -> int:

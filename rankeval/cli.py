@@ -25,9 +25,11 @@ Output
 Queries
     With a query column, each query is evaluated on its own; the output is one line per
     query and the means over queries of average precision, reciprocal rank, R-precision and
-    the (uninterpolated) ROC area. Queries without a positive case are left out of every
-    mean, as trec_eval does; a query whose ROC area is undefined (no negative case) is left
-    out of that mean. Each mean says how many queries it covers.
+    the (uninterpolated) ROC area. A query without a positive case scores 0 and counts in the
+    first three means (trec_eval's rule, averaged as :func:`rankeval.evaluate_run` does), or
+    is left out of them with ``--no-relevant skip``; the ROC area's mean covers the queries
+    where it is defined (a positive and a negative case). Each mean says how many queries it
+    covers.
 """
 
 from __future__ import annotations
@@ -35,7 +37,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
-import math
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -46,6 +47,8 @@ from typing import IO, TYPE_CHECKING, Any, Literal, NoReturn, TextIO
 import numpy as np
 from numpy.typing import NDArray
 
+from rankeval.checks import check_choice
+from rankeval.formulas import NO_RELEVANT, NoRelevant, mean_over_queries
 from rankeval.io import (
     DEFAULT_CHUNK_ROWS,
     Cases,
@@ -128,29 +131,33 @@ class Mean:
 
 @dataclass(frozen=True)
 class QuerySummary:
-    """Means over the queries of a multi-query file.
+    """Means over the queries of a multi-query file, under one :data:`NoRelevant` rule.
 
-    Queries without positives are left out of every mean; a query with an undefined (NaN)
-    value is left out of that value's mean.
+    ``no_relevant="zero"`` (trec_eval's rule, the default everywhere): a query without
+    positives scores 0 on average precision, reciprocal rank and R-precision and counts in
+    their means. ``"skip"``: it is left out of them. The ROC area is undefined for a query
+    that lacks positives or negatives; its mean covers the queries where it is defined.
     """
 
     num_queries: int
     num_without_positives: int
+    no_relevant: NoRelevant
     mean_average_precision: Mean
     mean_reciprocal_rank: Mean
     mean_r_precision: Mean
     mean_area_under_roc_curve: Mean
 
 
-def _mean(values: Sequence[float]) -> Mean:
-    defined = [value for value in values if not math.isnan(value)]
-    return Mean(math.fsum(defined) / len(defined) if defined else math.nan, len(defined))
+def summarize_queries(
+    evaluations: Mapping[str, ScoredPrecisionRecallEvaluation], no_relevant: NoRelevant = "zero"
+) -> QuerySummary:
+    """Mean AP, reciprocal rank, R-precision and ROC area over queries, as evaluate_run averages.
 
+    Queries are summed in trec_eval's order (query ids sorted byte-wise), so with distinct
+    scores the means equal :func:`rankeval.evaluate_run`'s ``map``, ``recip_rank`` and
+    ``Rprec`` for the same cases bit for bit.
 
-def summarize_queries(evaluations: Mapping[str, ScoredPrecisionRecallEvaluation]) -> QuerySummary:
-    """Mean AP, reciprocal rank, R-precision and ROC area over queries with positives.
-
-    Undefined when: no query has a positive case (every mean is NaN over 0 queries).
+    Undefined when: no query is evaluated (every mean is NaN over 0 queries).
 
     Complexity: O(sum of the per-query evaluation costs).
 
@@ -160,19 +167,30 @@ def summarize_queries(evaluations: Mapping[str, ScoredPrecisionRecallEvaluation]
     >>> a, b, c = (ScoredPrecisionRecallEvaluation() for _ in range(3))
     >>> a.add_cases([False, True], [2.0, 1.0])  # RR 1/2
     >>> b.add_cases([True, False], [2.0, 1.0])  # RR 1
-    >>> c.add_cases([False], [1.0])  # no positive: left out
-    >>> summary = summarize_queries({"a": a, "b": b, "c": c})
-    >>> summary.mean_reciprocal_rank, summary.num_without_positives
-    (Mean(value=0.75, num_queries=2), 1)
+    >>> c.add_cases([False], [1.0])  # no positive: scores 0, or is left out
+    >>> summarize_queries({"a": a, "b": b, "c": c}).mean_reciprocal_rank
+    Mean(value=0.5, num_queries=3)
+    >>> summarize_queries({"a": a, "b": b, "c": c}, "skip").mean_reciprocal_rank
+    Mean(value=0.75, num_queries=2)
     """
-    judged = [ev for ev in evaluations.values() if ev.num_positive_ref() > 0]
+    check_choice("no_relevant", no_relevant, NO_RELEVANT)
+    ordered = [evaluations[q] for q in sorted(evaluations, key=lambda q: q.encode())]
+    judged = [ev for ev in ordered if ev.num_positive_ref() > 0]
+    evaluated = ordered if no_relevant == "zero" else judged
+
+    def mean(read: Callable[[ScoredPrecisionRecallEvaluation], float]) -> Mean:
+        values = [read(ev) if ev.num_positive_ref() > 0 else 0.0 for ev in evaluated]
+        return Mean(mean_over_queries(values, len(values)), len(values))
+
+    areas = [ev.area_under_roc_curve(False) for ev in judged if ev.num_negative_ref() > 0]
     return QuerySummary(
         num_queries=len(evaluations),
         num_without_positives=len(evaluations) - len(judged),
-        mean_average_precision=_mean([ev.average_precision() for ev in judged]),
-        mean_reciprocal_rank=_mean([ev.reciprocal_rank() for ev in judged]),
-        mean_r_precision=_mean([ev.r_precision() for ev in judged]),
-        mean_area_under_roc_curve=_mean([ev.area_under_roc_curve(False) for ev in judged]),
+        no_relevant=no_relevant,
+        mean_average_precision=mean(lambda ev: ev.average_precision()),
+        mean_reciprocal_rank=mean(lambda ev: ev.reciprocal_rank()),
+        mean_r_precision=mean(lambda ev: ev.r_precision()),
+        mean_area_under_roc_curve=Mean(mean_over_queries(areas, len(areas)), len(areas)),
     )
 
 
@@ -392,6 +410,7 @@ def _summary_document(summary: QuerySummary) -> dict[str, Any]:
     return {
         "num_queries": summary.num_queries,
         "num_queries_without_positives": summary.num_without_positives,
+        "no_relevant": summary.no_relevant,
         "mean_average_precision": mean(summary.mean_average_precision),
         "mean_reciprocal_rank": mean(summary.mean_reciprocal_rank),
         "mean_r_precision": mean(summary.mean_r_precision),
@@ -425,7 +444,8 @@ def _write_query_report(
 
     out.write("\n")
     out.write(f"  Queries={summary.num_queries}\n")
-    out.write(f"  Queries without positives (left out)={summary.num_without_positives}\n")
+    treated = "scored 0" if summary.no_relevant == "zero" else "left out"
+    out.write(f"  Queries without positives ({treated})={summary.num_without_positives}\n")
     out.write(mean_line("Mean Average Precision", summary.mean_average_precision))
     out.write(mean_line("Mean Reciprocal Rank", summary.mean_reciprocal_rank))
     out.write(mean_line("Mean R-Precision", summary.mean_r_precision))
@@ -478,7 +498,7 @@ def _run_scored(args: argparse.Namespace) -> int:
 
     if reader.has_query:
         by_query = {str(query): ev for query, ev in evaluations.items()}
-        summary = summarize_queries(by_query)
+        summary = summarize_queries(by_query, args.no_relevant)
         with _output(args.output) as out:
             if args.json:
                 document = {
@@ -638,6 +658,14 @@ def _parser() -> _Parser:
         default="insertion",
         help="equal scores rank in file order (insertion, LingPipe's rule, the default) or "
         "as one block (grouped: independent of order)",
+    )
+    scored.add_argument(
+        "--no-relevant",
+        choices=NO_RELEVANT,
+        default="zero",
+        help="with a query column: a query without positive cases scores 0 and counts in the "
+        "means (zero, trec_eval's rule, the default) or is left out of them (skip); the same "
+        "option as rankeval trec's and evaluate_run's",
     )
     scored.add_argument(
         "--format",

@@ -27,12 +27,20 @@ import math
 import numbers
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar, cast, overload
+from typing import Any, Generic, Literal, TypeVar, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from rankeval import formulas as _metrics
+from rankeval import formulas
+from rankeval.checks import (
+    check_beta,
+    check_choice,
+    check_correct,
+    check_hashable,
+    check_int,
+    check_real,
+)
 
 __all__ = [
     "ConfusionMatrix",
@@ -54,62 +62,7 @@ Undefined = Literal["nan", "skip", "zero"]
 ``"zero"``: count undefined classes as 0 (scikit-learn ``zero_division=0``).
 """
 
-_UNDEFINED_POLICIES: tuple[str, ...] = ("nan", "skip", "zero")
-
-
-# ---------------------------------------------------------------------------------------------
-# Boundary checks (private)
-# ---------------------------------------------------------------------------------------------
-
-
-def _count(name: str, value: object) -> int:
-    """Return ``value`` as a Python int if it is a valid count, else raise."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be a non-negative int; got {value!r}")
-    count = int(value)
-    if count < 0:
-        raise ValueError(f"{name} must be a non-negative int; got {value!r}")
-    return count
-
-
-def _flag(name: str, value: object) -> bool:
-    """Return ``value`` as a bool if it is a bool, NumPy bool, or the integer 0 or 1."""
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, numbers.Integral):
-        if value in (0, 1):
-            return bool(value)
-        raise ValueError(f"{name} must be a bool (or the integer 0 or 1); got {value!r}")
-    raise TypeError(f"{name} must be a bool (or the integer 0 or 1); got {value!r}")
-
-
-def _real(name: str, value: object) -> float:
-    """Return ``value`` as a float if it is a real number (not a bool), else TypeError."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number; got {value!r}")
-    return float(value)
-
-
-def _beta(value: object) -> float:
-    """Validate an F-measure beta: a finite real number > 0 (rankeval Part A)."""
-    beta = _real("beta", value)
-    if not (math.isfinite(beta) and beta > 0.0):
-        raise ValueError(f"beta must be a finite number > 0; got {value!r}")
-    return beta
-
-
-def _label(name: str, value: object) -> None:
-    """Raise TypeError unless ``value`` can be a label (hashable)."""
-    try:
-        hash(value)
-    except TypeError:
-        raise TypeError(f"{name} must be hashable to be a label; got {value!r}") from None
-
-
-def _undefined_policy(value: object) -> Undefined:
-    if value not in _UNDEFINED_POLICIES:
-        raise ValueError(f"undefined must be one of {_UNDEFINED_POLICIES!r}; got {value!r}")
-    return cast(Undefined, value)
+_UNDEFINED_POLICIES: tuple[Undefined, ...] = ("nan", "skip", "zero")
 
 
 def _ratio(numerator: int, denominator: int) -> float:
@@ -138,7 +91,7 @@ def _f_measure_unchecked(beta: float, recall: float, precision: float) -> float:
     >>> _f_measure_unchecked(1.0, 0.0, 0.0)
     nan
     """
-    return float(_metrics.f_measure_array(float(beta), float(recall), float(precision)))
+    return float(formulas.f_measure_array(float(beta), float(recall), float(precision)))
 
 
 def f_measure(beta: float, recall: float, precision: float) -> float:
@@ -186,9 +139,9 @@ def f_measure(beta: float, recall: float, precision: float) -> float:
     >>> f_measure(1.0, 0.0, 0.0)
     nan
     """
-    checked_beta = _beta(beta)
+    checked_beta = check_beta(beta)
     return _f_measure_unchecked(
-        checked_beta, _real("recall", recall), _real("precision", precision)
+        checked_beta, check_real(recall, "recall"), check_real(precision, "precision")
     )
 
 
@@ -226,24 +179,7 @@ def f_measure_array(beta: float, recall: ArrayLike, precision: ArrayLike) -> NDA
     >>> f_measure_array(1.0, [0.7, 0.7, 0.0], [0.4, 0.5, 0.0])
     array([0.50909091, 0.58333333,        nan])
     """
-    return _metrics.f_measure_array(_beta(beta), recall, precision)
-
-
-def _f_measure_from_counts(beta: float, tp: int, fn: int, fp: int) -> float:
-    """F_beta from counts: ``(1 + b2) TP / ((1 + b2) TP + b2 FN + FP)``, scaled to avoid overflow.
-
-    Divided through by ``1 + b2`` so that a huge (finite) beta cannot overflow:
-    ``TP / (TP + w FN + u FP)`` with ``u = 1 / (1 + b2)`` and ``w = b2 u``.
-    """
-    b2 = beta * beta
-    if math.isinf(b2):
-        return _ratio(tp, tp + fn)  # the limit beta -> inf is recall
-    u = 1.0 / (1.0 + b2)
-    w = b2 * u
-    denominator = tp + w * fn + u * fp
-    if denominator == 0.0:
-        return math.nan
-    return tp / denominator
+    return formulas.f_measure_array(check_beta(beta), recall, precision)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -294,7 +230,7 @@ class CostMatrix:
     def __post_init__(self) -> None:
         for name in ("tp", "fn", "fp", "tn"):
             value = getattr(self, name)
-            if math.isinf(_real(name, value)) or math.isnan(float(value)):
+            if math.isinf(check_real(value, name)) or math.isnan(float(value)):
                 raise ValueError(f"{name} must be a finite cost; got {value!r}")
             if isinstance(value, numbers.Integral):
                 object.__setattr__(self, name, int(value))
@@ -506,7 +442,10 @@ class PrecisionRecallEvaluation:
         fp: int | np.integer[Any] = 0,
         tn: int | np.integer[Any] = 0,
     ) -> None:
-        counts = (_count("tp", tp), _count("fn", fn), _count("fp", fp), _count("tn", tn))
+        counts = tuple(
+            check_int(value, name, minimum=0)
+            for name, value in (("tp", tp), ("fn", fn), ("fp", fp), ("tn", tn))
+        )
         self._tp, self._fn, self._fp, self._tn = counts
 
     # -- mutation ------------------------------------------------------------------------------
@@ -541,8 +480,8 @@ class PrecisionRecallEvaluation:
         >>> ev
         PrecisionRecallEvaluation(tp=1, fn=0, fp=1, tn=0)
         """
-        ref = _flag("reference", reference)
-        resp = _flag("response", response)
+        ref = check_correct(reference, "reference")
+        resp = check_correct(response, "response")
         if ref:
             if resp:
                 self._tp += 1
@@ -822,7 +761,7 @@ class PrecisionRecallEvaluation:
         >>> PrecisionRecallEvaluation(fn=1, fp=1).f_measure()
         0.0
         """
-        return _f_measure_from_counts(_beta(beta), self._tp, self._fn, self._fp)
+        return formulas.f_measure_of_counts(check_beta(beta), self._tp, self._fn, self._fp)
 
     def accuracy(self) -> float:
         """Fraction of cases where response equals reference, ``(TP + TN) / total``.
@@ -1148,7 +1087,7 @@ class MultiClassEvaluation(Generic[L]):
     def __init__(self, labels: Iterable[L] = ()) -> None:
         declared: dict[L, None] = {}
         for i, label in enumerate(labels):
-            _label(f"labels[{i}]", label)
+            check_hashable(label, f"labels[{i}]")
             if label in declared:
                 raise ValueError(f"labels must be distinct; labels[{i}] repeats {label!r}")
             declared[label] = None
@@ -1241,9 +1180,9 @@ class MultiClassEvaluation(Generic[L]):
         for key, value in counts.items():
             if not (isinstance(key, tuple) and len(key) == 2):
                 raise TypeError(f"counts keys must be (reference, response) pairs; got {key!r}")
-            _label(f"counts key {key!r} reference", key[0])
-            _label(f"counts key {key!r} response", key[1])
-            checked.append((key[0], key[1], _count(f"counts[{key!r}]", value)))
+            check_hashable(key[0], f"counts key {key!r} reference")
+            check_hashable(key[1], f"counts key {key!r} response")
+            checked.append((key[0], key[1], check_int(value, f"counts[{key!r}]", minimum=0)))
         evaluation = cls(labels)
         for reference, response, count in checked:
             evaluation._add(reference, response, count)
@@ -1292,7 +1231,10 @@ class MultiClassEvaluation(Generic[L]):
             raise ValueError(
                 f"matrix must have shape ({k}, {k}) to match {k} labels; got shape {array.shape!r}"
             )
-        checked = [[_count(f"matrix[{i}][{j}]", array[i, j]) for j in range(k)] for i in range(k)]
+        checked = [
+            [check_int(array[i, j], f"matrix[{i}][{j}]", minimum=0) for j in range(k)]
+            for i in range(k)
+        ]
         evaluation = cls(label_tuple)
         for i, reference in enumerate(label_tuple):
             for j, response in enumerate(label_tuple):
@@ -1326,8 +1268,8 @@ class MultiClassEvaluation(Generic[L]):
         >>> ev.labels, ev.total
         (('cat', 'dog'), 1)
         """
-        _label("reference", reference)
-        _label("response", response)
+        check_hashable(reference, "reference")
+        check_hashable(response, "response")
         self._add(reference, response, 1)
 
     def add_cases(self, references: Iterable[L], responses: Iterable[L]) -> None:
@@ -1364,8 +1306,8 @@ class MultiClassEvaluation(Generic[L]):
                 f"{len(reference_list)!r} and {len(response_list)!r}"
             )
         for i, (reference, response) in enumerate(zip(reference_list, response_list, strict=True)):
-            _label(f"references[{i}]", reference)
-            _label(f"responses[{i}]", response)
+            check_hashable(reference, f"references[{i}]")
+            check_hashable(response, f"responses[{i}]")
         for reference, response in zip(reference_list, response_list, strict=True):
             self._add(reference, response, 1)
 
@@ -1689,7 +1631,7 @@ class MultiClassEvaluation(Generic[L]):
         >>> MultiClassEvaluation.from_labels(["a", "a", "b"], ["a", "b", "b"]).per_class_f_measure()
         array([0.66666667, 0.66666667])
         """
-        checked_beta = _beta(beta)
+        checked_beta = check_beta(beta)
         return np.array(
             [self.one_vs_rest(label).f_measure(checked_beta) for label in self._labels],
             dtype=np.float64,
@@ -1730,7 +1672,7 @@ class MultiClassEvaluation(Generic[L]):
         >>> ev.macro_precision()
         0.5777777777777778
         """
-        policy = _undefined_policy(undefined)
+        policy = check_choice("undefined", undefined, _UNDEFINED_POLICIES)
         return _average([self.one_vs_rest(c).precision() for c in self._labels], policy)
 
     def macro_recall(self, undefined: Undefined = "nan") -> float:
@@ -1766,7 +1708,7 @@ class MultiClassEvaluation(Generic[L]):
         >>> ev.macro_recall()
         0.5666666666666667
         """
-        policy = _undefined_policy(undefined)
+        policy = check_choice("undefined", undefined, _UNDEFINED_POLICIES)
         return _average([self.one_vs_rest(c).recall() for c in self._labels], policy)
 
     def macro_f_measure(self, beta: float = 1.0, undefined: Undefined = "nan") -> float:
@@ -1798,8 +1740,8 @@ class MultiClassEvaluation(Generic[L]):
         >>> MultiClassEvaluation.from_labels(["a", "a", "b"], ["a", "b", "b"]).macro_f_measure()
         0.6666666666666666
         """
-        checked_beta = _beta(beta)
-        policy = _undefined_policy(undefined)
+        checked_beta = check_beta(beta)
+        policy = check_choice("undefined", undefined, _UNDEFINED_POLICIES)
         return _average([self.one_vs_rest(c).f_measure(checked_beta) for c in self._labels], policy)
 
     # -- agreement -----------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -27,8 +27,23 @@ FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
 
+#: How the streaming evaluator ranks equal scores: in arrival order (``"insertion"``,
+#: LingPipe's rule) or as one block whose values are expectations over its orders
+#: (``"grouped"``, scikit-learn's rule).
+TiePolicy = Literal["insertion", "grouped"]
+TIE_POLICIES: tuple[TiePolicy, ...] = ("insertion", "grouped")
+
+#: What a query without any relevant judgment contributes to a mean over queries: it scores 0
+#: on every measure and counts (``"zero"``, trec_eval's rule) or it is left out (``"skip"``).
+NoRelevant = Literal["zero", "skip"]
+NO_RELEVANT: tuple[NoRelevant, ...] = ("zero", "skip")
+
 
 __all__ = [
+    "NO_RELEVANT",
+    "TIE_POLICIES",
+    "NoRelevant",
+    "TiePolicy",
     "area_under_curve",
     "average_precision",
     "best_precision_from",
@@ -36,13 +51,16 @@ __all__ = [
     "expected_precision_at",
     "expected_reciprocal_rank",
     "f_measure_array",
+    "f_measure_of_counts",
     "maximum_f_measure",
+    "mean_over_queries",
     "precision_at",
     "precision_of",
     "r_precision",
     "reciprocal_of_rank",
     "reciprocal_rank",
     "roc_auc_from_pairs",
+    "sequential_total",
 ]
 
 
@@ -121,6 +139,30 @@ def f_measure_array(beta: float, recall: ArrayLike, precision: ArrayLike) -> Flo
         denominator += r
         numerator /= denominator
         return np.asarray(numerator, dtype=np.float64)
+
+
+def f_measure_of_counts(beta: float, tp: int, fn: int, fp: int) -> float:
+    """F_β from confusion counts: ``(1 + b²)·TP / ((1 + b²)·TP + b²·FN + FP)``.
+
+    The second F formula, on purpose: :func:`f_measure_array` reproduces LingPipe's
+    precision/recall form bit for bit and is 0/0 = NaN when TP = 0, while this count form is
+    0 there as soon as FN + FP > 0 (scikit-learn's ``fbeta_score``); for TP > 0 the two agree
+    to the last bit or one ulp. It is divided through by ``1 + b²`` (``TP / (TP + w·FN +
+    u·FP)`` with ``u = 1/(1 + b²)``, ``w = b²·u``) so that a large β cannot overflow. ``beta``
+    is validated by callers (:func:`rankeval.checks.check_beta`).
+
+    >>> f_measure_of_counts(1.0, 150, 40, 60), f_measure_of_counts(1.0, 0, 1, 1)
+    (0.75, 0.0)
+
+    Undefined when TP + FN + FP = 0 (NaN). Complexity: O(1).
+    """
+    b2 = beta * beta
+    u = 1.0 / (1.0 + b2)
+    w = b2 * u
+    denominator = tp + w * fn + u * fp
+    if denominator == 0.0:
+        return math.nan
+    return tp / denominator
 
 
 def average_precision(tp: ArrayLike, fp: ArrayLike, num_pos: ArrayLike) -> Any:
@@ -400,3 +442,33 @@ def maximum_f_measure(pr: FloatArray, beta: float) -> float:
             return math.nan
         best = max(best, top)
     return best
+
+
+def sequential_total(values: ArrayLike) -> float:
+    """Sum of a 1-D array from left to right (trec_eval accumulates query by query).
+
+    >>> sequential_total([0.1, 0.2, 0.3]), sequential_total([])
+    (0.6000000000000001, 0.0)
+
+    Complexity: O(n).
+    """
+    array = np.asarray(values, dtype=np.float64)
+    return float(np.cumsum(array)[-1]) if array.size else 0.0
+
+
+def mean_over_queries(values: ArrayLike, count: int) -> float:
+    """The mean over queries of every evaluation in rankeval: in-order sum / ``count``.
+
+    ``values`` are the evaluated queries' values in query order; ``count`` is how many queries
+    the mean covers (it can exceed ``len(values)`` when queries that score 0 are not listed,
+    as trec_eval 9 does under ``-c``). Which queries are evaluated at all is decided by the
+    :data:`NoRelevant` rule before this is called.
+
+    Undefined when ``count`` is 0 (NaN).
+
+    >>> mean_over_queries([0.5, 0.0], 2)
+    0.25
+
+    Complexity: O(n).
+    """
+    return sequential_total(values) / count if count else math.nan

@@ -342,13 +342,13 @@ class TestQueries:
     def test_per_query_lines_and_means(
         self, capsys: pytest.CaptureFixture[str], tmp_path: Path
     ) -> None:
-        """One line per query; means over the queries that have positives (q3 has none)."""
+        """One line per query; q3 has no positive, so it scores 0 and counts (trec_eval's rule)."""
         status, out, _ = run(capsys, "scored", write(tmp_path, "q.tsv", QUERY_FILE))
         q1 = oracle("doc-example-nomiss")
-        # q1: the running example without its miss; R-precision (Part A) = 2 of the top 4.
+        # q1: the running example without its miss; R-precision = 2 of the top 4.
         # q2: ranking +, -, +: AP = (1/1 + 2/3) / 2, RR = 1, R-precision = 1/2, ROC area 1/2.
         q2_ap = (1 / 1 + 2 / 3) / 2
-        map_ = (q1["averagePrecision()"] + q2_ap) / 2
+        map_ = (q1["averagePrecision()"] + q2_ap + 0.0) / 3
         mean_auc = (q1["areaUnderRocCurve(false)"] + 0.5) / 2
         assert status == 0
         assert out == (
@@ -358,13 +358,49 @@ class TestQueries:
             "q3\t1\t0\tNaN\t0.0\t1.0\tNaN\n"
             "\n"
             "  Queries=3\n"
-            "  Queries without positives (left out)=1\n"
-            f"  Mean Average Precision={map_!r} (over 2 queries)\n"
-            "  Mean Reciprocal Rank=0.75 (over 2 queries)\n"
-            "  Mean R-Precision=0.5 (over 2 queries)\n"
+            "  Queries without positives (scored 0)=1\n"
+            f"  Mean Average Precision={map_!r} (over 3 queries)\n"
+            "  Mean Reciprocal Rank=0.5 (over 3 queries)\n"
+            f"  Mean R-Precision={(0.5 + 0.5 + 0.0) / 3!r} (over 3 queries)\n"
             f"  Mean Area Under ROC Curve (uninterpolated)={mean_auc!r}"
             " (over 2 queries)\n"
         )
+
+    def test_skip_leaves_queries_without_positives_out(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """--no-relevant skip: the means cover only the queries that have positives."""
+        path = write(tmp_path, "q.tsv", QUERY_FILE)
+        status, out, _ = run(capsys, "scored", "--no-relevant", "skip", path)
+        q1 = oracle("doc-example-nomiss")
+        map_ = (q1["averagePrecision()"] + (1 / 1 + 2 / 3) / 2) / 2
+        assert status == 0
+        assert "  Queries without positives (left out)=1\n" in out
+        assert f"  Mean Average Precision={map_!r} (over 2 queries)\n" in out
+        assert "  Mean Reciprocal Rank=0.75 (over 2 queries)\n" in out
+        assert "  Mean R-Precision=0.5 (over 2 queries)\n" in out
+
+    def test_one_mean_for_every_path(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """Query a: -, +; query b: - only. MAP is (1/2 + 0) / 2 from all three entry points."""
+        from rankeval import evaluate_run
+
+        cases = write(tmp_path, "q.tsv", "a\t0\t2\na\t1\t1\nb\t0\t1\n")
+        qrels = write(tmp_path, "qrels", "a 0 a1 0\na 0 a2 1\nb 0 b1 0\n")
+        trec_run = write(tmp_path, "run", "a Q0 a1 1 2 r\na Q0 a2 2 1 r\nb Q0 b1 1 1 r\n")
+        assert evaluate_run(trec_run, qrels, "map")["map"] == 0.25
+        status, out, _ = run(capsys, "trec", "-m", "map", qrels, trec_run)
+        assert (status, out) == (0, "map                   \tall\t0.2500\n")
+        status, out, _ = run(capsys, "scored", cases)
+        assert status == 0
+        assert "  Mean Average Precision=0.25 (over 2 queries)\n" in out
+        for argv in (("trec", "--no-relevant", "skip", "-m", "map", qrels, trec_run),):
+            status, out, _ = run(capsys, *argv)
+            assert (status, out) == (0, "map                   \tall\t0.5000\n")
+        assert evaluate_run(trec_run, qrels, "map", no_relevant="skip")["map"] == 0.5
+        status, out, _ = run(capsys, "scored", "--no-relevant", "skip", cases)
+        assert "  Mean Average Precision=0.5 (over 1 query)\n" in out
 
     def test_query_json(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
         """--json gives every value per query plus the summary with its query counts."""
@@ -376,7 +412,8 @@ class TestQueries:
         assert document["queries"][2]["average_precision"] == "NaN"
         assert document["summary"]["num_queries"] == 3
         assert document["summary"]["num_queries_without_positives"] == 1
-        assert document["summary"]["mean_reciprocal_rank"] == {"value": 0.75, "num_queries": 2}
+        assert document["summary"]["no_relevant"] == "zero"
+        assert document["summary"]["mean_reciprocal_rank"] == {"value": 0.5, "num_queries": 3}
 
     def test_roc_mean_leaves_out_queries_without_negatives(
         self, capsys: pytest.CaptureFixture[str], tmp_path: Path
@@ -386,7 +423,7 @@ class TestQueries:
         status, out, _ = run(capsys, "scored", path)
         assert status == 0
         assert "  Mean Area Under ROC Curve (uninterpolated)=1.0 (over 1 query)\n" in out
-        assert "  Mean Average Precision=1.0 (over 2 queries)\n" in out
+        assert "  Mean Average Precision=1.0 (over 2 queries)\n" in out  # both have positives
 
     @pytest.mark.parametrize(
         ("options", "message"),

@@ -88,6 +88,11 @@ def re_repr(value: object) -> str:
     return re.escape(repr(value))
 
 
+def accepted_beta(beta: float) -> bool:
+    """The beta rule of every F in rankeval: finite, > 0, with a finite non-zero square."""
+    return math.isfinite(beta) and beta > 0 and 0.0 < beta * beta < math.inf
+
+
 def same_bits(actual: float, expected: float) -> bool:
     """Equal as Java would print them: both NaN, or equal with the same sign (so -0.0 != 0.0)."""
     if math.isnan(expected):
@@ -157,14 +162,14 @@ class TestFMeasureOracle:
         assert mismatches == []
 
     def test_public_function_reproduces_every_valid_beta_line(self) -> None:
-        """f_measure gives Java's bits on every line with a finite beta > 0."""
-        valid = [row for row in ORACLE if math.isfinite(row[0]) and row[0] > 0]
-        assert len(valid) > 500
+        """f_measure gives Java's bits on every line whose beta the one check accepts."""
+        valid = [row for row in ORACLE if accepted_beta(row[0])]
+        assert len(valid) > 400  # 3 betas x 144 grid points
         assert [row for row in valid if not same_bits(f_measure(*row[:3]), row[3])] == []
 
     def test_array_variant_has_the_same_bits_elementwise(self) -> None:
         """f_measure_array matches the oracle bit for bit, one beta at a time, with no warnings."""
-        valid_betas = sorted({row[0] for row in ORACLE if math.isfinite(row[0]) and row[0] > 0})
+        valid_betas = sorted({row[0] for row in ORACLE if accepted_beta(row[0])})
         for beta in valid_betas:
             rows = [row for row in ORACLE if row[0] == beta]
             result = f_measure_array(beta, [r[1] for r in rows], [r[2] for r in rows])
@@ -439,13 +444,30 @@ class TestStatistics:
         assert PrecisionRecallEvaluation(fp=3).f_measure(2.0) == 0.0
 
     def test_f_measure_limits_of_beta(self) -> None:
-        """A tiny beta gives precision, a huge finite one recall, without overflow."""
+        """A tiny beta gives precision, a huge one recall, without overflow."""
         ev = PrecisionRecallEvaluation(tp=3, fn=1, fp=2, tn=9)
-        assert ev.f_measure(1e-200) == pytest.approx(ev.precision(), rel=TOLERANCE)
-        assert ev.f_measure(1e200) == pytest.approx(ev.recall(), rel=TOLERANCE)
+        assert ev.f_measure(1e-150) == pytest.approx(ev.precision(), rel=TOLERANCE)
+        assert ev.f_measure(1e150) == pytest.approx(ev.recall(), rel=TOLERANCE)
         assert ev.f_measure(1e-100) == pytest.approx(ev.precision(), rel=TOLERANCE)
         big = PrecisionRecallEvaluation(tp=10**9, fn=10**9, fp=1)
         assert big.f_measure(1e150) == pytest.approx(0.5, rel=TOLERANCE)
+
+    @pytest.mark.parametrize("beta", [1e200, 1e-200, 1e-300])
+    def test_every_f_refuses_a_beta_whose_square_is_not_a_double(self, beta: float) -> None:
+        """One beta rule: the function, the array form, the counts and the curve all refuse."""
+        from rankeval import ScoredPrecisionRecallEvaluation
+
+        scored = ScoredPrecisionRecallEvaluation()
+        scored.add_cases([True, False], [2.0, 1.0])
+        calls = [
+            lambda: f_measure(beta, 0.5, 0.5),
+            lambda: f_measure_array(beta, [0.5], [0.5]),
+            lambda: PrecisionRecallEvaluation(tp=3, fn=1, fp=2, tn=9).f_measure(beta),
+            lambda: scored.maximum_f_measure(beta),
+        ]
+        for call in calls:
+            with pytest.raises(ValueError, match=r"beta must have a finite, non-zero square"):
+                call()
 
     @pytest.mark.parametrize("beta", [0.0, -2.0, math.nan, math.inf, True, "2"])
     def test_bad_beta_raises_and_leaves_counts_unchanged(self, beta: Any) -> None:

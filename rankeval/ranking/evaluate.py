@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -47,6 +46,9 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from rankeval import formulas
+from rankeval.checks import check_choice, check_flag, check_int
+from rankeval.formulas import NO_RELEVANT, NoRelevant
 from rankeval.ranking import catalogue
 from rankeval.ranking.catalogue import Column, MeasureRequest, Profile
 from rankeval.ranking.inputs import Qrels, QrelsLike, Run, RunLike, as_qrels, as_run
@@ -78,7 +80,6 @@ __all__ = [
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
-NoRelevant = Literal["zero", "skip"]
 ScorePrecision = Literal["float32", "double"]
 
 _PROFILE_DEFAULTS: dict[Profile, tuple[ScorePrecision, IprecRule]] = {
@@ -226,27 +227,6 @@ class RunEvaluation:
 # evaluation
 
 
-def _choice(name: str, value: object, allowed: tuple[str, ...]) -> Any:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-    return value
-
-
-def _flag(name: str, value: object) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a bool, got {type(value).__name__} {value!r}")
-    return bool(value)
-
-
-def _integer(name: str, value: object, *, minimum: int | None = None) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
-    number = int(value)
-    if minimum is not None and number < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {number}")
-    return number
-
-
 def evaluate_run(
     run: RunLike,
     qrels: QrelsLike,
@@ -355,31 +335,32 @@ def evaluate_run(
     """
     run_obj = as_run(run)
     qrels_obj = as_qrels(qrels)
-    _choice("profile", profile, catalogue.PROFILES)
+    check_choice("profile", profile, catalogue.PROFILES)
     specs = [measures] if isinstance(measures, str) else list(measures)
-    first_wins = _flag("first_params_win", first_params_win)
+    first_wins = check_flag(first_params_win, "first_params_win")
     resolved = catalogue.resolve(specs, profile, first_wins=first_wins)
-    level = _integer("relevance_level", relevance_level)
+    level = check_int(relevance_level, "relevance_level")
     default_precision, default_rule = _PROFILE_DEFAULTS[profile]
     options = MeasureOptions(
-        iprec_rule=_choice("iprec_rule", iprec_rule or default_rule,
+        iprec_rule=check_choice("iprec_rule", iprec_rule or default_rule,
                            ("trec9", "lround", "ceil", "lingpipe")),
-        ap_denominator=_choice("ap_denominator", ap_denominator,
+        ap_denominator=check_choice("ap_denominator", ap_denominator,
                                ("relevant", "retrieved", "min_k_r")),
-        precision_denominator=_choice("precision_denominator", precision_denominator,
+        precision_denominator=check_choice("precision_denominator", precision_denominator,
                                       ("k", "retrieved")),
-        capped_recall=_flag("capped_recall", capped_recall),
-        gain=_choice("gain", gain, ("linear", "exp")),
-        discount=_choice("discount", discount, ("log2", "jk2002")),
-        ideal=_choice("ideal", ideal, ("judged", "retrieved")),
-        average_ties=_choice("ties", ties, ("docid_desc", "docid_asc", "input", "average"))
+        capped_recall=check_flag(capped_recall, "capped_recall"),
+        gain=check_choice("gain", gain, ("linear", "exp")),
+        discount=check_choice("discount", discount, ("log2", "jk2002")),
+        ideal=check_choice("ideal", ideal, ("judged", "retrieved")),
+        average_ties=check_choice("ties", ties, ("docid_desc", "docid_asc", "input", "average"))
         == "average",
-        num_docs=_integer("num_docs", num_docs, minimum=0),
+        num_docs=check_int(num_docs, "num_docs", minimum=0),
     )
-    precision = _choice("score_precision", score_precision or default_precision,
-                        ("float32", "double"))
+    precision: ScorePrecision = check_choice(
+        "score_precision", score_precision or default_precision, ("float32", "double")
+    )
     if max_docs is not None:
-        max_docs = _integer("max_docs", max_docs, minimum=0)
+        max_docs = check_int(max_docs, "max_docs", minimum=0)
     if options.average_ties:
         unsupported = [r.measure.name for r in resolved.requests
                        if r.measure.name not in AVERAGE_TIES_MEASURES | _COUNT_MEASURES]
@@ -388,8 +369,8 @@ def evaluate_run(
                 f"ties='average' is defined for {sorted(AVERAGE_TIES_MEASURES)} only, "
                 f"not for {unsupported}"
             )
-    complete = _flag("complete", complete)
-    _choice("no_relevant", no_relevant, ("zero", "skip"))
+    complete = check_flag(complete, "complete")
+    check_choice("no_relevant", no_relevant, NO_RELEVANT)
 
     # Evaluated queries, in trec_eval's order (query ids sorted byte-wise). The run's ids are
     # found through the qrels' dict (built once per Qrels): cheaper than sorting them.
@@ -436,7 +417,7 @@ def evaluate_run(
         ties=ties,
         score_precision=precision,
         max_docs=max_docs,
-        judged_only=_flag("judged_only", judged_only),
+        judged_only=check_flag(judged_only, "judged_only"),
         run_segments=run_obj._segments,
         qrels_levels=qrels_obj._judged_counts,
     )
@@ -521,28 +502,23 @@ def _read_only(array: BoolArray) -> BoolArray:
     return array
 
 
-def _sequential(values: FloatArray) -> float:
-    """Sum in order (trec_eval accumulates query by query)."""
-    return float(np.cumsum(values)[-1]) if values.size else 0.0
-
-
 def _aggregate(
     values: FloatArray, how: str, retrieved: BoolArray, num_q: int, profile: Profile
 ) -> float:
     if how == "sum":
-        return _sequential(values)
+        return formulas.sequential_total(values)
     if how == "geometric":
         logs = np.log(np.maximum(values, MIN_GEO_MEAN))
         if profile == "trec_eval9":
             # trec_eval 9 adds the missing queries (-c) in one term after the others.
-            total = _sequential(logs[retrieved]) + (num_q - int(retrieved.sum())) * math.log(
-                MIN_GEO_MEAN
-            )
+            missing = num_q - int(retrieved.sum())
+            total = formulas.sequential_total(logs[retrieved]) + missing * math.log(MIN_GEO_MEAN)
         else:
-            total = _sequential(logs)
+            total = formulas.sequential_total(logs)
         return math.exp(total / num_q) if num_q else 0.0
-    total = _sequential(values[retrieved]) if profile == "trec_eval9" else _sequential(values)
-    return total / num_q if num_q else 0.0
+    # trec_eval 9 lists only the retrieved queries (the others add 0 under -c).
+    return formulas.mean_over_queries(values[retrieved] if profile == "trec_eval9" else values,
+                                      num_q)
 
 
 # ---------------------------------------------------------------------------------------------

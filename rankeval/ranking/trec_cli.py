@@ -23,9 +23,11 @@ from __future__ import annotations
 import getopt
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from dataclasses import dataclass, field
+from typing import TextIO, TypeVar
 
 from rankeval.errors import DataError
+from rankeval.formulas import NO_RELEVANT, NoRelevant
 from rankeval.ranking import Qrels, Run, catalogue, evaluate_run, trec_files
 from rankeval.ranking.catalogue import Profile
 
@@ -34,6 +36,7 @@ __all__ = ["main"]
 USAGE = (
     "usage: rankeval trec [-h] [-q] [-c] [-n] [-J] [-l level] [-M max_docs] [-N num_docs]\n"
     "                     {-m measure[.params]}* [--profile trec_eval9|trec_eval10]\n"
+    "                     [--no-relevant zero|skip]\n"
     "                     qrels_file run_file\n"
 )
 
@@ -59,6 +62,9 @@ options:
   -D, --Debug_level N             accepted and ignored
   --profile trec_eval9|trec_eval10  which trec_eval to reproduce (default trec_eval9:
                                   float scores, (long)(p*R+0.9) recall cutoffs)
+  --no-relevant zero|skip         a query without relevant judgments scores 0 and counts in
+                                  the means (zero, trec_eval's rule, the default) or is left
+                                  out (skip); the same option as rankeval scored's
 
 exit status: 0 ok, 1 bad input data, 2 usage error
 """
@@ -68,7 +74,7 @@ _LONG = [
     "help", "version", "query_eval_wanted", "measure=", "complete_rel_info_wanted",
     "level_for_rel=", "nosummary", "Debug_level=", "Judged_docs_only",
     "Number_docs_in_coll=", "Max_retrieved_per_topic=", "Rel_info_format=",
-    "Results_format=", "Output_old_results_format", "Zscore=", "profile=",
+    "Results_format=", "Output_old_results_format", "Zscore=", "profile=", "no-relevant=",
 ]
 _ALIASES = {
     "--help": "-h", "--version": "-v", "--query_eval_wanted": "-q", "--measure": "-m",
@@ -77,6 +83,9 @@ _ALIASES = {
     "--Max_retrieved_per_topic": "-M", "--Rel_info_format": "-R", "--Results_format": "-T",
     "--Output_old_results_format": "-o", "--Zscore": "-Z",
 }
+
+
+_T = TypeVar("_T", bound=str)
 
 
 class _UsageError(Exception):
@@ -116,70 +125,98 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-def _main(args: list[str], out: TextIO) -> int:
+@dataclass
+class _Options:
+    """What the command line asked for (trec_eval's defaults until a flag says otherwise)."""
+
+    per_query: bool = False
+    summary: bool = True
+    complete: bool = False
+    judged_only: bool = False
+    level: int = 1
+    max_docs: int | None = None
+    num_docs: int = 0
+    specs: list[str] = field(default_factory=list)
+    profile: Profile = "trec_eval9"
+    no_relevant: NoRelevant = "zero"
+    files: list[str] = field(default_factory=list)
+    stop: str | None = None  # text to print instead of evaluating (--help, --version)
+
+
+def _parse(args: list[str]) -> _Options:
     try:
-        options, files = getopt.gnu_getopt(args, _SHORT, _LONG)
+        pairs, files = getopt.gnu_getopt(args, _SHORT, _LONG)
     except getopt.GetoptError as problem:
         raise _UsageError(str(problem)) from None
-    per_query = False
-    summary = True
-    complete = False
-    judged_only = False
-    level = 1
-    max_docs: int | None = None
-    num_docs = 0
-    specs: list[str] = []
-    profile: Profile = "trec_eval9"
-    for flag, value in options:
+    o = _Options(files=files)
+    for flag, value in pairs:
         flag = _ALIASES.get(flag, flag)
         if flag == "-h":
-            out.write(HELP)
-            return 0
+            o.stop = HELP
+            return o
         if flag == "-v":
             from rankeval import __version__
 
-            out.write(f"rankeval trec {__version__} (trec_eval 9.0.4 / 10.0 compatible)\n")
-            return 0
-        if flag == "-q":
-            per_query = True
-        elif flag == "-m":
-            specs.append(value)
-        elif flag == "-c":
-            complete = True
-        elif flag == "-l":
-            level = _integer("-l", value)
-        elif flag == "-n":
-            summary = False
-        elif flag == "-J":
-            judged_only = True
-        elif flag == "-N":
-            num_docs = _integer("-N", value)
-        elif flag == "-M":
-            max_docs = _integer("-M", value)
-            if max_docs < 0:
-                raise _UsageError(f"-M expects a non-negative integer, found {value!r}")
-        elif flag == "-R" and value != "qrels":
-            raise _UsageError(f"unsupported rel_info format {value!r} (only 'qrels')")
-        elif flag == "-T" and value != "trec_results":
-            raise _UsageError(f"unsupported results format {value!r} (only 'trec_results')")
-        elif flag == "-Z":
-            raise _UsageError("-Z (z-scores) is not supported")
-        elif flag == "--profile":
-            if value not in catalogue.PROFILES:
-                raise _UsageError(f"--profile must be one of {', '.join(catalogue.PROFILES)}, "
-                             f"found {value!r}")
-            profile = "trec_eval9" if value == "trec_eval9" else "trec_eval10"
-    if len(files) != 2:
-        raise _UsageError(f"expected 2 files (qrels_file run_file), found {len(files)}")
-    if not specs:
-        specs = ["official"]
+            o.stop = f"rankeval trec {__version__} (trec_eval 9.0.4 / 10.0 compatible)\n"
+            return o
+        _apply(o, flag, value)
+    if len(o.files) != 2:
+        raise _UsageError(f"expected 2 files (qrels_file run_file), found {len(o.files)}")
+    o.specs = o.specs or ["official"]
     try:
-        for spec in specs:
-            catalogue.parse_spec(spec, profile)
-        catalogue.resolve(specs, profile, first_wins=True)
+        for spec in o.specs:
+            catalogue.parse_spec(spec, o.profile)
+        catalogue.resolve(o.specs, o.profile, first_wins=True)
     except ValueError as problem:
         raise _UsageError(str(problem)) from None
-    qrels_path, run_path = files
+    return o
+
+
+def _apply(o: _Options, flag: str, value: str) -> None:
+    """Record one parsed flag in ``o``."""
+    if flag == "-q":
+        o.per_query = True
+    elif flag == "-m":
+        o.specs.append(value)
+    elif flag == "-c":
+        o.complete = True
+    elif flag == "-l":
+        o.level = _integer("-l", value)
+    elif flag == "-n":
+        o.summary = False
+    elif flag == "-J":
+        o.judged_only = True
+    elif flag == "-N":
+        o.num_docs = _integer("-N", value)
+    elif flag == "-M":
+        o.max_docs = _integer("-M", value)
+        if o.max_docs < 0:
+            raise _UsageError(f"-M expects a non-negative integer, found {value!r}")
+    elif flag == "-R" and value != "qrels":
+        raise _UsageError(f"unsupported rel_info format {value!r} (only 'qrels')")
+    elif flag == "-T" and value != "trec_results":
+        raise _UsageError(f"unsupported results format {value!r} (only 'trec_results')")
+    elif flag == "-Z":
+        raise _UsageError("-Z (z-scores) is not supported")
+    elif flag == "--profile":
+        o.profile = _one_of("--profile", value, catalogue.PROFILES)
+    elif flag == "--no-relevant":
+        o.no_relevant = _one_of("--no-relevant", value, NO_RELEVANT)
+
+
+def _one_of(flag: str, value: str, allowed: tuple[_T, ...]) -> _T:
+    for choice in allowed:
+        if value == choice:
+            return choice
+    raise _UsageError(f"{flag} must be one of {', '.join(map(str, allowed))}, found {value!r}")
+
+
+def _main(args: list[str], out: TextIO) -> int:
+    o = _parse(args)
+    if o.stop is not None:
+        out.write(o.stop)
+        return 0
+    qrels_path, run_path = o.files
     qrels = Qrels.from_file(qrels_path)
     if run_path == "-":
         run = Run.from_table(trec_files.parse_run(sys.stdin.buffer.read(), "-"))
@@ -187,11 +224,11 @@ def _main(args: list[str], out: TextIO) -> int:
         run = Run.from_file(run_path)
     try:
         evaluation = evaluate_run(
-            run, qrels, specs, profile=profile, relevance_level=level, complete=complete,
-            max_docs=max_docs, judged_only=judged_only, num_docs=num_docs,
-            first_params_win=True,
+            run, qrels, o.specs, profile=o.profile, relevance_level=o.level,
+            complete=o.complete, max_docs=o.max_docs, judged_only=o.judged_only,
+            num_docs=o.num_docs, first_params_win=True, no_relevant=o.no_relevant,
         )
     except ValueError as problem:
         raise DataError(run_path, None, str(problem)) from None
-    out.write(evaluation.format(per_query=per_query, summary=summary))
+    out.write(evaluation.format(per_query=o.per_query, summary=o.summary))
     return 0

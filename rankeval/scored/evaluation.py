@@ -32,13 +32,13 @@ from rankeval.checks import (
     check_total,
     check_window,
 )
+from rankeval.formulas import TiePolicy
 from rankeval.scored import curves
 from rankeval.scored import store as _store_module
 from rankeval.scored.kernel import (
     BoolArray,
     FloatArray,
     OperatingPoints,
-    TiePolicy,
     operating_points,
 )
 from rankeval.scored.lingpipe_text import java_double_to_string, java_f6

@@ -15,15 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from rankeval import formulas
-
-TiePolicy = Literal["insertion", "grouped"]
-TIE_POLICIES: tuple[TiePolicy, ...] = ("insertion", "grouped")
+from rankeval.formulas import TiePolicy
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]

@@ -102,7 +102,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rankeval.errors import PersistenceError
-from rankeval.scored.kernel import TIE_POLICIES, TiePolicy
+from rankeval.formulas import TIE_POLICIES, TiePolicy
 
 if TYPE_CHECKING:
     from hashlib import _Hash

@@ -29,12 +29,13 @@ reciprocal rank never needs a full merge: O(log n) after folding.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, Self
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from rankeval.formulas import (
+    TiePolicy,
     expected_precision_at,
     expected_reciprocal_rank,
     reciprocal_of_rank,
@@ -43,7 +44,6 @@ from rankeval.scored.kernel import (
     BoolArray,
     FloatArray,
     IntArray,
-    TiePolicy,
     run_starts,
     sort_cases,
 )
@@ -326,6 +326,9 @@ class _Run:
         )
         return _Run(merged_keys, merged_labels)
 
+_Store = TypeVar("_Store", bound="CaseStore")
+
+
 class CaseStore:
     """Ranked cases with O(1) adds and O(log n) rank queries.
 
@@ -448,11 +451,11 @@ class CaseStore:
             self._main = self._main.merged(self._buffer.keys, self._buffer.labels)
             self._buffer = _Run.empty()
 
-    def _blank(self) -> Self:
+    def _blank(self: _Store) -> _Store:
         """An empty store with the same settings."""
         return type(self)(self.ties)
 
-    def copy(self) -> Self:
+    def copy(self: _Store) -> _Store:
         """An independent store with the same cases. O(p): runs are never written in place."""
         clone = self._blank()
         clone._main, clone._buffer = self._main, self._buffer

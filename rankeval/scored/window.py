@@ -25,18 +25,18 @@ absorb.
 from __future__ import annotations
 
 from collections import deque
-from typing import Self
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
+from rankeval.formulas import TiePolicy
 from rankeval.scored import store
 from rankeval.scored.kernel import (
     _SMALL_SORT,
     BoolArray,
     FloatArray,
     IntArray,
-    TiePolicy,
     run_starts,
     small_stable_order,
     sort_cases,
@@ -118,6 +118,9 @@ def _without(run: _Run, where: IntArray) -> tuple[FloatArray, BoolArray]:
     keep = np.ones(run.size, dtype=np.bool_)
     keep[where] = False
     return run.keys[keep], run.labels[keep]
+
+
+_Window = TypeVar("_Window", bound="WindowStore")
 
 
 class WindowStore(CaseStore):
@@ -388,10 +391,10 @@ class WindowStore(CaseStore):
         return position - int(where.searchsorted(position, side="left"))
 
     # ---------------------------------------------------------------- copies
-    def _blank(self) -> Self:
+    def _blank(self: _Window) -> _Window:
         return type(self)(self.ties, self.window)
 
-    def copy(self) -> Self:
+    def copy(self: _Window) -> _Window:
         """An independent store with the same window. O(W)."""
         clone = super().copy()
         clone._set_buffer(self._buffer, self._buffer_slots)
