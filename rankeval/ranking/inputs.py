@@ -691,7 +691,7 @@ def _scores(values: Sequence[Any] | NDArray[Any]) -> FloatArray:
         raise TypeError(f"scores must be real numbers, got dtype {array.dtype}")
     array = array.astype(np.float64, copy=False).reshape(-1)
     # The sum is NaN when a score is (or when +inf and -inf meet): a cheap first look.
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):  # huge scores may sum to inf
         total = array.sum()
     if np.isnan(total):
         nan = np.flatnonzero(np.isnan(array))
