@@ -30,11 +30,13 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import errno
 import itertools
 import json
 import math
 import os
-import tempfile
+import secrets
+import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Literal
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_CHUNK_ROWS",
+    "TEMP_SUFFIX",
     "Cases",
     "DataError",
     "FileFormat",
@@ -561,14 +564,32 @@ class ScoredCaseReader:
             yield from self._emit(queries, labels, scores)
 
 
+#: Suffix of the temporary files :func:`atomic_output` writes beside its target.
+TEMP_SUFFIX = ".rankeval-tmp"
+
+
 @contextlib.contextmanager
 def atomic_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iterator[IO[Any]]:
-    """Open a temporary file beside ``path``; move it over ``path`` only if the block succeeds.
+    """Write a file so that readers, crashes and kills see the old file or the whole new one.
 
-    A reader of ``path`` sees the old file or the complete new one, never a half-written
-    one; on any exception the temporary file is removed and ``path`` is untouched.
+    The block writes to a fresh temporary file beside ``path`` (``.<name>.<16 hex
+    digits>.rankeval-tmp``); when it ends without an exception the file is flushed, synced to
+    disk, renamed over ``path``, and the directory is synced so the rename survives a power
+    loss. On any exception the temporary file is removed and ``path`` is untouched. This is
+    the one writer behind ``save`` and every ``-o`` of the command line.
 
-    Complexity: O(1) besides the writing itself.
+    The new file gets the mode of the file it replaces, or, for a new file, what ``open()``
+    would give (0o666 less the umask, applied by the system: the process umask is never
+    changed, so other threads are not disturbed).
+
+    Raises
+    ------
+    OSError
+        As :func:`open` would, before the block runs: ``FileNotFoundError`` for ``""`` or a
+        missing directory, ``IsADirectoryError`` for a directory or a path ending in a
+        separator; later, whatever writing, syncing or renaming raises.
+
+    Complexity: O(1) besides the writing itself, plus two ``fsync`` calls.
 
     Examples
     --------
@@ -580,26 +601,67 @@ def atomic_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
     'done\\n'
     """
     target = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(target))
-    handle, temporary = tempfile.mkstemp(
-        dir=directory, prefix=f".{os.path.basename(target)}.", suffix=".tmp"
-    )
+    if not isinstance(target, str):
+        raise TypeError(f"path must be a str or os.PathLike[str], got {target!r}")
+    directory, base = _split_target(target)
+    temporary, handle = _open_temporary(directory, base)
     try:
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
         with (
-            os.fdopen(handle, "wb")
+            open(handle, "wb")
             if binary
-            else os.fdopen(handle, "w", encoding="utf-8", newline="\n")
+            else open(handle, "w", encoding="utf-8", newline="\n")
         ) as out:
             yield out
-        # mkstemp creates the file 0600; give it the permissions a plain open() would.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
+            out.flush()
+            os.fsync(out.fileno())
         os.replace(temporary, target)
     except BaseException:
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(FileNotFoundError):  # already renamed or removed
             os.unlink(temporary)
         raise
+    _fsync_directory(directory)
+
+
+def _open_temporary(directory: str, base: str) -> tuple[str, int]:
+    """Create a fresh temporary file next to the target (mode 0o666 less the umask)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0)
+    stem = base[:100]  # keeps the name under NAME_MAX for long targets
+    while True:
+        name = os.path.join(directory, f".{stem}.{secrets.token_hex(8)}{TEMP_SUFFIX}")
+        try:
+            return name, os.open(name, flags, 0o666)
+        except FileExistsError:  # pragma: no cover - 64 random bits collided
+            continue
+
+
+def _split_target(target: str) -> tuple[str, str]:
+    """The target's directory and name; refuses paths that cannot name a file up front.
+
+    The path is not normalised: ``a/..`` must stay a directory, not become ``.``.
+    """
+    if not target:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), target)
+    directory, base = os.path.split(target)
+    if not base or os.path.isdir(target):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), target)
+    return directory or os.curdir, base
+
+
+def _fsync_directory(directory: str) -> None:
+    """Make the rename durable; a no-op where directories cannot be opened or synced."""
+    if os.name == "nt":  # pragma: no cover - Windows cannot open a directory
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    except OSError as error:  # pragma: no cover - depends on the filesystem
+        if error.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
+            raise
+    finally:
+        os.close(fd)
 
 
 _NON_FINITE = {math.inf: '"Infinity"', -math.inf: '"-Infinity"'}

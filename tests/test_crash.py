@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from rankeval import ScoredPrecisionRecallEvaluation
-from rankeval.scored.state_file import TEMP_SUFFIX, load_state
+from rankeval.io import TEMP_SUFFIX
+from rankeval.scored.state_file import load_state
 
 REPO = Path(__file__).resolve().parent.parent
 KILLS = 50

@@ -479,3 +479,49 @@ class TestBundledData:
             (None, label, score)
             for label, score in RUNNING_EXAMPLE
         ]
+
+
+class TestAtomicOutput:
+    """The one atomic writer behind save() and every -o."""
+
+    def test_keeps_the_mode_of_the_file_it_replaces(self, tmp_path: Path) -> None:
+        """A 0600 file stays 0600 after save() and after -o; nothing else is left behind."""
+        from rankeval import ScoredPrecisionRecallEvaluation
+        from rankeval.cli import main
+
+        state, report = tmp_path / "state", tmp_path / "report.txt"
+        for target in (state, report):
+            target.write_text("old")
+            target.chmod(0o600)
+        ev = ScoredPrecisionRecallEvaluation()
+        ev.add_cases([True, False], [2.0, 1.0])
+        ev.save(state)
+        cases = tmp_path / "cases.tsv"
+        cases.write_text("1\t2\n0\t1\n")
+        assert main(["scored", "-o", str(report), str(cases)]) == 0
+        for target in (state, report):
+            assert os.stat(target).st_mode & 0o777 == 0o600
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["cases.tsv", "report.txt", "state"]
+
+    def test_never_touches_the_process_umask(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Setting the umask races with other threads' file creation, so it is never called."""
+        def refuse(mask: int) -> int:
+            raise AssertionError("os.umask called")
+
+        monkeypatch.setattr(os, "umask", refuse)
+        with atomic_output(tmp_path / "new.txt") as out:
+            out.write("x")
+        assert (tmp_path / "new.txt").read_text() == "x"
+
+    def test_syncs_file_and_directory_before_it_returns(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """fsync runs on the file and on its directory."""
+        synced: list[int] = []
+        real = os.fsync
+        monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real(fd))[1])
+        with atomic_output(tmp_path / "new.bin", binary=True) as out:
+            out.write(b"x")
+        assert len(synced) == 2

@@ -83,14 +83,11 @@ Examples
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import hashlib
 import json
 import numbers
 import os
 import re
-import secrets
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -103,6 +100,7 @@ from numpy.typing import NDArray
 
 from rankeval.errors import PersistenceError
 from rankeval.formulas import TIE_POLICIES, TiePolicy
+from rankeval.io import TEMP_SUFFIX, atomic_output
 
 if TYPE_CHECKING:
     from hashlib import _Hash
@@ -119,7 +117,6 @@ __all__ = [
 
 MAGIC = b"\x89RKV\r\n\x1a\n"
 FORMAT_VERSION = 1
-TEMP_SUFFIX = ".rankeval-tmp"
 
 _HEADER = struct.Struct("<8sIIQQQQ")  # magic, version, flags, M, K, A, L
 _DIGEST_SIZE = hashlib.sha256().digest_size
@@ -354,46 +351,6 @@ def _sections(state: EvaluatorState) -> list[NDArray[Any]]:
     return parts
 
 
-def _open_temp(directory: str, base: str) -> tuple[str, int]:
-    """Create a fresh temporary file next to the target (mode 0o666 less the umask)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    flags |= getattr(os, "O_CLOEXEC", 0)
-    stem = base[:100]  # keeps the name under NAME_MAX for long targets
-    while True:
-        temp = os.path.join(directory, f".{stem}.{secrets.token_hex(8)}{TEMP_SUFFIX}")
-        try:
-            return temp, os.open(temp, flags, 0o666)
-        except FileExistsError:  # pragma: no cover - 64 random bits collided
-            continue
-
-
-def _split_target(target: str) -> tuple[str, str]:
-    """The target's directory and name; refuses paths that cannot name a file up front.
-
-    The path is not normalised: ``a/..`` must stay a directory, not become ``.``.
-    """
-    if not target:
-        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), target)
-    directory, base = os.path.split(target)
-    if not base or os.path.isdir(target):
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), target)
-    return directory or os.curdir, base
-
-
-def _fsync_directory(directory: str) -> None:
-    """Make the rename durable; a no-op where directories cannot be opened or synced."""
-    if os.name == "nt":  # pragma: no cover - Windows cannot open a directory
-        return
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    except OSError as error:  # pragma: no cover - depends on the filesystem
-        if error.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
-            raise
-    finally:
-        os.close(fd)
-
-
 def save_state(path: str | os.PathLike[str], state: EvaluatorState) -> None:
     """Write ``state`` to ``path`` atomically, in format version 1.
 
@@ -448,28 +405,17 @@ def save_state(path: str | os.PathLike[str], state: EvaluatorState) -> None:
     ages_bytes = parts[1].nbytes if state.ages is not None else 0
     labels_bytes = parts[-1].nbytes
     header = _HEADER.pack(MAGIC, FORMAT_VERSION, 0, len(meta), keys_bytes, ages_bytes, labels_bytes)
-    directory, base = _split_target(target)
-    temp, fd = _open_temp(directory, base)
-    try:
-        with open(fd, "wb") as out:
-            digest = hashlib.sha256()
-            for chunk in (header, meta):
-                out.write(chunk)
-                digest.update(chunk)
-            for part in parts:
-                if part.nbytes:
-                    view = part.data.cast("B")
-                    out.write(view)
-                    digest.update(view)
-            out.write(digest.digest())
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):  # already renamed or removed
-            os.unlink(temp)
-        raise
-    _fsync_directory(directory)
+    with atomic_output(target, binary=True) as out:
+        digest = hashlib.sha256()
+        for chunk in (header, meta):
+            out.write(chunk)
+            digest.update(chunk)
+        for part in parts:
+            if part.nbytes:
+                view = part.data.cast("B")
+                out.write(view)
+                digest.update(view)
+        out.write(digest.digest())
 
 
 # --------------------------------------------------------------------- load
