@@ -481,7 +481,7 @@ class TestBundledData:
         ]
 
 
-class TestAtomicOutput:
+class TestOneAtomicWriter:
     """The one atomic writer behind save() and every -o."""
 
     def test_keeps_the_mode_of_the_file_it_replaces(self, tmp_path: Path) -> None:
