@@ -1,6 +1,6 @@
 """Batch: add_cases of 1,000,000 cases + the full report, against NumPy, scikit-learn, torchmetrics.
 
-Question (issue 3): does a fresh evaluator fed 1,000,000 cases with one ``add_cases`` call and
+Question: does a fresh evaluator fed 1,000,000 cases with one ``add_cases`` call and
 then asked for the full report take <= 1.5x the plain NumPy reference (one argsort + cumsum giving
 ROC AUC, AP and the PR curve), and run >= 5x faster than scikit-learn (``roc_auc_score`` +
 ``average_precision_score`` + ``precision_recall_curve``) and >= 3x faster than torchmetrics'

@@ -1,6 +1,6 @@
 """Full report right after one add, at 1,000,000 cases, against a plain NumPy reference.
 
-Question (issue 3): after one ``add_case`` on an evaluator holding n = 1,000,000 cases, does the
+Question: after one ``add_case`` on an evaluator holding n = 1,000,000 cases, does the
 full report -- every curve in both interpolation settings and every summary value -- cost at most
 2x what a plain NumPy reference (one argsort + one cumsum giving ROC AUC, AP and the PR curve)
 needs for the same n?
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     print("full report = pr_curve, pr_score_curve, roc_curve, area_under_pr_curve,"
           " area_under_roc_curve (interpolate False and True), eleven-point precision, AP,"
           " max F1, P@10, P@100, P@n/2, breakeven, R-precision, reciprocal rank, counts.")
-    print("The target is against the reference named in issue 3, which groups tied scores into one"
+    print("The target is against the question's reference, which groups tied scores into one"
           " point. ties=insertion (LingPipe) keeps one point per case, so on tie-heavy data its"
           " curves have n rows where the reference has ~100; the per-case reference does what"
           " ties=insertion must do and is shown for that comparison (no target).")

@@ -1,6 +1,6 @@
 """Memory: resident memory growth per stored case at 10,000,000 cases.
 
-Question (issue 3): does the evaluator hold 10,000,000 cases in at most 24 bytes per case of
+Question: does the evaluator hold 10,000,000 cases in at most 24 bytes per case of
 resident memory growth, against 9 for bare NumPy arrays (float64 score + bool label) and about
 107 for a ``sortedcontainers.SortedList`` of ``(score, label)`` tuples?
 

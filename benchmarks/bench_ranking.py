@@ -1,6 +1,6 @@
 """Ranking over many queries: rankeval vs pytrec_eval-terrier and ranx, API and command line.
 
-Question (issue 4):
+Question:
 
 1. 10,000 queries x 100 documents, measures ``map``, ``recip_rank``, ``ndcg_cut_10``,
    ``P_10``: is rankeval, starting from columnar NumPy arrays, at least 4x faster than

@@ -1,6 +1,6 @@
 """Read after add: latency of one add_case followed by one read, at 10,000 vs 1,000,000 cases.
 
-Question (issue 3): is a read right after an add O(log n)?  For ``area_under_roc_curve(False)``,
+Question: is a read right after an add O(log n)?  For ``area_under_roc_curve(False)``,
 ``reciprocal_rank()``, ``precision_at(10)``, ``precision_at(n // 2)`` and ``num_cases()`` the
 latency of one ``add_case`` + one read at n = 1,000,000 must be at most 3x that at n = 10,000.
 

@@ -1,6 +1,6 @@
 """Streaming: updates per second of one-case adds with a ROC AUC read after every 1,000th add.
 
-Question (issue 3): does a stream of 1,000,000 ``add_case`` calls, reading
+Question: does a stream of 1,000,000 ``add_case`` calls, reading
 ``area_under_roc_curve()`` after every 1,000th, run at >= 1.5x the updates/s of river's
 approximate ``metrics.ROCAUC()`` (defaults) and >= 30x torchmetrics' exact ``BinaryAUROC``
 (``thresholds=None``) fed one case per ``update`` -- while giving the exact value?

@@ -1,6 +1,6 @@
 """Sliding window: updates per second of a W = 100,000 window read after every 1,000th add.
 
-Question (issue 5): does ``ScoredPrecisionRecallEvaluation(window=100_000)``, fed one case per
+Question: does ``ScoredPrecisionRecallEvaluation(window=100_000)``, fed one case per
 ``add_case`` with ``area_under_roc_curve()`` read after every 1,000th add, beat river's
 ``metrics.RollingROCAUC(window_size=100_000)`` on updates per second, while giving the exact
 ROC AUC of the last W cases? river's rolling metric is exact too and runs in Rust behind a

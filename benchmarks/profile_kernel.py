@@ -1,6 +1,6 @@
 """Where a full report spends its time: each read, in report order, on a fresh cache.
 
-Question (issue 3, diagnostic, no target): after ``add_cases`` of n cases, which reads of
+Question (diagnostic, no target): after ``add_cases`` of n cases, which reads of
 the full report cost what, and how does their sum compare with the NumPy reference and
 with ``add_cases`` itself, measured in the same run?
 

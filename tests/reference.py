@@ -17,7 +17,7 @@ Case = tuple[bool, float]
 
 
 class Reference:
-    """What LingPipe (Part B) plus rankeval's Part A say, computed the slow way."""
+    """What LingPipe's rules plus rankeval's documented differences say, computed the slow way."""
 
     def __init__(
         self, cases: list[Case], misses: int = 0, negative_misses: int = 0, ties: str = "insertion"

@@ -87,7 +87,7 @@ EXPECTED_REPORT = (
 
 class TestReport:
     def test_default_output_is_lingpipe_report(self, capsys: pytest.CaptureFixture[str]) -> None:
-        """The default output is LingPipe's toString, with Part A's Precision at r <= n lines."""
+        """The default output is LingPipe's toString, with Precision at r lines for r <= n."""
         status, out, err = run(capsys, "scored", "--misses", "1", str(RUNNING_EXAMPLE))
         assert (status, out, err) == (0, EXPECTED_REPORT, "")
 
@@ -181,7 +181,7 @@ class TestCurves:
     def test_interpolated_score_curve_starts_above_every_score(
         self, capsys: pytest.CaptureFixture[str]
     ) -> None:
-        """Part A: the interpolated score curve starts at [0, 1, +inf], printed as Infinity."""
+        """The interpolated score curve starts at [0, 1, +inf], printed as Infinity."""
         status, out, _ = run(
             capsys,
             "scored",
@@ -192,7 +192,7 @@ class TestCurves:
             "--interpolate",
             str(RUNNING_EXAMPLE),
         )
-        # Rows from the oracle's prScoreCurve(true), after Part A's first row.
+        # Rows from the oracle's prScoreCurve(true), after rankeval's [0, 1, +inf] first row.
         assert (status, out) == (
             0,
             "  PRECI.   RECALL    SCORE\n"
@@ -247,7 +247,7 @@ class TestCurves:
 
 class TestJson:
     def test_every_value_matches_the_oracle(self, capsys: pytest.CaptureFixture[str]) -> None:
-        """--json holds every derived value; each equals LingPipe's (Part A where it differs)."""
+        """--json holds every derived value; each is LingPipe's or rankeval's documented one."""
         status, out, _ = run(capsys, "scored", "--misses", "1", "--json", str(RUNNING_EXAMPLE))
         assert status == 0
         got = decode(json.loads(out))
@@ -280,7 +280,7 @@ class TestJson:
         assert got["pr_curve"]["columns"] == ["recall", "precision"]
         assert got["roc_curve"]["columns"] == ["1-specificity", "sensitivity"]
         assert got["pr_score_curve"]["columns"] == ["recall", "precision", "score"]
-        # Part A: precision at rank R = 5 of the 10 returned cases is 3/5.
+        # R-precision is precision at rank R = 5 of the 10 returned cases is 3/5.
         assert got["r_precision"] == got["pr_breakeven_point"] == 0.6
         assert got["precision_at"] == {
             "5": want["precisionAt(5)"],

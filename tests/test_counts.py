@@ -205,7 +205,7 @@ class TestFMeasureOracle:
 class TestFMeasureValidation:
     @pytest.mark.parametrize("beta", [0.0, -1.0, -0.0, math.nan, math.inf, -math.inf])
     def test_bad_beta_is_a_value_error_naming_it(self, beta: float) -> None:
-        """beta must be finite and > 0 (spec Part A); the message shows the value."""
+        """beta must be finite and > 0 (one rule for every F); the message shows the value."""
         with pytest.raises(ValueError, match=rf"beta.*{re_repr(beta)}"):
             f_measure(beta, 0.5, 0.5)
         with pytest.raises(ValueError, match="beta"):

@@ -1,6 +1,7 @@
 """Every record of the LingPipe 4.1.0 reference outputs, through the LingPipe-named aliases.
 
-Part A of the spec overrides a few outputs (R-precision / BEP, maximumFMeasure
+Where rankeval differs on purpose (docs/semantics.md), a few outputs are overridden
+(R-precision / BEP, maximumFMeasure
 for beta <= 0, the first row of prScoreCurve(true) and its print text, the
 "Precision at" lines of toString); there the expected value comes from the
 slow reference implementation in ``tests/reference.py`` instead.
@@ -27,7 +28,7 @@ def has_nan(record: dict[str, Any]) -> bool:
     return any(score == "NaN" for _, score in record["cases"])
 
 
-# Part A: NaN scores are refused, so NaN records are checked for that alone.
+# rankeval: NaN scores are refused, so NaN records are checked for that alone.
 RECORDS = [r for r in ALL_RECORDS if not has_nan(r)]
 NAN_RECORDS = [r for r in ALL_RECORDS if has_nan(r)]
 
@@ -63,7 +64,7 @@ def case(request: pytest.FixtureRequest) -> tuple[dict[str, Any], dict[str, Any]
 
 @pytest.mark.parametrize("record", NAN_RECORDS, ids=[r["id"] for r in NAN_RECORDS])
 def test_nan_records_are_refused(record: dict[str, Any]) -> None:
-    """Part A: a NaN score raises ValueError and leaves the cases before it intact."""
+    """A NaN score raises ValueError and leaves the cases before it intact."""
     ev = ScoredPrecisionRecallEvaluation()
     added = 0
     for correct, score in decode(record["cases"]):
@@ -132,7 +133,7 @@ class TestLingPipeOracle:
 
     @pytest.mark.parametrize("beta", [0.0, -1.0])
     def test_nonpositive_beta_rejected(self, case: Any, beta: float) -> None:
-        """Part A: beta <= 0 is a ValueError (LingPipe gives NaN or |beta|'s value)."""
+        """beta <= 0 is a ValueError (LingPipe gives NaN or |beta|'s value)."""
         _, _, ev = case
         with pytest.raises(ValueError, match="beta"):
             ev.maximumFMeasure(beta)
@@ -153,7 +154,7 @@ class TestLingPipeOracle:
                 assert close(ev.precisionAt(rank), expected, TOL), key
 
     def test_r_precision_is_precision_at_r(self, case: Any) -> None:
-        """Part A: rPrecision and prBreakevenPoint are precision at rank R (1.0 when R = 0)."""
+        """rPrecision and prBreakevenPoint are precision at rank R (1.0 when R = 0)."""
         record, _, ev = case
         expected = reference(record).r_precision()
         assert close(ev.rPrecision(), expected, TOL)

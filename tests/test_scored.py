@@ -30,7 +30,7 @@ SEEDS = {entry["name"]: entry for entry in json.loads((DATA / "seed_golden.json"
 
 
 class TestRunningExample:
-    """The documented example: 10 cases and one miss (spec Part B §4, seed 001)."""
+    """The documented example: 10 cases and one miss (LingPipe's documented example)."""
 
     def test_pr_curves(self, running_example: Any) -> None:
         """prCurve(false) has 11 rows (not the javadoc's 12); prCurve(true) is the spec's."""
@@ -283,7 +283,7 @@ class TestReadsDoNotMutate:
         assert ev.average_precision() != before_ap
 
     def test_empty(self) -> None:
-        """The empty evaluation: spec §7's row."""
+        """The empty evaluation: the edge-case table's row."""
         ev = ScoredPrecisionRecallEvaluation()
         assert ev.pr_curve().tolist() == [[0.0, 1.0], [1.0, 0.0]]
         assert ev.pr_score_curve().shape == (0, 3)

@@ -2,7 +2,7 @@
 
 Each function returns a read-only ``float64`` array. The rules (limit
 points, skipped rows, the two interpolation rules) are LingPipe 4.1.0's, as
-written down in ``spec/scored-evaluation.md`` Part B §4; they apply unchanged
+written down in ``docs/semantics.md#curves``; they apply unchanged
 to the per-block operating points of the ``"grouped"`` tie policy.
 
 Running example of the spec (10 cases and one miss), used by the doctests:
@@ -72,7 +72,7 @@ def pr_curve(points: OperatingPoints, interpolate: bool = False) -> FloatArray:
 
 
 def _interpolated_pr(points: OperatingPoints) -> FloatArray:
-    """LingPipe's INTERP rule (spec B §4 prCurve) applied to the uninterpolated PR curve.
+    """LingPipe's INTERP rule (``docs/semantics.md#curves``) applied to the uninterpolated PR curve.
 
     (a) Each precision becomes the maximum precision at that row or any later
     one, floored at 0 (precision is never negative, so the floor changes

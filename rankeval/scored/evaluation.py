@@ -73,7 +73,7 @@ class ScoredPrecisionRecallEvaluation:
     with :meth:`add_misses`, negatives it never saw with
     :meth:`add_negative_misses`. Curves and summary values follow LingPipe
     4.1.0's ``ScoredPrecisionRecallEvaluation`` exactly (see
-    ``spec/scored-evaluation.md``), with the documented fixes: R-precision is
+    ``docs/semantics.md``), with the documented fixes: R-precision is
     precision at rank R, ``beta`` must be positive, NaN scores are refused.
 
     Parameters

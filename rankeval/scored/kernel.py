@@ -38,7 +38,7 @@ class OperatingPoints:
     Along the points ``tp`` and ``fp`` never decrease and ``tp + fp`` grows by
     at least one case per point; the derived arrays below rely on that.
 
-    The per-point values of spec Part B §3 are computed on first use, once,
+    The per-point values of ``docs/semantics.md#operating-points`` are computed on first use, once,
     straight into the two uninterpolated curves that hold them
     (:attr:`score_table`, :attr:`roc_table`); :attr:`recall`,
     :attr:`precision` and :attr:`one_minus_specificity` are views of their
