@@ -353,11 +353,11 @@ def expected_reciprocal_rank(above: int, tied_pos: int, tied_neg: int) -> float:
 
 
 def roc_auc_from_pairs(
-    pair_count2: int, pos_added: int, pos_missed: int, neg_added: int, neg_missed: int
+    doubled_pairs: int, pos_added: int, pos_missed: int, neg_added: int, neg_missed: int
 ) -> float:
     """Exact area under the uninterpolated ROC curve from its pair count.
 
-    ``pair_count2`` is twice the number of (positive, negative) pairs of ranked
+    ``doubled_pairs`` is twice the number of (positive, negative) pairs of ranked
     cases with the positive above the negative, tied pairs counting one half
     under the grouped policy. Ranked positives beat every negative miss, and a
     positive miss against a negative miss counts one half (the closing
@@ -378,7 +378,7 @@ def roc_auc_from_pairs(
         return 0.5
     if num_pos == 0 or num_neg == 0:
         return math.nan
-    numerator = pair_count2 + 2 * pos_added * neg_missed + pos_missed * neg_missed
+    numerator = doubled_pairs + 2 * pos_added * neg_missed + pos_missed * neg_missed
     return numerator / (2 * num_pos * num_neg)
 
 

@@ -347,7 +347,7 @@ class TestBadInput:
             getattr(ev, method)(*args)
         assert same(snapshot(ev), before)
         assert same(snapshot(ev), before)
-        assert ev._store.pair_count2 == store.pair_count2
+        assert ev._store.doubled_pairs == store.doubled_pairs
         assert ev._store.size == store.size
 
     def test_bulk_error_names_first_bad_index(self) -> None:

@@ -1,6 +1,6 @@
 """Every trec_eval measure as a small pure function of a batch of ranked queries.
 
-Each function takes a :class:`~rankeval.ranking.trec_sort.Batch` (queries x ranks of relevance
+Each function takes a :class:`~rankeval.ranking.trec_sort.QueryBatch` (queries x ranks of relevance
 values, plus judged counts per relevance value) and returns one float per query and value
 column, shape ``(B, columns)``. The arithmetic follows trec_eval's C code operation for
 operation (same divisions, sums accumulated in rank order with ``np.cumsum``, ``log2`` from
@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from rankeval import formulas
 from rankeval.ranking.catalogue import MeasureRequest
-from rankeval.ranking.trec_sort import NONPOOL, UNJUDGED, Batch
+from rankeval.ranking.trec_sort import NONPOOL, UNJUDGED, QueryBatch
 
 __all__ = [
     "AVERAGE_TIES_MEASURES",
@@ -91,15 +91,15 @@ class MeasureOptions:
 
 
 Result = FloatArray | list[str]
-MeasureFunction = Callable[[Batch, MeasureRequest, MeasureOptions], Result]
+MeasureFunction = Callable[[QueryBatch, MeasureRequest, MeasureOptions], Result]
 
 
-def compute(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def compute(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """Values of one measure for a batch: ``(B, columns)`` floats, or strings (relstring).
 
     >>> from rankeval.ranking.catalogue import parse_spec
-    >>> from rankeval.ranking.trec_sort import Batch
-    >>> batch = Batch(np.array([[0, 1, 1]]), np.array([3]), np.array([[1, 3]]), 1, None)
+    >>> from rankeval.ranking.trec_sort import QueryBatch
+    >>> batch = QueryBatch(np.array([[0, 1, 1]]), np.array([3]), np.array([[1, 3]]), 1, None)
     >>> compute(batch, parse_spec("P.2")[0], MeasureOptions()).tolist()
     [[0.5]]
     >>> round(float(compute(batch, parse_spec("map")[0], MeasureOptions())[0, 0]), 4)
@@ -173,7 +173,7 @@ def _block_mean(values: FloatArray, tied: BoolArray) -> FloatArray:
     return means
 
 
-def _relevance(batch: Batch, options: MeasureOptions) -> FloatArray:
+def _relevance(batch: QueryBatch, options: MeasureOptions) -> FloatArray:
     """Relevant indicator per rank (block means under ``average_ties``)."""
     relevant = batch.relevant.astype(np.float64)
     if options.average_ties and batch.tied is not None:
@@ -189,27 +189,27 @@ def _cutoffs(request: MeasureRequest) -> list[int]:
 # counts
 
 
-def _num_q(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _num_q(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     return np.ones((batch.size, 1))
 
 
-def _num_ret(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _num_ret(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """num_ret = n."""
     return _col(batch.num_ret)
 
 
-def _num_rel(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _num_rel(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """num_rel = R."""
     return _col(batch.num_rel)
 
 
-def _num_rel_ret(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _num_rel_ret(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """num_rel_ret = H_n."""
     return _col(batch.num_rel_ret)
 
 
 def _num_nonrel_judged_ret(
-    batch: Batch, request: MeasureRequest, options: MeasureOptions
+    batch: QueryBatch, request: MeasureRequest, options: MeasureOptions
 ) -> Result:
     """Retrieved documents judged below the relevance level."""
     judged_nonrel = (batch.rels >= 0) & (batch.rels < batch.level)
@@ -220,7 +220,7 @@ def _num_nonrel_judged_ret(
 # precision family
 
 
-def _ap_sums(batch: Batch, k: int | None) -> FloatArray:
+def _ap_sums(batch: QueryBatch, k: int | None) -> FloatArray:
     """Σ over relevant ranks i <= k of H_i / i: the kernel's AP with R = 1.
 
     Operating points are the relevant ranks (the other ranks add nothing); points past the
@@ -235,7 +235,9 @@ def _ap_sums(batch: Batch, k: int | None) -> FloatArray:
     return np.asarray(sums, dtype=np.float64).reshape(batch.size)
 
 
-def _ap_value(batch: Batch, sums: FloatArray, k: int | None, options: MeasureOptions) -> FloatArray:
+def _ap_value(
+    batch: QueryBatch, sums: FloatArray, k: int | None, options: MeasureOptions
+) -> FloatArray:
     hits = batch.num_rel_ret if k is None else batch.tp_at(k)
     rel = batch.num_rel
     if options.ap_denominator == "retrieved":
@@ -246,18 +248,18 @@ def _ap_value(batch: Batch, sums: FloatArray, k: int | None, options: MeasureOpt
     return _divide(sums, rel, (rel > 0) & (hits > 0) if k is None else rel > 0)
 
 
-def _map(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _map(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """map = Σ_{rel_i} H_i/i / R; 0 when nothing relevant is retrieved."""
     return _col(_ap_value(batch, _ap_sums(batch, None), None, options))
 
 
-def _map_cut(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _map_cut(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """map_cut_k = Σ_{rel_i, i<=k} H_i/i / R; 0 when R = 0."""
     columns = [_ap_value(batch, _ap_sums(batch, k), k, options) for k in _cutoffs(request)]
     return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
 
 
-def _precision(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _precision(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """P_k = H_k / k (ranks past n count as non-relevant)."""
     cutoffs = _cutoffs(request)
     out = np.zeros((batch.size, len(cutoffs)))
@@ -278,7 +280,7 @@ def _precision(batch: Batch, request: MeasureRequest, options: MeasureOptions) -
 
 
 def _precision_divisor(
-    batch: Batch, hits: NDArray[np.generic], k: int, options: MeasureOptions
+    batch: QueryBatch, hits: NDArray[np.generic], k: int, options: MeasureOptions
 ) -> FloatArray:
     if options.precision_denominator == "retrieved":
         den = np.minimum(batch.num_ret, k)
@@ -286,7 +288,7 @@ def _precision_divisor(
     return np.asarray(hits, dtype=np.float64) / float(k)
 
 
-def _relative_p(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _relative_p(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """relative_P_k = H_k / min(k, R); 0 when R = 0."""
     rel = batch.num_rel
     columns = [
@@ -295,7 +297,7 @@ def _relative_p(batch: Batch, request: MeasureRequest, options: MeasureOptions) 
     return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
 
 
-def _recall(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _recall(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """recall_k = H_k / R (``capped_recall``: / min(k, R)); 0 when R = 0."""
     rel = batch.num_rel
     expected = None
@@ -312,19 +314,19 @@ def _recall(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> R
     return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
 
 
-def _success(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _success(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """success_k = 1 if H_k >= 1."""
     columns = [(batch.tp_at(k) > 0).astype(np.float64) for k in _cutoffs(request)]
     return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
 
 
-def _r_prec(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _r_prec(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """Rprec = H_R / R (:func:`rankeval.formulas.r_precision`), but 0 when R = 0."""
     rel = batch.num_rel
     return _col(np.where(rel > 0, formulas.r_precision(batch.tp_at(rel), rel), 0.0))
 
 
-def _r_prec_mult(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _r_prec_mult(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """Rprec_mult_x = H_c / c with c = (long)(x·R + 0.9) (padding non-relevant); 0 if c = 0."""
     rel = batch.num_rel.astype(np.float64)
     columns = []
@@ -334,7 +336,7 @@ def _r_prec_mult(batch: Batch, request: MeasureRequest, options: MeasureOptions)
     return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
 
 
-def _recip_rank(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _recip_rank(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """recip_rank = 1 / rank of the first relevant document; 0 if none."""
     if batch.width == 0:
         return np.zeros((batch.size, 1))
@@ -371,7 +373,7 @@ def recall_cutoffs(levels: NDArray[np.float64], rel: IntArray, rule: IprecRule) 
 
 
 def interpolated_precision(
-    batch: Batch, levels: NDArray[np.float64], rule: IprecRule
+    batch: QueryBatch, levels: NDArray[np.float64], rule: IprecRule
 ) -> FloatArray:
     """trec_eval's ``iprec_at_recall``: max precision at or below the c-th relevant rank.
 
@@ -408,13 +410,13 @@ def interpolated_precision(
     return out
 
 
-def _iprec_at_recall(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _iprec_at_recall(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """iprec_at_recall_p (see :func:`interpolated_precision`)."""
     return interpolated_precision(batch, np.asarray(request.params, dtype=np.float64),
                                   options.iprec_rule)
 
 
-def _11pt_avg(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _11pt_avg(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """11pt_avg = mean of iprec over the levels (summed from the highest level down)."""
     values = interpolated_precision(batch, np.asarray(request.params, dtype=np.float64),
                                     options.iprec_rule)
@@ -428,7 +430,7 @@ def _11pt_avg(batch: Batch, request: MeasureRequest, options: MeasureOptions) ->
 # judged-only measures
 
 
-def _bpref_sums(batch: Batch) -> FloatArray:
+def _bpref_sums(batch: QueryBatch) -> FloatArray:
     rels = batch.rels
     judged_nonrel = (rels >= 0) & (rels < batch.level)
     judged_rel = (rels >= 0) & (rels >= batch.level)
@@ -444,14 +446,14 @@ def _bpref_sums(batch: Batch) -> FloatArray:
     return np.asarray(np.cumsum(terms, axis=1)[:, -1], dtype=np.float64)
 
 
-def _bpref(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _bpref(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """bpref = Σ_{judged rel} (1 - min(nonrel above, R) / min(N, R)) / R."""
     rel = batch.num_rel
     sums = _bpref_sums(batch)
     return _col(np.where(rel > 0, _divide(sums, rel, rel > 0), sums))
 
 
-def _inf_ap(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _inf_ap(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """Inferred AP (Yilmaz and Aslam), trec_eval's arithmetic, divided by R."""
     rels = batch.rels
     if batch.width == 0:
@@ -475,7 +477,7 @@ def _inf_ap(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> R
     return _col(np.where(rel > 0, _divide(sums, rel, rel > 0), sums))
 
 
-def _unj(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _unj(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """unj_k = documents not in the qrels or unjudged among the top k, / k."""
     unjudged = np.cumsum((batch.rels == NONPOOL) | (batch.rels == UNJUDGED), axis=1)
     columns = []
@@ -489,32 +491,32 @@ def _unj(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Resu
 # set measures
 
 
-def _set_p(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _set_p(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """set_P = H_n / n."""
     n = batch.num_ret
     return _col(_divide(batch.num_rel_ret, n, n > 0))
 
 
-def _set_relative_p(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _set_relative_p(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """set_relative_P = H_n / min(n, R)."""
     n, rel = batch.num_ret, batch.num_rel
     return _col(_divide(batch.num_rel_ret, np.minimum(n, rel), (n > 0) & (rel > 0)))
 
 
-def _set_recall(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _set_recall(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """set_recall = H_n / R."""
     rel = batch.num_rel
     return _col(_divide(batch.num_rel_ret, rel, rel > 0))
 
 
-def _set_map(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _set_map(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """set_map = H_n² / (n·R)."""
     n, rel, hits = (batch.num_ret.astype(np.float64), batch.num_rel.astype(np.float64),
                     batch.num_rel_ret.astype(np.float64))
     return _col(_divide(hits * hits, n * rel, (n > 0) & (rel > 0)))
 
 
-def _set_f(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _set_f(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """set_F = (x+1)·P·R / (x·P + R) over the retrieved set (x = parameter, default 1)."""
     x = request.params[0]
     hits = batch.num_rel_ret.astype(np.float64)
@@ -526,7 +528,7 @@ def _set_f(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Re
     return _col(np.where(ok, value, 0.0))
 
 
-def _utility(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _utility(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """utility = a·H_n + b·(n - H_n) + c·(R - H_n) + d·(N_coll + H_n - n - R)."""
     a, b, c, d = request.params
     n, rel, hits = batch.num_ret, batch.num_rel, batch.num_rel_ret
@@ -539,7 +541,7 @@ def _utility(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> 
 # gains: ndcg family, G, rbp
 
 
-def _gain_table(batch: Batch, request: MeasureRequest | None, options: MeasureOptions
+def _gain_table(batch: QueryBatch, request: MeasureRequest | None, options: MeasureOptions
                 ) -> dict[int, float]:
     """Gain per relevance value: the value itself (or 2**v - 1), custom ``v=gain`` pairs."""
     levels = batch.rel_levels.shape[1]
@@ -554,7 +556,7 @@ def _gain_table(batch: Batch, request: MeasureRequest | None, options: MeasureOp
     return table
 
 
-def _gains(batch: Batch, table: dict[int, float], width: int | None = None) -> FloatArray:
+def _gains(batch: QueryBatch, table: dict[int, float], width: int | None = None) -> FloatArray:
     """Gain at each of the first ``width`` ranks (0 for values without a gain, padding)."""
     rels = batch.rels if width is None else batch.rels[:, :width]
     low = min(table, default=0)
@@ -575,7 +577,7 @@ def _gains(batch: Batch, table: dict[int, float], width: int | None = None) -> F
 
 
 def _ideal_gains(
-    batch: Batch, table: dict[int, float], width: int | None = None
+    batch: QueryBatch, table: dict[int, float], width: int | None = None
 ) -> tuple[FloatArray, IntArray]:
     """Ideal ranking's positive gains per query (descending), padded with 0, and its length.
 
@@ -637,7 +639,7 @@ class _Dcg:
 
 
 def _dcg_parts(
-    batch: Batch, request: MeasureRequest | None, options: MeasureOptions,
+    batch: QueryBatch, request: MeasureRequest | None, options: MeasureOptions,
     width: int | None = None,
 ) -> _Dcg:
     """Gains, running DCG and the ideal ranking's running DCG, over the first ``width`` ranks.
@@ -668,7 +670,7 @@ def _dcg_parts(
     )
 
 
-def _ndcg_values(batch: Batch, request: MeasureRequest | None, options: MeasureOptions
+def _ndcg_values(batch: QueryBatch, request: MeasureRequest | None, options: MeasureOptions
                  ) -> tuple[FloatArray, FloatArray]:
     parts = _dcg_parts(batch, request, options)
     dcg = _at(parts.run_prefix, batch.num_ret - 1)
@@ -676,23 +678,23 @@ def _ndcg_values(batch: Batch, request: MeasureRequest | None, options: MeasureO
     return dcg, ideal
 
 
-def _dcg(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _dcg(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """dcg = Σ_i gain(rel_i) / log2(i + 1)."""
     return _col(_ndcg_values(batch, request, options)[0])
 
 
-def _ideal_dcg(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _ideal_dcg(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """ideal_dcg = DCG of the judged documents sorted by gain, positive gains only."""
     return _col(_ndcg_values(batch, request, options)[1])
 
 
-def _ndcg(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _ndcg(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """ndcg = dcg / ideal_dcg; 0 when the ideal is 0."""
     dcg, ideal = _ndcg_values(batch, request, options)
     return _col(_divide(dcg, ideal, ideal > 0.0))
 
 
-def _ndcg_cut(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _ndcg_cut(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """ndcg_cut_k = DCG@k / ideal DCG@k (gain = qrels value; the DCG itself if ideal = 0)."""
     parts = _dcg_parts(batch, None, options, width=max(_cutoffs(request), default=0))
     columns = []
@@ -703,7 +705,7 @@ def _ndcg_cut(batch: Batch, request: MeasureRequest, options: MeasureOptions) ->
     return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
 
 
-def _ndcg_rel(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _ndcg_rel(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """ndcg_rel: nDCG averaged over the positive-gain documents (missed ones at final nDCG)."""
     parts = _dcg_parts(batch, request, options)
     b = batch.size
@@ -729,7 +731,7 @@ def _ndcg_rel(batch: Batch, request: MeasureRequest, options: MeasureOptions) ->
     return _col(out)
 
 
-def _r_ndcg(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _r_ndcg(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """Rndcg: nDCG averaged at the points where the ideal gain changes level."""
     parts = _dcg_parts(batch, request, options)
     out = np.zeros(batch.size)
@@ -759,7 +761,7 @@ def _r_ndcg(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> R
     return _col(out)
 
 
-def _g(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _g(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """G: Σ gain_i / log2(2 + cost_i - gained_i), normalized by the ideal total gain."""
     table = _gain_table(batch, request, options)
     gains = _gains(batch, table)
@@ -783,7 +785,7 @@ def _g(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result
     return _col(out)
 
 
-def _bin_g(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _bin_g(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """binG = Σ_{rel_i} 1 / log2(2 + non-relevant documents above i) / R."""
     if batch.width == 0:
         return np.zeros((batch.size, 1))
@@ -810,7 +812,7 @@ def _powers(p: float, count: int) -> FloatArray:
     return np.cumprod(factors)
 
 
-def _rbp(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _rbp(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """rbp = (1 - p) Σ_i gain_i p^(i-1).
 
     As in trec_eval, a query's gains (its relevance values 0..max plus any ``v=gain``
@@ -842,7 +844,7 @@ def _rbp(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Resu
     return _col((1.0 - p) * sums)
 
 
-def _rbp_resid(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _rbp_resid(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """rbp_resid = p^n + (1 - p) Σ_{unjudged i} p^(i-1), when any retrieved doc is unjudged."""
     p = _rbp_persistence(request)
     powers = _powers(p, batch.width + 1)
@@ -857,7 +859,7 @@ def _rbp_resid(batch: Batch, request: MeasureRequest, options: MeasureOptions) -
 # strings
 
 
-def _relstring(batch: Batch, request: MeasureRequest, options: MeasureOptions) -> Result:
+def _relstring(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """First N relevance values: digit, '>' above 9, '-' not judged, '.' unjudged, '<' other."""
     length = int(request.params[0])
     width = max(0, min(length, batch.width))

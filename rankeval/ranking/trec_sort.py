@@ -36,7 +36,7 @@ __all__ = [
     "NONPOOL",
     "PAD",
     "UNJUDGED",
-    "Batch",
+    "QueryBatch",
     "RankedQueries",
     "TiePolicy",
     "judged_counts",
@@ -66,7 +66,7 @@ _JOIN_ROWS = 1 << 17
 
 
 @dataclass(frozen=True)
-class Batch:
+class QueryBatch:
     """Some queries' rankings as a padded matrix (queries x ranks).
 
     Attributes
@@ -273,7 +273,7 @@ class RankedQueries:
         """
         return np.diff(self.offsets)
 
-    def batches(self, max_cells: int = _BATCH_CELLS) -> Iterator[tuple[IntArray, Batch]]:
+    def batches(self, max_cells: int = _BATCH_CELLS) -> Iterator[tuple[IntArray, QueryBatch]]:
         """Padded batches covering every query once: ``(evaluated positions, batch)``.
 
         Queries are grouped by ranking length so that padding stays small; each batch has
@@ -304,7 +304,7 @@ class RankedQueries:
             yield self.positions[members], self._batch(members, int(ordered[stop - 1]))
             start = stop
 
-    def _batch(self, members: IntArray, width: int) -> Batch:
+    def _batch(self, members: IntArray, width: int) -> QueryBatch:
         lengths = self.num_ret[members]
         b = int(members.size)
         first, last = int(members[0]), int(members[-1])
@@ -313,7 +313,7 @@ class RankedQueries:
             lo, hi = int(self.offsets[first]), int(self.offsets[last + 1])
             rels = self.rels[lo:hi].reshape(b, width)
             tied = None if self.tied is None else self.tied[lo:hi].reshape(b, width)
-            return Batch(rels, lengths, self.rel_levels[members], self.level, tied)
+            return QueryBatch(rels, lengths, self.rel_levels[members], self.level, tied)
         rels = np.full((b, width), PAD, dtype=np.int64)
         tied = np.zeros((b, width), dtype=bool) if self.tied is not None else None
         if width:
@@ -323,7 +323,7 @@ class RankedQueries:
             rels[inside] = self.rels[source]
             if tied is not None and self.tied is not None:
                 tied[inside] = self.tied[source]
-        return Batch(rels, lengths, self.rel_levels[members], self.level, tied)
+        return QueryBatch(rels, lengths, self.rel_levels[members], self.level, tied)
 
 
 def rank_queries(
@@ -692,10 +692,10 @@ def _tie_order(
     return within.astype(np.int64, copy=False)
 
 
-def _example() -> Batch:
+def _example() -> QueryBatch:
     """A two-query batch for the doctests: relevance (0, 2, -1) and (1)."""
     rels = np.array([[0, 2, NONPOOL], [1, PAD, PAD]], dtype=np.int64)
-    return Batch(rels, np.array([3, 1]), np.array([[1, 1, 1], [0, 1, 0]]), 1, None)
+    return QueryBatch(rels, np.array([3, 1]), np.array([[1, 1, 1], [0, 1, 0]]), 1, None)
 
 
 def _ranked_example() -> RankedQueries:

@@ -409,10 +409,10 @@ class ScoredPrecisionRecallEvaluation:
             )
         with self._lock:
             store = self._store
-            pair_count2 = store.folded_pair_count2()
+            doubled_pairs = store.folded_doubled_pairs()
             pos, neg = store.counts()
             return formulas.roc_auc_from_pairs(
-                pair_count2, pos, self._pos_missed, neg, self._neg_missed
+                doubled_pairs, pos, self._pos_missed, neg, self._neg_missed
             )
 
     def _lingpipe_roc_area(self) -> float:
@@ -430,19 +430,20 @@ class ScoredPrecisionRecallEvaluation:
         :meth:`area_under_roc_curve` in the last digit.
         """
         with self._lock:
+            d = _java_double
             lines = [
-                f"  Area Under PR Curve (interpolated)={_d(self.area_under_pr_curve(True))}",
-                f"  Area Under PR Curve (uninterpolated)={_d(self.area_under_pr_curve(False))}",
-                f"  Area Under ROC Curve (interpolated)={_d(self.area_under_roc_curve(True))}",
-                f"  Area Under ROC Curve (uninterpolated)={_d(self._lingpipe_roc_area())}",
-                f"  Average Precision={_d(self.average_precision())}",
-                f"  Maximum F(1) Measure={_d(self.maximum_f_measure())}",
-                f"  BEP (Precision-Recall break even point)={_d(self.pr_breakeven_point())}",
-                f"  Reciprocal Rank={_d(self.reciprocal_rank())}",
+                f"  Area Under PR Curve (interpolated)={d(self.area_under_pr_curve(True))}",
+                f"  Area Under PR Curve (uninterpolated)={d(self.area_under_pr_curve(False))}",
+                f"  Area Under ROC Curve (interpolated)={d(self.area_under_roc_curve(True))}",
+                f"  Area Under ROC Curve (uninterpolated)={d(self._lingpipe_roc_area())}",
+                f"  Average Precision={d(self.average_precision())}",
+                f"  Maximum F(1) Measure={d(self.maximum_f_measure())}",
+                f"  BEP (Precision-Recall break even point)={d(self.pr_breakeven_point())}",
+                f"  Reciprocal Rank={d(self.reciprocal_rank())}",
             ]
             n = sum(self._store.counts())
             lines += [
-                f"  Precision at {r}={_d(self.precision_at(r))}"
+                f"  Precision at {r}={_java_double(self.precision_at(r))}"
                 for r in _PRECISION_AT_RANKS
                 if r <= n
             ]
@@ -710,7 +711,7 @@ def _new_store(ties: TiePolicy, window: int | None) -> CaseStore:
     return CaseStore(ties) if window is None else WindowStore(ties, window)
 
 
-def _d(value: float) -> str:
+def _java_double(value: float) -> str:
     return java_double_to_string(value)
 
 

@@ -84,7 +84,7 @@ def _cumulative(labels: BoolArray) -> IntArray:
     return cum
 
 
-def pair_count2(keys: FloatArray, labels: BoolArray, cum: IntArray, ties: TiePolicy) -> int:
+def doubled_pairs(keys: FloatArray, labels: BoolArray, cum: IntArray, ties: TiePolicy) -> int:
     """Twice the (positive above negative) pairs within one sorted run; ties count 1/2 if grouped.
 
     Complexity: O(n).
@@ -142,7 +142,7 @@ def merge_columns(
     return out
 
 
-def search_both(
+def search_left_and_right(
     run_keys: FloatArray, keys: FloatArray, tied: bool
 ) -> tuple[IntArray, IntArray]:
     """``run_keys.searchsorted(keys)`` with side left and right, searching mostly once.
@@ -186,7 +186,7 @@ def _own_places(keys: FloatArray, start: int, count: int) -> tuple[IntArray, Int
     return keys.searchsorted(block, side="left"), keys.searchsorted(block, side="right")
 
 
-class _Needles:
+class _SearchKeys:
     """Sorted keys to look up in sorted runs; when most repeat, each distinct one is searched once.
 
     Tie-heavy scores (rounded probabilities, ratings) give a fold's thousand
@@ -215,17 +215,17 @@ class _Needles:
         found = run_keys.searchsorted(self.distinct, side=side)
         return found if self.group is None else found[self.group]
 
-    def search_both(self, run_keys: FloatArray) -> tuple[IntArray, IntArray]:
+    def search_left_and_right(self, run_keys: FloatArray) -> tuple[IntArray, IntArray]:
         """``run_keys.searchsorted(keys)`` with side left and right."""
         if self.group is None:
-            return search_both(run_keys, self.keys, self.tied)
+            return search_left_and_right(run_keys, self.keys, self.tied)
         return self.search(run_keys, "left"), self.search(run_keys, "right")
 
 
 Tiers = tuple[tuple["_Run", int], ...]  # sorted runs, each counted with a sign (+1 or -1)
 
 
-def cross_pairs2(
+def doubled_cross_pairs(
     tiers: Tiers,
     keys: FloatArray,
     labels: BoolArray,
@@ -259,7 +259,7 @@ def cross_pairs2(
     # million new cases they were ~40 MB that glibc then kept resident.
     for start in range(0, keys.shape[0], PAIR_BLOCK):
         block, pos = keys[start : start + PAIR_BLOCK], labels[start : start + PAIR_BLOCK]
-        needles = _Needles(block)
+        needles = _SearchKeys(block)
         # For each case, the tier cases (and positives) ranked above it. The
         # grouped policy counts them on both sides, left (key < its key) plus
         # right (key <= its key), so that a tied one counts one half of two;
@@ -272,7 +272,7 @@ def cross_pairs2(
             if run.keys is keys and needles.group is None:  # the cases themselves
                 left, right = _own_places(keys, start, block.shape[0])
             elif grouped or run.keys is keys:
-                left, right = needles.search_both(run.keys)
+                left, right = needles.search_left_and_right(run.keys)
             else:
                 left = right = needles.search(run.keys, "left" if older else "right")
             if places is not None and run is first:
@@ -336,8 +336,18 @@ class CaseStore:
     must be serialised by the caller (the evaluator's lock).
     """
 
-    __slots__ = ("_buffer", "_main", "_staged", "_staged_count", "neg_added", "pair_count2",
-                 "pending", "pos_added", "ties", "version")
+    __slots__ = (
+        "_buffer",
+        "_main",
+        "_staged",
+        "_staged_count",
+        "doubled_pairs",
+        "neg_added",
+        "pending",
+        "pos_added",
+        "ties",
+        "version",
+    )
 
     def __init__(self, ties: TiePolicy) -> None:
         self.ties: TiePolicy = ties
@@ -355,7 +365,7 @@ class CaseStore:
         # Twice the number of (positive, negative) ranked pairs with the positive
         # above, a tied pair counting one half under the grouped policy. Covers
         # the main and buffer tiers; pending cases join it when folded.
-        self.pair_count2 = 0
+        self.doubled_pairs = 0
 
     @property
     def size(self) -> int:
@@ -428,9 +438,9 @@ class CaseStore:
         self.version += 1
         keys, labels = sort_cases(keys, labels)
         run = _Run(keys, labels)
-        self.pair_count2 += (
-            cross_pairs2(self._tiers(), keys, labels, self.ties, older=False)
-            + pair_count2(keys, labels, run.cum, self.ties)
+        self.doubled_pairs += (
+            doubled_cross_pairs(self._tiers(), keys, labels, self.ties, older=False)
+            + doubled_pairs(keys, labels, run.cum, self.ties)
         )
         if self._buffer.size == 0 and keys.shape[0] > self._buffer_limit():
             cum = run.cum if self._main.size == 0 else None
@@ -462,7 +472,7 @@ class CaseStore:
         clone.pending = list(self.pending)
         clone._staged, clone._staged_count = list(self._staged), self._staged_count
         clone.pos_added, clone.neg_added = self.pos_added, self.neg_added
-        clone.pair_count2 = self.pair_count2
+        clone.doubled_pairs = self.doubled_pairs
         clone.version = self.version
         return clone
 
@@ -477,7 +487,7 @@ class CaseStore:
     # five methods: the window store's main tier also holds evicted ("dead")
     # cases that these count out.
     def _tiers(self) -> Tiers:
-        """The sorted tiers with their signs, for :func:`cross_pairs2`."""
+        """The sorted tiers with their signs, for :func:`doubled_cross_pairs`."""
         return (self._main, 1), (self._buffer, 1)
 
     def _main_count(self, key: float, side: Side) -> tuple[int, int]:
@@ -566,10 +576,10 @@ class CaseStore:
             above = self._main_count(key, "right")[0] + index
         return float(reciprocal_of_rank(above + 1))
 
-    def folded_pair_count2(self) -> int:
-        """``pair_count2`` including every pending case. Complexity: O(p log n)."""
+    def folded_doubled_pairs(self) -> int:
+        """``doubled_pairs`` including every pending case. Complexity: O(p log n)."""
         self.fold()
-        return self.pair_count2
+        return self.doubled_pairs
 
     # ---------------------------------------------------------------- checks
     def _check(self) -> None:
@@ -587,4 +597,5 @@ class CaseStore:
         assert self.pos_added == int(self._main.cum[-1] + self._buffer.cum[-1])
         assert self.size == self._main.size + self._buffer.size
         merged = self._main.merged(self._buffer.keys, self._buffer.labels)
-        assert pair_count2(merged.keys, merged.labels, merged.cum, self.ties) == self.pair_count2
+        total = doubled_pairs(merged.keys, merged.labels, merged.cum, self.ties)
+        assert total == self.doubled_pairs

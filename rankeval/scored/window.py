@@ -46,9 +46,9 @@ from rankeval.scored.store import (
     Side,
     Tiers,
     _Run,
-    cross_pairs2,
+    doubled_cross_pairs,
+    doubled_pairs,
     merge_columns,
-    pair_count2,
 )
 
 _NO_PLACES: IntArray = np.zeros(0, dtype=np.int64)
@@ -56,21 +56,23 @@ _NO_PLACES: IntArray = np.zeros(0, dtype=np.int64)
 _MIN_ORDERED_BATCH = 32
 
 
-class _Batch:
+class _FoldedBatch:
     """Cases that entered the window in one fold, as the ring remembers them.
 
     ``order`` is their stable sort order (offsets from the batch's oldest
-    case), so that evicting the batch needs no sort; ``pairs2`` is twice the
+    case), so that evicting the batch needs no sort; ``inner_pairs`` is twice the
     pairs among them. Either is None when unknown (a large batch, tiny
     batches run together, a batch partly evicted).
     """
 
-    __slots__ = ("count", "order", "pairs2")
+    __slots__ = ("count", "inner_pairs", "order")
 
-    def __init__(self, count: int, order: NDArray[np.uint16] | None, pairs2: int | None) -> None:
+    def __init__(
+        self, count: int, order: NDArray[np.uint16] | None, inner_pairs: int | None
+    ) -> None:
         self.count = count
         self.order = order
-        self.pairs2 = pairs2
+        self.inner_pairs = inner_pairs
 
 
 def _rank_within_equal(sorted_keys: FloatArray) -> IntArray:
@@ -94,7 +96,7 @@ def _deletions(run: _Run, keys: FloatArray) -> IntArray:
 
 
 def _joined(blocks: list[IntArray], count: int) -> IntArray:
-    """The places :func:`cross_pairs2` found, block by block, as one array (0 if none)."""
+    """The places :func:`doubled_cross_pairs` found, block by block, as one array (0 if none)."""
     if not blocks:
         return np.zeros(count, dtype=np.int64)
     return blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
@@ -138,7 +140,8 @@ class WindowStore(CaseStore):
         self._ring_labels: BoolArray = np.zeros(0, dtype=np.bool_)
         self._ring_start = 0  # slot of the oldest case in the window
         self._ring_size = 0
-        self._batches: deque[_Batch] = deque()  # the ring's cases, batch by batch, oldest first
+        # The ring's cases, batch by batch, oldest first.
+        self._batches: deque[_FoldedBatch] = deque()
         self.added = 0  # cases ever added; the next case's age
         # Where each buffered case goes in main: searchsorted(side="right").
         self._buffer_slots: IntArray = _NO_PLACES
@@ -175,7 +178,7 @@ class WindowStore(CaseStore):
         self._main = _Run.empty()
         self._set_buffer(_Run.empty(), _NO_PLACES)
         self._set_dead(_Run.empty(), _NO_PLACES)
-        self.pair_count2 = 0
+        self.doubled_pairs = 0
         self.pos_added = self.neg_added = 0
         self._ring_start = self._ring_size = 0
         self._batches.clear()
@@ -219,24 +222,26 @@ class WindowStore(CaseStore):
             keys, labels = sort_cases(keys, labels)
         run = _Run(keys, labels)
         blocks: list[IntArray] = []
-        pairs = cross_pairs2(self._tiers(), keys, labels, self.ties, older=False, places=blocks)
+        pairs = doubled_cross_pairs(
+            self._tiers(), keys, labels, self.ties, older=False, places=blocks
+        )
         places = _joined(blocks, count)
-        within = pair_count2(keys, labels, run.cum, self.ties)
-        self.pair_count2 += pairs + within
+        within = doubled_pairs(keys, labels, run.cum, self.ties)
+        self.doubled_pairs += pairs + within
         self._remember(count, order, within)
         self._set_buffer(*_merged_with_places(self._buffer, self._buffer_slots, run, places))
         self._rebuild_if_full()
 
-    def _remember(self, count: int, order: IntArray | None, pairs2: int) -> None:
+    def _remember(self, count: int, order: IntArray | None, inner_pairs: int) -> None:
         """Note a batch entering the ring (its cases are pushed right after)."""
         batches = self._batches
         if order is not None and count >= _MIN_ORDERED_BATCH:
-            batches.append(_Batch(count, order.astype(np.uint16), pairs2))
+            batches.append(_FoldedBatch(count, order.astype(np.uint16), inner_pairs))
         elif batches and batches[-1].order is None and batches[-1].count < _SMALL_SORT:
             batches[-1].count += count  # tiny batches run together, unordered
-            batches[-1].pairs2 = None
+            batches[-1].inner_pairs = None
         else:
-            batches.append(_Batch(count, None, None))
+            batches.append(_FoldedBatch(count, None, None))
 
     def _evicted_sorted(
         self, ring_keys: FloatArray, ring_labels: BoolArray
@@ -253,12 +258,12 @@ class WindowStore(CaseStore):
         if first.order is not None and count <= first.count <= 4 * count:
             if first.count == count:
                 batches.popleft()
-                return ring_keys[first.order], ring_labels[first.order], first.pairs2
+                return ring_keys[first.order], ring_labels[first.order], first.inner_pairs
             older = first.order < count
             order = first.order[older]
             first.order = first.order[~older] - np.uint16(count)
             first.count -= count
-            first.pairs2 = None
+            first.inner_pairs = None
             return ring_keys[order], ring_labels[order], None
         left = count
         while left:
@@ -266,7 +271,7 @@ class WindowStore(CaseStore):
             if first.count > left:
                 first.count -= left
                 first.order = None
-                first.pairs2 = None
+                first.inner_pairs = None
                 break
             left -= first.count
             batches.popleft()
@@ -289,11 +294,11 @@ class WindowStore(CaseStore):
         # in the cases, so the cases left are all tiers less the evicted ones.
         blocks: list[IntArray] = []
         tiers = (*self._tiers(), (evicted, -1))
-        lost = cross_pairs2(tiers, keys, labels, self.ties, older=True, places=blocks)
+        lost = doubled_cross_pairs(tiers, keys, labels, self.ties, older=True, places=blocks)
         places = _joined(blocks, count)
         if within is None:
-            within = pair_count2(keys, labels, evicted.cum, self.ties)
-        self.pair_count2 -= lost + within
+            within = doubled_pairs(keys, labels, evicted.cum, self.ties)
+        self.doubled_pairs -= lost + within
         evicted_pos = int(evicted.cum[-1])
         self.pos_added -= evicted_pos
         self.neg_added -= count - evicted_pos
@@ -403,7 +408,9 @@ class WindowStore(CaseStore):
         clone._ring_start, clone._ring_size, clone.added = (
             self._ring_start, self._ring_size, self.added
         )
-        clone._batches = deque(_Batch(b.count, b.order, b.pairs2) for b in self._batches)
+        clone._batches = deque(
+            _FoldedBatch(b.count, b.order, b.inner_pairs) for b in self._batches
+        )
         return clone
 
     def _check(self) -> None:
@@ -445,9 +452,9 @@ class WindowStore(CaseStore):
             if batch.order is not None:
                 assert np.array_equal(batch.order, np.argsort(keys, kind="stable"))
                 keys, labels = keys[batch.order], labels[batch.order]
-                if batch.pairs2 is not None:
-                    assert batch.pairs2 == pair_count2(keys, labels, _Run(keys, labels).cum,
-                                                       self.ties)
+                if batch.inner_pairs is not None:
+                    cum = _Run(keys, labels).cum
+                    assert batch.inner_pairs == doubled_pairs(keys, labels, cum, self.ties)
         ring = sorted(
             zip(self._ring_keys[slots].tolist(), self._ring_labels[slots].tolist(), strict=True)
         )
@@ -463,4 +470,5 @@ class WindowStore(CaseStore):
         # Equal keys rank in arrival order under both policies (eviction relies on it).
         order = np.argsort(self._ring_keys[slots], kind="stable")
         assert np.array_equal(self._ring_labels[slots][order], merged.labels)
-        assert pair_count2(merged.keys, merged.labels, merged.cum, self.ties) == self.pair_count2
+        total = doubled_pairs(merged.keys, merged.labels, merged.cum, self.ties)
+        assert total == self.doubled_pairs
