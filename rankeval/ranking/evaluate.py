@@ -65,7 +65,7 @@ from rankeval.ranking.measures import (
     compute,
     cutoff_count,
 )
-from rankeval.ranking.trec_sort import RankedQueries, TiePolicy, rank_queries
+from rankeval.ranking.trec_sort import DocumentTies, RankedQueries, rank_queries
 
 __all__ = [
     "Qrels",
@@ -237,7 +237,7 @@ def evaluate_run(
     complete: bool = False,
     max_docs: int | None = None,
     judged_only: bool = False,
-    ties: TiePolicy = "docid_desc",
+    ties: DocumentTies = "docid_desc",
     score_precision: ScorePrecision | None = None,
     iprec_rule: IprecRule | None = None,
     ap_denominator: ApDenominator = "relevant",

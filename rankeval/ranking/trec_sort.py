@@ -36,9 +36,9 @@ __all__ = [
     "NONPOOL",
     "PAD",
     "UNJUDGED",
+    "DocumentTies",
     "QueryBatch",
     "RankedQueries",
-    "TiePolicy",
     "judged_counts",
     "rank_queries",
 ]
@@ -49,7 +49,7 @@ BoolArray = NDArray[np.bool_]
 
 #: Order of equal scores: trec_eval's docno descending, ascending, input order, or
 #: averaged over the tie block.
-TiePolicy = Literal["docid_desc", "docid_asc", "input", "average"]
+DocumentTies = Literal["docid_desc", "docid_asc", "input", "average"]
 ScorePrecision = Literal["float32", "double"]
 
 NONPOOL = -1
@@ -340,7 +340,7 @@ def rank_queries(
     num_run_queries: int,
     num_qrels_queries: int,
     level: int,
-    ties: TiePolicy,
+    ties: DocumentTies,
     score_precision: ScorePrecision,
     max_docs: int | None,
     judged_only: bool,
