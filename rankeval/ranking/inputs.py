@@ -18,17 +18,13 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal, TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rankeval.ranking import trec_files
-from rankeval.ranking.catalogue import Profile
 from rankeval.ranking.join import PairIndex, as_bytes, doc_hash, first_duplicate
-from rankeval.ranking.measures import (
-    IprecRule,
-)
 from rankeval.ranking.trec_sort import judged_counts
 
 __all__ = ["Qrels", "QrelsLike", "Run", "RunLike", "as_qrels", "as_run"]
@@ -38,20 +34,8 @@ IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
 DocIds = NDArray[Any]
 DocId: TypeAlias = "str | bytes | int"
-NoRelevant = Literal["zero", "skip"]
-ScorePrecision = Literal["float32", "double"]
 RunLike: TypeAlias = "Run | Mapping[str, Mapping[Any, float]] | str | os.PathLike[str]"
 QrelsLike: TypeAlias = "Qrels | Mapping[str, Mapping[Any, int]] | str | os.PathLike[str]"
-
-_PROFILE_DEFAULTS: dict[Profile, tuple[ScorePrecision, IprecRule]] = {
-    "trec_eval9": ("float32", "trec9"),
-    "trec_eval10": ("double", "lround"),
-}
-_COUNT_MEASURES = frozenset({"runid", "num_q", "num_ret", "num_rel", "num_rel_ret"})
-
-
-# ---------------------------------------------------------------------------------------------
-# inputs
 
 
 @dataclass(frozen=True)
