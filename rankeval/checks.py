@@ -75,11 +75,7 @@ def check_hashable(value: object, name: str) -> None:
 
 def check_ties(ties: object) -> TiePolicy:
     """Return ``ties`` if it names a tie policy."""
-    if ties == "insertion":
-        return "insertion"
-    if ties == "grouped":
-        return "grouped"
-    raise ValueError(f"ties must be one of {TIE_POLICIES}, got {ties!r}")
+    return check_choice("ties", ties, TIE_POLICIES)
 
 
 def check_window(window: object) -> int | None:
@@ -112,9 +108,7 @@ def check_score(score: object, name: str = "score") -> float:
         if score != score:
             raise ValueError(f"{name} must not be NaN (NaN scores cannot be ranked)")
         return score
-    if isinstance(score, (bool, np.bool_)) or not isinstance(score, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(score).__name__} {score!r}")
-    value = _to_double(score, name)
+    value = check_real(score, name)
     if math.isnan(value):
         raise ValueError(f"{name} must not be NaN (NaN scores cannot be ranked)")
     return value
@@ -177,11 +171,6 @@ def check_beta(beta: object) -> float:
     if not 0.0 < value * value < math.inf:
         raise ValueError(f"beta must have a finite, non-zero square, got {beta!r}")
     return value
-
-
-def check_bool(value: object, name: str) -> bool:
-    """A flag argument such as ``interpolate`` (see :func:`check_flag`)."""
-    return check_flag(value, name)
 
 
 def _first_bad(mask: NDArray[np.bool_]) -> int:

@@ -20,12 +20,12 @@ from numpy.typing import ArrayLike
 from rankeval import formulas
 from rankeval.checks import (
     check_beta,
-    check_bool,
     check_case_arrays,
     check_correct,
     check_count,
     check_curve,
     check_file,
+    check_flag,
     check_rank,
     check_score,
     check_ties,
@@ -294,7 +294,7 @@ class ScoredPrecisionRecallEvaluation:
 
         Undefined when R = 0: recalls are NaN. Complexity: O(n), cached.
         """
-        flag = check_bool(interpolate, "interpolate")
+        flag = check_flag(interpolate, "interpolate")
         return self._cached(("pr", flag), lambda: curves.pr_curve(self._points(), flag))
 
     def pr_score_curve(self, interpolate: bool = False) -> FloatArray:
@@ -302,7 +302,7 @@ class ScoredPrecisionRecallEvaluation:
 
         Interpolated, the first row is ``[0, 1, +inf]``. Complexity: O(n), cached.
         """
-        flag = check_bool(interpolate, "interpolate")
+        flag = check_flag(interpolate, "interpolate")
         return self._cached(
             ("pr_score", flag), lambda: curves.pr_score_curve(self._points(), flag)
         )
@@ -312,7 +312,7 @@ class ScoredPrecisionRecallEvaluation:
 
         Undefined when N = 0 (x NaN) or R = 0 (y NaN). Complexity: O(n), cached.
         """
-        flag = check_bool(interpolate, "interpolate")
+        flag = check_flag(interpolate, "interpolate")
         return self._cached(("roc", flag), lambda: curves.roc_curve(self._points(), flag))
 
     # ---------------------------------------------------------------- values
@@ -387,7 +387,7 @@ class ScoredPrecisionRecallEvaluation:
 
         Undefined when R = 0 and a case has been added. Complexity: O(n), cached.
         """
-        flag = check_bool(interpolate, "interpolate")
+        flag = check_flag(interpolate, "interpolate")
         return self._cached(
             ("pr_auc", flag), lambda: formulas.area_under_curve(self.pr_curve(flag))
         )
@@ -402,7 +402,7 @@ class ScoredPrecisionRecallEvaluation:
         (``str()`` prints LingPipe's sum, to stay byte-identical). Interpolated:
         the trapezoid area of the interpolated curve, O(n), cached.
         """
-        flag = check_bool(interpolate, "interpolate")
+        flag = check_flag(interpolate, "interpolate")
         if flag:
             return self._cached(
                 ("roc_auc", True), lambda: formulas.area_under_curve(self.roc_curve(True))
