@@ -128,7 +128,7 @@ class ScoredPrecisionRecallEvaluation:
         self._pos_missed = 0
         self._neg_missed = 0
         self._cache: dict[object, Any] = {}
-        self._cache_version = 0
+        self._cache_state: tuple[int, int, int] | None = None
         self._lock = threading.RLock()
 
     @property
@@ -142,11 +142,47 @@ class ScoredPrecisionRecallEvaluation:
         return self._store.window if isinstance(self._store, WindowStore) else None
 
     def __repr__(self) -> str:
+        with self._lock:
+            cases = sum(self._folded().counts())
+            pos_missed, neg_missed = self._pos_missed, self._neg_missed
         return (
             f"{type(self).__name__}(ties={self.ties!r}, window={self.window!r}) with "
-            f"{sum(self._store.counts())} cases, "
-            f"{self._pos_missed} misses, {self._neg_missed} negative misses"
+            f"{cases} cases, {pos_missed} misses, {neg_missed} negative misses"
         )
+
+    # ------------------------------------------------- the one mutable state
+    # Every change is built aside (a store successor, new miss counts) and
+    # then published by _publish, whose assignments make no call: CPython runs
+    # signal handlers (KeyboardInterrupt) only at calls and loop back-edges, so
+    # a failure anywhere in a change, a MemoryError or an interrupt included,
+    # leaves the evaluator exactly as it was. Callers hold the lock.
+    def _publish(self, store: CaseStore, pos_missed: int, neg_missed: int) -> None:
+        self._store, self._pos_missed, self._neg_missed = store, pos_missed, neg_missed
+        taken = store.taken
+        if taken:
+            try:
+                del store.pending[:taken]  # the cases now in the store
+                store.taken = 0
+            except MemoryError:
+                pass  # they stay counted off; the next publish deletes them
+
+    def _folded(self) -> CaseStore:
+        """The store with every pending add sorted in (published if that changed it)."""
+        store = self._store
+        if store.unfolded():
+            store = store.successor()
+            store.fold()
+            self._publish(store, self._pos_missed, self._neg_missed)
+        return store
+
+    def _merged(self) -> CaseStore:
+        """The store folded and in one tier, so that its ranking can be read."""
+        store = self._folded()
+        if not store.merged():
+            store = store.successor()
+            store.merge_tiers()
+            self._publish(store, self._pos_missed, self._neg_missed)
+        return store
 
     # ------------------------------------------------------------ mutators
     def add_case(self, correct: bool, score: float) -> None:
@@ -169,12 +205,17 @@ class ScoredPrecisionRecallEvaluation:
             case = check_score(score) - _LABEL_PART[check_correct(correct)]
         # No lock: list.append is atomic, and folds consume the pending list by
         # prefix under the lock, so a racing add is never lost. A snapshot's
-        # list refuses the append (see _attach).
+        # list refuses the append (see _attach). The append comes last: if
+        # staging fails, nothing was added.
         pending = self._pending
-        pending.append(case)
         if len(pending) >= self._stage_at:
             with self._lock:
-                self._store.stage()
+                store = self._store
+                if store.unfolded():
+                    store = store.successor()
+                    store.stage()
+                    self._publish(store, self._pos_missed, self._neg_missed)
+        pending.append(case)
 
     def add_cases(self, correct: ArrayLike, scores: ArrayLike) -> None:
         """Add many cases at once, in the given order (which settles ties).
@@ -194,8 +235,9 @@ class ScoredPrecisionRecallEvaluation:
         with self._lock:
             if self._read_only:
                 self._refuse()
-            self._store.add_batch(labels, keys)
-            self._cache.clear()
+            store = self._store.successor()
+            store.add_batch(labels, keys)
+            self._publish(store, self._pos_missed, self._neg_missed)
 
     def add_misses(self, count: int) -> None:
         """Declare ``count`` positives that were never returned (0 allowed).
@@ -217,13 +259,15 @@ class ScoredPrecisionRecallEvaluation:
         with self._lock:
             if self._read_only:
                 self._refuse()
+            store = self._folded()
+            pos_missed, neg_missed = self._pos_missed, self._neg_missed
             if positive:
-                check_total(self.num_positive_ref() + count, "numPositiveRef")
-                self._pos_missed += count
+                pos_missed += count
+                check_total(store.pos_added + pos_missed, "numPositiveRef")
             else:
-                check_total(self.num_negative_ref() + count, "numNegativeRef")
-                self._neg_missed += count
-            self._cache.clear()
+                neg_missed += count
+                check_total(store.neg_added + neg_missed, "numNegativeRef")
+            self._publish(store, pos_missed, neg_missed)
 
     # ---------------------------------------------------------------- counts
     def num_cases(self) -> int:
@@ -232,7 +276,8 @@ class ScoredPrecisionRecallEvaluation:
         Complexity: O(1) (O(p log W) with a window, to settle evictions).
         """
         with self._lock:
-            return self._store.total() + self._pos_missed + self._neg_missed
+            store = self._store if self._store.COUNTS_PENDING else self._folded()
+            return store.total() + self._pos_missed + self._neg_missed
 
     def num_positive_ref(self) -> int:
         """R: positive cases added plus misses.
@@ -240,7 +285,7 @@ class ScoredPrecisionRecallEvaluation:
         Complexity: O(1) after a read; O(p log n) to sort in p cases added since.
         """
         with self._lock:
-            return self._store.counts()[0] + self._pos_missed
+            return self._folded().counts()[0] + self._pos_missed
 
     def num_negative_ref(self) -> int:
         """N: negative cases added plus negative misses.
@@ -248,30 +293,31 @@ class ScoredPrecisionRecallEvaluation:
         Complexity: O(1) after a read; O(p log n) to sort in p cases added since.
         """
         with self._lock:
-            return self._store.counts()[1] + self._neg_missed
+            return self._folded().counts()[1] + self._neg_missed
 
     # ----------------------------------------------------------- derivation
     def _cached(self, key: object, compute: Callable[[], _T]) -> _T:
         with self._lock:
-            store = self._store
-            store.fold()
-            if store.version != self._cache_version:
-                self._cache.clear()
-                self._cache_version = store.version
+            state = (self._folded().version, self._pos_missed, self._neg_missed)
+            if state != self._cache_state:
+                self._cache = {}
+                self._cache_state = state
+            cache = self._cache
             try:
-                return self._cache[key]  # type: ignore[no-any-return]
+                return cache[key]  # type: ignore[no-any-return]
             except KeyError:
-                value = self._cache[key] = compute()
+                value = cache[key] = compute()
                 return value
 
     def _points(self) -> OperatingPoints:
         def compute() -> OperatingPoints:
-            keys, labels, cum_pos = self._store.ranking()
+            store = self._merged()
+            keys, labels, cum_pos = store.ranking()
             return operating_points(
                 keys,
                 labels,
-                self._store.pos_added + self._pos_missed,  # counted by ranking()
-                self._store.neg_added + self._neg_missed,
+                store.pos_added + self._pos_missed,
+                store.neg_added + self._neg_missed,
                 self.ties,
                 cum_pos,
             )
@@ -354,7 +400,7 @@ class ScoredPrecisionRecallEvaluation:
         """
         value = check_rank(rank)
         with self._lock:
-            return self._store.precision_at(value)
+            return self._folded().precision_at(value)
 
     def r_precision(self) -> float:
         """Precision at rank R (misses included in R); 1.0 when R = 0.
@@ -363,10 +409,11 @@ class ScoredPrecisionRecallEvaluation:
         coincidence; this is precision@R. Complexity: O(log² n).
         """
         with self._lock:
-            num_pos = self._store.counts()[0] + self._pos_missed
+            store = self._folded()
+            num_pos = store.counts()[0] + self._pos_missed
             # Precision at rank R (1.0 at R = 0), through the same formula as trec_eval's Rprec;
             # grouped ties need the expected value over the block at the cut, so no hit count.
-            return self._store.precision_at(num_pos)
+            return store.precision_at(num_pos)
 
     def pr_breakeven_point(self) -> float:
         """The precision-recall break-even point, equal to :meth:`r_precision`."""
@@ -380,7 +427,7 @@ class ScoredPrecisionRecallEvaluation:
         tied with that positive, grouped).
         """
         with self._lock:
-            return self._store.reciprocal_rank()
+            return self._folded().reciprocal_rank()
 
     def area_under_pr_curve(self, interpolate: bool = False) -> float:
         """Trapezoid area under :meth:`pr_curve` (not the step-function area).
@@ -408,11 +455,10 @@ class ScoredPrecisionRecallEvaluation:
                 ("roc_auc", True), lambda: formulas.area_under_curve(self.roc_curve(True))
             )
         with self._lock:
-            store = self._store
-            doubled_pairs = store.folded_doubled_pairs()
+            store = self._folded()
             pos, neg = store.counts()
             return formulas.roc_auc_from_pairs(
-                doubled_pairs, pos, self._pos_missed, neg, self._neg_missed
+                store.doubled_pairs, pos, self._pos_missed, neg, self._neg_missed
             )
 
     def _lingpipe_roc_area(self) -> float:
@@ -441,7 +487,7 @@ class ScoredPrecisionRecallEvaluation:
                 f"  BEP (Precision-Recall break even point)={d(self.pr_breakeven_point())}",
                 f"  Reciprocal Rank={d(self.reciprocal_rank())}",
             ]
-            n = sum(self._store.counts())
+            n = sum(self._folded().counts())
             lines += [
                 f"  Precision at {r}={_java_double(self.precision_at(r))}"
                 for r in _PRECISION_AT_RANKS
@@ -507,9 +553,12 @@ class ScoredPrecisionRecallEvaluation:
         with self._lock:
             if self._read_only:
                 self._refuse()
-            self._attach(_new_store(self.ties, self.window), read_only=False)
-            self._pos_missed = self._neg_missed = 0
-            self._cache.clear()
+            store = _new_store(self.ties, self.window)
+            # One block of assignments (see _publish); an add racing with the
+            # reset lands in the old list and goes with it.
+            self._store, self._pending, self._pos_missed, self._neg_missed = (
+                store, store.pending, 0, 0
+            )
 
     def snapshot(self) -> ScoredPrecisionRecallEvaluation:
         """A read-only copy that later adds to this evaluator do not change.
@@ -551,21 +600,21 @@ class ScoredPrecisionRecallEvaluation:
         self._pos_missed = state["pos_missed"]
         self._neg_missed = state["neg_missed"]
         self._cache = {}
-        self._cache_version = self._store.version
+        self._cache_state = None
         self._lock = threading.RLock()
 
     def _arrival_order(self) -> tuple[FloatArray, BoolArray]:
         """Cases in an order that, replayed, rebuilds this evaluator (ties included)."""
-        store = self._store
+        store = self._folded()
         if isinstance(store, WindowStore):
             return store.arrival_order()
-        keys, labels, _ = store.ranking()
+        keys, labels, _ = self._merged().ranking()
         return keys, labels
 
     def _canonical(self) -> tuple[Any, ...]:
         """Settings, counts and the ranking; tie blocks sorted when their order is moot."""
         with self._lock:
-            keys, labels, _ = self._store.ranking()
+            keys, labels, _ = self._merged().ranking()
             if self.ties == "grouped":
                 order = np.lexsort((labels, keys))
                 keys, labels = keys[order], labels[order]
@@ -576,8 +625,10 @@ class ScoredPrecisionRecallEvaluation:
         if not isinstance(other, ScoredPrecisionRecallEvaluation):
             return NotImplemented
         mine, theirs = self._canonical(), other._canonical()
+        # Not np.array_equal: it answers False when comparing fails (a MemoryError).
         return mine[:3] == theirs[:3] and all(
-            np.array_equal(a, b) for a, b in zip(mine[3:], theirs[3:], strict=True)
+            a.shape == b.shape and bool((a == b).all())
+            for a, b in zip(mine[3:], theirs[3:], strict=True)
         )
 
     __hash__ = None  # type: ignore[assignment]
@@ -607,16 +658,19 @@ class ScoredPrecisionRecallEvaluation:
             )
         with other._lock:
             keys, labels = other._arrival_order()
-            pos_missed, neg_missed = other._pos_missed, other._neg_missed
+            their_pos_missed, their_neg_missed = other._pos_missed, other._neg_missed
         with self._lock:
             if self._read_only:
                 self._refuse()
             # other's ranking lists its equal scores in its own arrival order, and
             # the batch path sorts stably, so that order survives the merge.
-            self._store.add_batch(labels, keys)
-            self._pos_missed += pos_missed
-            self._neg_missed += neg_missed
-            self._cache.clear()
+            store = self._store.successor()
+            store.add_batch(labels, keys)
+            pos_missed = self._pos_missed + their_pos_missed
+            neg_missed = self._neg_missed + their_neg_missed
+            check_total(store.pos_added + pos_missed, "numPositiveRef")
+            check_total(store.neg_added + neg_missed, "numNegativeRef")
+            self._publish(store, pos_missed, neg_missed)
 
     def __add__(self, other: object) -> ScoredPrecisionRecallEvaluation:
         """A new evaluator: this one's cases, then ``other``'s (see :meth:`merge`)."""
@@ -638,7 +692,7 @@ class ScoredPrecisionRecallEvaluation:
         from rankeval.scored.state_file import EvaluatorState, save_state
 
         with self._lock:
-            store = self._store
+            store = self._folded()
             if isinstance(store, WindowStore):
                 keys, labels = store.arrival_order()
                 ages = np.arange(store.added - keys.shape[0], store.added, dtype=np.int64)
@@ -648,7 +702,7 @@ class ScoredPrecisionRecallEvaluation:
                     self._neg_missed, store.window, ages[order], store.added,
                 )
             else:
-                keys, labels, _ = store.ranking()
+                keys, labels, _ = self._merged().ranking()
                 state = EvaluatorState(
                     self.ties, keys, labels, self._pos_missed, self._neg_missed,
                     None, None, keys.shape[0],

@@ -28,6 +28,7 @@ reciprocal rank never needs a full merge: O(log n) after folding.
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any, Literal, TypeVar
 
@@ -66,6 +67,9 @@ STAGE_LIMIT = 65536
 _SMALL_MERGE = 8192
 # Cases per block of the passes that would otherwise need per-case temporaries.
 PAIR_BLOCK = 1 << 16
+# Every change to the ranked cases of any store takes the next number: a cache
+# keyed by it can never mistake one state for another (not even after a reset).
+_VERSIONS = itertools.count(1)
 
 
 def _cumulative(labels: BoolArray) -> IntArray:
@@ -334,6 +338,15 @@ class CaseStore:
 
     Appending to :attr:`pending` is safe from any thread; everything else
     must be serialised by the caller (the evaluator's lock).
+
+    All or nothing: a published store is never changed in a way a read could
+    see. Every change (:meth:`fold`, :meth:`stage`, :meth:`add_batch`,
+    :meth:`merge_tiers`) is made to a :meth:`successor`, which shares the
+    sorted runs (never written in place) and the pending list; the caller
+    publishes the successor once the change has succeeded, and drops it if
+    anything failed, a ``MemoryError`` or an interrupt included. Cases taken
+    from the pending list are only counted off (:attr:`taken`) until then: the
+    caller deletes them from the list after publishing.
     """
 
     __slots__ = (
@@ -345,20 +358,26 @@ class CaseStore:
         "neg_added",
         "pending",
         "pos_added",
+        "taken",
         "ties",
         "version",
     )
+
+    # Whether total() can count pending cases without folding them.
+    COUNTS_PENDING = True
 
     def __init__(self, ties: TiePolicy) -> None:
         self.ties: TiePolicy = ties
         self._main = _Run.empty()
         self._buffer = _Run.empty()
         self.pending: list[complex] = []
+        # How many cases at the head of ``pending`` are already in this store.
+        self.taken = 0
         # Earlier pending adds as (labels, keys) arrays, oldest first.
         self._staged: list[tuple[BoolArray, FloatArray]] = []
         self._staged_count = 0
-        # Bumped whenever the ranked cases change, so caches know when to go.
-        self.version = 0
+        # A new number whenever the ranked cases change, so caches know when to go.
+        self.version = next(_VERSIONS)
         # Cases folded into the sorted tiers; pending ones are counted by the fold.
         self.pos_added = 0
         self.neg_added = 0
@@ -373,15 +392,33 @@ class CaseStore:
         return self.pos_added + self.neg_added
 
     def counts(self) -> tuple[int, int]:
-        """(positive, negative) cases, pending ones included. Complexity: O(p log n)."""
-        self.fold()
+        """(positive, negative) cases of a folded store. Complexity: O(1)."""
         return self.pos_added, self.neg_added
 
     def total(self) -> int:
         """Cases, pending ones included, without folding them. Complexity: O(1)."""
-        return self.size + self._staged_count + len(self.pending)
+        return self.size + self._staged_count + len(self.pending) - self.taken
+
+    def unfolded(self) -> bool:
+        """Whether cases wait in the pending list or the staged arrays."""
+        return len(self.pending) > self.taken or bool(self._staged)
 
     # ------------------------------------------------------------- mutation
+    # Call these on a successor only (see the class docstring).
+    def successor(self: _Store) -> _Store:
+        """A store to change and publish in this one's place. O(staged batches).
+
+        It shares the sorted runs and the pending list; changing it leaves this one as it was.
+        """
+        clone = object.__new__(type(self))  # no __init__: it would build empty runs
+        clone.ties, clone.version = self.ties, self.version
+        clone._main, clone._buffer = self._main, self._buffer
+        clone.pending, clone.taken = self.pending, self.taken
+        clone._staged, clone._staged_count = list(self._staged), self._staged_count
+        clone.pos_added, clone.neg_added = self.pos_added, self.neg_added
+        clone.doubled_pairs = self.doubled_pairs
+        return clone
+
     def add_batch(self, labels: BoolArray, keys: FloatArray) -> None:
         """Add many cases given in insertion order. Complexity: O(n + m log m)."""
         self.fold()
@@ -392,7 +429,7 @@ class CaseStore:
 
         Complexity: O(p log p + b + p log n).
         """
-        if not (self.pending or self._staged):
+        if not self.unfolded():
             return False
         labels, keys = self._take_pending()
         if self._staged:
@@ -405,7 +442,7 @@ class CaseStore:
 
     def stage(self) -> None:
         """Move the pending adds into arrays, and fold if enough are staged. O(p)."""
-        if self._staged_count + len(self.pending) >= self._stage_limit():
+        if self._staged_count + len(self.pending) - self.taken >= self._stage_limit():
             self.fold()
             return
         labels, keys = self._take_pending()
@@ -414,11 +451,11 @@ class CaseStore:
             self._staged_count += keys.shape[0]
 
     def _take_pending(self) -> tuple[BoolArray, FloatArray]:
-        """The pending adds as (labels, keys) arrays, taken off the list."""
+        """The pending adds as (labels, keys) arrays, counted off the list (not deleted)."""
         pending = self.pending
-        count = len(pending)
-        batch = np.array(pending[:count], dtype=np.complex128)  # exact: see LABEL_PART
-        del pending[:count]  # appends made meanwhile sit after the prefix and stay
+        count = len(pending)  # appends made meanwhile sit after it and stay
+        batch = np.array(pending[self.taken : count], dtype=np.complex128)  # see LABEL_PART
+        self.taken = count
         return batch.imag != 0.0, np.negative(batch.real)
 
     def _stage_limit(self) -> int:
@@ -435,7 +472,7 @@ class CaseStore:
 
     def _absorb(self, labels: BoolArray, keys: FloatArray) -> None:
         """Count the new pairs and merge cases (insertion order, all newest) into the buffer."""
-        self.version += 1
+        self.version = next(_VERSIONS)
         keys, labels = sort_cases(keys, labels)
         run = _Run(keys, labels)
         self.doubled_pairs += (
@@ -456,31 +493,30 @@ class CaseStore:
         # while every read over the buffer stays cheap.
         return max(MIN_BUFFER, self._main.size >> 7)
 
+    def merge_tiers(self) -> None:
+        """Merge every tier into main, so that :meth:`ranking` can hand it out. O(n)."""
+        self._merge_buffer()
+
+    def merged(self) -> bool:
+        """Whether :meth:`ranking` can be read (one tier, nothing pending)."""
+        return not (self.unfolded() or self._buffer.size)
+
     def _merge_buffer(self) -> None:
         if self._buffer.size:
             self._main = self._main.merged(self._buffer.keys, self._buffer.labels)
             self._buffer = _Run.empty()
 
-    def _blank(self: _Store) -> _Store:
-        """An empty store with the same settings."""
-        return type(self)(self.ties)
-
     def copy(self: _Store) -> _Store:
         """An independent store with the same cases. O(p): runs are never written in place."""
-        clone = self._blank()
-        clone._main, clone._buffer = self._main, self._buffer
-        clone.pending = list(self.pending)
-        clone._staged, clone._staged_count = list(self._staged), self._staged_count
-        clone.pos_added, clone.neg_added = self.pos_added, self.neg_added
-        clone.doubled_pairs = self.doubled_pairs
-        clone.version = self.version
+        clone = self.successor()
+        clone.pending, clone.taken = self.pending[self.taken :], 0
         return clone
 
     # ---------------------------------------------------------------- reads
+    # Reads need a folded store (see unfolded()); the evaluator folds first.
     def ranking(self) -> tuple[FloatArray, BoolArray, IntArray]:
-        """Keys, labels and running positive counts in rank order (merges every tier)."""
-        self.fold()
-        self._merge_buffer()
+        """Keys, labels and running positive counts in rank order (after :meth:`merge_tiers`)."""
+        assert self.merged()
         return self._main.keys, self._main.labels, self._main.cum
 
     # The tiers as the pair kernel sees them, and the main tier seen through
@@ -536,7 +572,6 @@ class CaseStore:
 
     def precision_at(self, rank: int) -> float:
         """Precision at ``rank`` under the tie policy. Complexity: O(log n) after a fold."""
-        self.fold()
         k = min(rank, self.size)
         if rank == 0 or k == 0:
             return expected_precision_at(0, 0, 0, 0, rank)
@@ -554,7 +589,6 @@ class CaseStore:
 
     def reciprocal_rank(self) -> float:
         """1 / rank of the first positive (expected value for grouped ties). O(log n)."""
-        self.fold()
         if self.pos_added == 0:
             return 0.0
         firsts = []  # (key, tier, index) of each tier's first positive
@@ -576,11 +610,6 @@ class CaseStore:
             above = self._main_count(key, "right")[0] + index
         return float(reciprocal_of_rank(above + 1))
 
-    def folded_doubled_pairs(self) -> int:
-        """``doubled_pairs`` including every pending case. Complexity: O(p log n)."""
-        self.fold()
-        return self.doubled_pairs
-
     # ---------------------------------------------------------------- checks
     def _check(self) -> None:
         """Assert every invariant (tests call this after each mutation). O(n log n)."""
@@ -592,7 +621,7 @@ class CaseStore:
             assert bool(np.all(keys[1:] >= keys[:-1]))
             assert run.cum[0] == 0
             assert np.array_equal(np.diff(run.cum), run.labels.astype(np.int64))
-        assert len(self.pending) < max(PENDING_LIMIT, 1)
+        assert len(self.pending) - self.taken <= max(PENDING_LIMIT, 1)
         assert self._staged_count == len(self._staged) == 0  # checks run after a fold
         assert self.pos_added == int(self._main.cum[-1] + self._buffer.cum[-1])
         assert self.size == self._main.size + self._buffer.size

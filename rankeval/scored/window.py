@@ -14,6 +14,12 @@ so its position follows from its key alone). Removing them is an O(W) pass,
 done only when the buffer merges into main or the dead outnumber the buffer
 limit; a fold costs O(p log W + b) and reads stay O(log W).
 
+Changes are made to a successor (see :class:`~rankeval.scored.store.CaseStore`)
+that shares the ring with the published store: the ring keeps room for a fold
+beyond the window (:meth:`WindowStore._slack`), so new cases are written only
+into slots the published store does not use, and a fold larger than that
+writes a new ring. The batch records are copied, never changed in place.
+
 The ring also remembers, batch by batch, the stable sort order of the cases
 that entered in one fold and the pairs among them: W adds later the batch
 leaves whole, and its eviction gathers instead of sorting. While nothing
@@ -62,7 +68,8 @@ class _FoldedBatch:
     ``order`` is their stable sort order (offsets from the batch's oldest
     case), so that evicting the batch needs no sort; ``inner_pairs`` is twice the
     pairs among them. Either is None when unknown (a large batch, tiny
-    batches run together, a batch partly evicted).
+    batches run together, a batch partly evicted). Never changed once made:
+    a published store and its successor share the records.
     """
 
     __slots__ = ("count", "inner_pairs", "order")
@@ -157,14 +164,22 @@ class WindowStore(CaseStore):
         # W/4 cases (9 bytes each), within [PENDING_LIMIT, STAGE_LIMIT].
         return min(max(self.window // 4, store.PENDING_LIMIT), store.STAGE_LIMIT)
 
+    COUNTS_PENDING = False  # the evictions a fold makes are known only by folding
+
     def total(self) -> int:
-        """Cases in the window (evictions are settled by a fold). Complexity: O(p log W)."""
-        self.fold()
+        """Cases in the window of a folded store. Complexity: O(1)."""
         return self.size
+
+    def _slack(self) -> int:
+        """Ring slots beyond the window: room for a fold's new cases (see the module doc)."""
+        return self._stage_limit()
 
     def _enter(self, labels: BoolArray, keys: FloatArray) -> None:
         """Evict what the new cases push out of the window, then rank them."""
         count = keys.shape[0]
+        # The published store's cases occupy the ring from the oldest one on;
+        # the new ones go behind them, in a new ring if they would not fit.
+        in_place = self._ring_size + min(count, self.window) <= self._ring_keys.shape[0]
         self.added += count
         if count >= self.window:
             self._clear_tiers()
@@ -172,7 +187,7 @@ class WindowStore(CaseStore):
             count = self.window
         self._evict(self._ring_size + count - self.window)
         super()._enter(labels, keys)
-        self._ring_push(labels, keys)
+        self._ring_push(labels, keys, in_place)
 
     def _clear_tiers(self) -> None:
         self._main = _Run.empty()
@@ -180,18 +195,24 @@ class WindowStore(CaseStore):
         self._set_dead(_Run.empty(), _NO_PLACES)
         self.doubled_pairs = 0
         self.pos_added = self.neg_added = 0
-        self._ring_start = self._ring_size = 0
-        self._batches.clear()
+        # The ring empties behind the published store's cases, not over them.
+        capacity = max(int(self._ring_keys.shape[0]), 1)
+        self._ring_start = (self._ring_start + self._ring_size) % capacity
+        self._ring_size = 0
+        self._batches = deque()
 
     # ------------------------------------------------------------- the ring
     def _ring_slots(self, start: int, count: int) -> IntArray:
         capacity = max(int(self._ring_keys.shape[0]), 1)
         return (start + np.arange(count, dtype=np.int64)) % capacity
 
-    def _ring_push(self, labels: BoolArray, keys: FloatArray) -> None:
+    def _ring_push(self, labels: BoolArray, keys: FloatArray, in_place: bool) -> None:
+        """Write the new cases behind the ring's; ``in_place`` if no published slot is hit."""
         needed = self._ring_size + keys.shape[0]
-        if needed > self._ring_keys.shape[0]:
-            capacity = min(self.window, max(needed, 2 * self._ring_keys.shape[0], 1024))
+        if not in_place or needed > self._ring_keys.shape[0]:
+            # Memory follows the cases held, up to the window and room for a fold.
+            limit = self.window + self._slack()
+            capacity = min(limit, max(needed, 2 * self._ring_keys.shape[0], 1024))
             old = self._ring_slots(self._ring_start, self._ring_size)
             ring_keys = np.zeros(capacity, dtype=np.float64)
             ring_labels = np.zeros(capacity, dtype=np.bool_)
@@ -204,15 +225,14 @@ class WindowStore(CaseStore):
         self._ring_size += keys.shape[0]
 
     def arrival_order(self) -> tuple[FloatArray, BoolArray]:
-        """Keys and labels of the window's cases, oldest first (after a fold)."""
-        self.fold()
+        """Keys and labels of the window's cases, oldest first (of a folded store)."""
         slots = self._ring_slots(self._ring_start, self._ring_size)
         return self._ring_keys[slots], self._ring_labels[slots]
 
     # ------------------------------------------------------ adds and evictions
     def _absorb(self, labels: BoolArray, keys: FloatArray) -> None:
         """Count the new cases' pairs and buffer them with their places in main."""
-        self.version += 1
+        self.version = next(store._VERSIONS)
         count = keys.shape[0]
         order = None
         if count <= _SMALL_SORT:
@@ -238,8 +258,8 @@ class WindowStore(CaseStore):
         if order is not None and count >= _MIN_ORDERED_BATCH:
             batches.append(_FoldedBatch(count, order.astype(np.uint16), inner_pairs))
         elif batches and batches[-1].order is None and batches[-1].count < _SMALL_SORT:
-            batches[-1].count += count  # tiny batches run together, unordered
-            batches[-1].inner_pairs = None
+            # Tiny batches run together, unordered (a new record: records are shared).
+            batches[-1] = _FoldedBatch(batches[-1].count + count, None, None)
         else:
             batches.append(_FoldedBatch(count, None, None))
 
@@ -261,17 +281,14 @@ class WindowStore(CaseStore):
                 return ring_keys[first.order], ring_labels[first.order], first.inner_pairs
             older = first.order < count
             order = first.order[older]
-            first.order = first.order[~older] - np.uint16(count)
-            first.count -= count
-            first.inner_pairs = None
+            rest = first.order[~older] - np.uint16(count)
+            batches[0] = _FoldedBatch(first.count - count, rest, None)
             return ring_keys[order], ring_labels[order], None
         left = count
         while left:
             first = batches[0]
             if first.count > left:
-                first.count -= left
-                first.order = None
-                first.inner_pairs = None
+                batches[0] = _FoldedBatch(first.count - left, None, None)
                 break
             left -= first.count
             batches.popleft()
@@ -282,7 +299,7 @@ class WindowStore(CaseStore):
         """Retire the ``count`` oldest cases and their pairs. Complexity: O(c log W + b)."""
         if count <= 0:
             return
-        self.version += 1
+        self.version = next(store._VERSIONS)
         slots = self._ring_slots(self._ring_start, count)
         self._ring_start = int((self._ring_start + count) % self._ring_keys.shape[0])
         self._ring_size -= count
@@ -396,21 +413,26 @@ class WindowStore(CaseStore):
         return position - int(where.searchsorted(position, side="left"))
 
     # ---------------------------------------------------------------- copies
-    def _blank(self: _Window) -> _Window:
-        return type(self)(self.ties, self.window)
+    def successor(self: _Window) -> _Window:
+        """A store to change in this one's place: the ring is shared (see the module doc).
+
+        Complexity: O(batches in the ring).
+        """
+        clone = super().successor()
+        clone.window, clone._buffer_slots = self.window, self._buffer_slots
+        clone._dead, clone._dead_lt = self._dead, self._dead_lt
+        clone._dead_where, clone._dead_gaps = self._dead_where, self._dead_gaps
+        clone._ring_keys, clone._ring_labels = self._ring_keys, self._ring_labels
+        clone._ring_start, clone._ring_size, clone.added = (
+            self._ring_start, self._ring_size, self.added
+        )
+        clone._batches = deque(self._batches)
+        return clone
 
     def copy(self: _Window) -> _Window:
         """An independent store with the same window. O(W)."""
         clone = super().copy()
-        clone._set_buffer(self._buffer, self._buffer_slots)
-        clone._set_dead(self._dead, self._dead_lt)
         clone._ring_keys, clone._ring_labels = self._ring_keys.copy(), self._ring_labels.copy()
-        clone._ring_start, clone._ring_size, clone.added = (
-            self._ring_start, self._ring_size, self.added
-        )
-        clone._batches = deque(
-            _FoldedBatch(b.count, b.order, b.inner_pairs) for b in self._batches
-        )
         return clone
 
     def _check(self) -> None:
@@ -421,7 +443,7 @@ class WindowStore(CaseStore):
         for run in (self._main, self._buffer, self._dead):
             assert bool(np.all(run.keys[1:] >= run.keys[:-1]))
             assert np.array_equal(np.diff(run.cum), run.labels.astype(np.int64))
-        assert len(self.pending) < max(store.PENDING_LIMIT, 1)
+        assert len(self.pending) - self.taken <= max(store.PENDING_LIMIT, 1)
         assert self._staged_count == len(self._staged) == 0  # checks run after a fold
         assert self._dead.size < self._main.size or self._main.size == 0
         main_keys = self._main.keys
