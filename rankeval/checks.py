@@ -133,7 +133,9 @@ MAX_COUNT = 2**63 - 1
 def check_total(total: int, name: str) -> None:
     """Refuse a reference count (R or N) the int64 curve arithmetic cannot hold."""
     if total > MAX_COUNT:
-        raise ValueError(f"{name} would reach {total}, beyond the supported 2**63 - 1")
+        # A loaded count may have thousands of digits, more than str(int) allows.
+        shown = str(total) if total.bit_length() <= 256 else "more than 2**256"
+        raise ValueError(f"{name} would reach {shown}, beyond the supported 2**63 - 1")
 
 
 def _non_negative_int(value: object, name: str, negative_message: str) -> int:

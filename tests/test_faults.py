@@ -248,3 +248,39 @@ def test_repr_and_other_entry_points_race_no_case() -> None:
     assert ev.pr_curve().shape == fresh.pr_curve().shape
     assert ev == fresh
     assert ev.area_under_roc_curve() == fresh.area_under_roc_curve()
+
+
+class TestCaps:
+    """R and N stay within 2**63 - 1 whichever way counts arrive; a refused call changes nothing."""
+
+    BIG = 2**63 - 2
+
+    def big(self) -> Evaluation:
+        ev = Evaluation()
+        ev.add_cases([True, False], [1.0, 0.5])
+        ev.add_misses(self.BIG - 1)  # R = 2**63 - 2
+        return ev
+
+    def test_merge_and_plus_refuse_a_total_past_the_cap(self) -> None:
+        ev, other = self.big(), self.big()
+        before = state(ev)
+        with pytest.raises(ValueError, match="numPositiveRef would reach"):
+            ev.merge(other)
+        with pytest.raises(ValueError, match="numPositiveRef would reach"):
+            ev + other  # noqa: B018 - the addition is the call under test
+        assert same(state(ev), before)
+        assert ev.roc_curve().shape == (4, 2) and str(ev)  # no OverflowError anywhere
+
+    def test_load_refuses_a_file_past_the_cap(self, tmp_path: Path) -> None:
+        from rankeval import PersistenceError
+        from rankeval.scored.state_file import EvaluatorState, save_state
+
+        path = tmp_path / "huge.rankeval"
+        save_state(path, EvaluatorState("grouped", np.array([-1.0]), np.array([True]),
+                                        10**5000, 0, None, None, 1))
+        with pytest.raises(PersistenceError, match="numPositiveRef would reach more than"):
+            Evaluation.load(path)
+        save_state(path, EvaluatorState("grouped", np.array([-1.0]), np.array([False]),
+                                        0, 2**63 - 1, None, None, 1))
+        with pytest.raises(PersistenceError, match=r"huge.rankeval: numNegativeRef would reach"):
+            Evaluation.load(path)

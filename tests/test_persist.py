@@ -453,3 +453,70 @@ class TestAtomicSave:
         save_state("s", small_state())
         assert os.listdir(tmp_path) == ["s"]
         assert load_state("s") == small_state()
+
+
+class TestHostileFiles:
+    """Files whose header claims more than they hold: refused before allocating for the claim."""
+
+    def claim(self, path: Path, cases: int, digest: bytes) -> None:
+        """A header and metadata claiming ``cases`` cases; the rest of the file is a hole."""
+        raw = json.dumps(good_meta(cases=cases)).encode()
+        head = HEADER.pack(MAGIC, FORMAT_VERSION, 0, len(raw), 8 * cases, 0, cases)
+        size = len(head) + len(raw) + 9 * cases + 32
+        with path.open("wb") as out:
+            out.write(head + raw)
+            out.truncate(size - 32)
+            out.seek(size - 32)
+            out.write(digest)
+
+    def peak_while(self, action: Any) -> int:
+        """Peak bytes allocated (Python and NumPy) while ``action`` runs."""
+        import tracemalloc
+
+        tracemalloc.start()
+        try:
+            action()
+        finally:
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+        return peak
+
+    @pytest.mark.parametrize("digest", [bytes(32), bytes(range(32))])
+    def test_a_claim_of_10_to_the_12_cases_allocates_nothing(self, tmp_path: Path,
+                                                            digest: bytes) -> None:
+        path = tmp_path / "huge.rankeval"
+        try:
+            self.claim(path, 10**12, digest)
+        except OSError:  # a file system without 9 TB sparse files: claim what it allows
+            self.claim(path, 10**11, digest)
+        problem: list[str] = []
+        peak = self.peak_while(lambda: problem.append(load_error(path)))
+        assert "more than this machine's memory" in problem[0]
+        assert peak < 1 << 20
+
+    @pytest.mark.parametrize("digest", [bytes(32), bytes(range(32))])
+    def test_a_sparse_claim_that_fits_is_checked_before_allocating(self, tmp_path: Path,
+                                                                  digest: bytes) -> None:
+        """10**7 cases (90 MB) of holes: the checksum fails before 90 MB is allocated."""
+        path = tmp_path / "sparse.rankeval"
+        self.claim(path, 10**7, digest)
+        problem: list[str] = []
+        peak = self.peak_while(lambda: problem.append(load_error(path)))
+        assert problem == ["checksum mismatch (the file is corrupted)"]
+        assert peak < 8 << 20
+
+    def test_a_fifo_is_refused_without_waiting_for_a_writer(self, tmp_path: Path) -> None:
+        import threading
+
+        path = tmp_path / "pipe.rankeval"
+        os.mkfifo(path)
+        problem: list[str] = []
+        reader = threading.Thread(target=lambda: problem.append(load_error(path)), daemon=True)
+        reader.start()
+        reader.join(timeout=30)
+        assert not reader.is_alive(), "load is waiting on a FIFO"
+        assert problem == ["not a regular file"]
+
+    def test_a_directory_is_refused(self, tmp_path: Path) -> None:
+        with pytest.raises((PersistenceError, IsADirectoryError, PermissionError)):
+            load_state(tmp_path)

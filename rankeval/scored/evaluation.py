@@ -718,9 +718,18 @@ class ScoredPrecisionRecallEvaluation:
         wrong-version file; never returns a partly filled evaluator.
         Complexity: O(n).
         """
+        from rankeval.errors import PersistenceError
         from rankeval.scored.state_file import load_state
 
         state = load_state(path)
+        # The file format holds counts of any size; an evaluator holds what
+        # add_misses would accept (R and N within 2**63 - 1).
+        positives = int(np.count_nonzero(state.labels))
+        try:
+            check_total(positives + state.pos_missed, "numPositiveRef")
+            check_total(state.num_cases - positives + state.neg_missed, "numNegativeRef")
+        except ValueError as error:
+            raise PersistenceError(os.fspath(path), str(error)) from None
         evaluation = cls(ties=state.ties, window=state.window)
         keys, labels = state.keys, state.labels
         if state.ages is not None:  # a window: replay in arrival order

@@ -88,6 +88,7 @@ import json
 import numbers
 import os
 import re
+import stat
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -482,7 +483,7 @@ def load_state(path: str | os.PathLike[str]) -> EvaluatorState:
     def fail(problem: str) -> NoReturn:
         raise PersistenceError(name, problem)
 
-    with open(name, "rb") as stream:
+    with _open_regular(name, fail) as stream:
         size = os.fstat(stream.fileno()).st_size
         head = stream.read(_HEADER.size)
         if len(head) < len(MAGIC):
@@ -512,12 +513,20 @@ def load_state(path: str | os.PathLike[str]) -> EvaluatorState:
         if size > expected:
             fail(f"trailing data: expected {expected} bytes, found {size}")
 
+        _check_room(n, ages_len, name, fail)
+        if _has_holes(stream):
+            # A file of mostly holes (a crafted sparse file) can claim any size
+            # on no disk: prove the checksum before allocating anything for it.
+            _verify_digest(stream, head, expected, fail)
         digest = hashlib.sha256(head)
         meta_raw = stream.read(meta_len)
         digest.update(meta_raw)
-        keys = np.empty(n, dtype="<f8")
-        ages = np.empty(n, dtype="<i8") if ages_len else None
-        labels = np.empty(n, dtype=np.uint8)
+        try:
+            keys = np.empty(n, dtype="<f8")
+            ages = np.empty(n, dtype="<i8") if ages_len else None
+            labels = np.empty(n, dtype=np.uint8)
+        except MemoryError:
+            fail(f"not enough memory to load {n} cases")
         got = len(meta_raw) + _read_into(stream, keys, digest)
         if ages is not None:
             got += _read_into(stream, ages, digest)
@@ -550,6 +559,67 @@ def load_state(path: str | os.PathLike[str]) -> EvaluatorState:
         )
     except (TypeError, ValueError) as error:
         fail(f"invalid state: {error}")
+
+
+def _open_regular(name: str, fail: Callable[[str], NoReturn]) -> BufferedReader:
+    """Open ``name`` for reading if it is a regular file; a FIFO or device never blocks us."""
+    fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            fail("not a regular file")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _check_room(n: int, ages_len: int, name: str, fail: Callable[[str], NoReturn]) -> None:
+    """Refuse a declared number of cases this machine's memory cannot hold, before allocating."""
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # not a POSIX system: let allocation decide
+        return
+    needed = n * (17 if ages_len else 9)
+    if needed > memory:
+        fail(
+            f"declares {n} cases ({needed / 2**30:.1f} GiB to load), more than this "
+            f"machine's memory ({memory / 2**30:.1f} GiB)"
+        )
+
+
+def _has_holes(stream: BufferedReader) -> bool:
+    """Whether the file occupies far fewer disk blocks than its size says (a sparse file).
+
+    Compressing file systems report fewer blocks too; they only cost the
+    extra checksum pass of :func:`_verify_digest`.
+    """
+    info = os.fstat(stream.fileno())
+    blocks = getattr(info, "st_blocks", None)
+    return blocks is not None and info.st_size > (1 << 20) and blocks * 512 < info.st_size // 4
+
+
+def _verify_digest(
+    stream: BufferedReader, head: bytes, expected: int, fail: Callable[[str], NoReturn]
+) -> None:
+    """Hash the file in small chunks and compare with its digest; rewind after the header."""
+    stream.seek(expected - _DIGEST_SIZE)
+    stored = stream.read(_DIGEST_SIZE)
+    if stored == bytes(_DIGEST_SIZE):  # a hole where the digest belongs: no need to hash
+        fail("checksum mismatch (the file is corrupted)")
+    stream.seek(_HEADER.size)
+    digest = hashlib.sha256(head)
+    left = expected - _HEADER.size - _DIGEST_SIZE
+    while left:
+        chunk = stream.read(min(left, 1 << 20))
+        if not chunk:
+            fail("truncated while verifying the checksum")
+        digest.update(chunk)
+        left -= len(chunk)
+    if stored != digest.digest():
+        fail("checksum mismatch (the file is corrupted)")
+    stream.seek(_HEADER.size)
 
 
 def _reject_constant(token: str) -> NoReturn:
