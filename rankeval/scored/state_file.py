@@ -569,10 +569,10 @@ def _open_regular(name: str, fail: Callable[[str], NoReturn]) -> BufferedReader:
             fail("not a regular file")
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
         raise
+    return open(fd, "rb")  # the caller's with block closes it
 
 
 def _check_room(n: int, ages_len: int, name: str, fail: Callable[[str], NoReturn]) -> None:
