@@ -202,6 +202,16 @@ def check_case_arrays(
 def _as_1d(values: Any, name: str) -> NDArray[Any]:
     if isinstance(values, (str, bytes)) or values is None:
         raise TypeError(f"{name} must be a sequence or 1-D array, got {type(values).__name__}")
+    if isinstance(values, np.ma.MaskedArray):
+        # np.asarray would silently use the masked entries' hidden values.
+        masked = np.ma.getmaskarray(values)
+        if masked.any():
+            first = _first_bad(masked.ravel())
+            raise ValueError(
+                f"{name} is a masked array with masked entries ({name}[{first}] first): drop "
+                "them from both arrays (e.g. with np.ma.mask_or and .compressed()) or fill them"
+            )
+        values = values.data
     try:
         array = np.asarray(values)
     except (ValueError, TypeError) as error:

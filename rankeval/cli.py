@@ -47,7 +47,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal, NoReturn, TextIO
 import numpy as np
 from numpy.typing import NDArray
 
-from rankeval.checks import check_choice
+from rankeval.checks import MAX_COUNT, check_choice
 from rankeval.formulas import NO_RELEVANT, NoRelevant, mean_over_queries
 from rankeval.io import (
     DEFAULT_CHUNK_ROWS,
@@ -56,6 +56,9 @@ from rankeval.io import (
     FileFormat,
     ScoredCaseReader,
     atomic_output,
+    os_reason,
+    silence_stdout,
+    standard_output,
     write_json,
 )
 from rankeval.scored.lingpipe_text import java_double_to_string, java_f6
@@ -456,12 +459,35 @@ def _write_query_report(
 
 @contextlib.contextmanager
 def _output(path: str | None) -> Iterator[IO[str]]:
+    """Standard output, or an atomic writer to ``path``; a failed write is a DataError."""
     if path is None or path == "-":
-        yield sys.stdout
-        sys.stdout.flush()
-    else:
+        with standard_output() as out:
+            yield out
+        return
+    try:
         with atomic_output(path) as out:
             yield out
+    except OSError as error:  # named after the target, never the temporary file
+        raise DataError(path, None, f"cannot write: {os_reason(error)}") from None
+
+
+def _check_writable(path: str) -> None:
+    """Refuse, before any input is read, an output path that cannot be written.
+
+    A missing directory, a path under a file, a directory as the target, or a
+    directory without write permission: each is a DataError naming ``path``.
+    """
+    if path == "-":
+        return
+    directory = os.path.dirname(path) or os.curdir
+    if not path or path.endswith(os.sep) or os.path.isdir(path):
+        raise DataError(path, None, "cannot write: it is a directory")
+    if not os.path.exists(directory):
+        raise DataError(path, None, f"cannot write: no directory {directory!r}")
+    if not os.path.isdir(directory):
+        raise DataError(path, None, f"cannot write: {directory!r} is not a directory")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise DataError(path, None, f"cannot write: no permission to create files in {directory!r}")
 
 
 # --------------------------------------------------------------------------- commands
@@ -473,6 +499,9 @@ def _run_scored(args: argparse.Namespace) -> int:
     if args.plot is not None:
         _check_plot_path(args.plot)
         _require_matplotlib()
+    for path in (args.output, args.plot):  # before reading what may be a large input
+        if path is not None:
+            _check_writable(path)
 
     def check_layout(reader: ScoredCaseReader) -> None:
         if not reader.has_query:
@@ -513,8 +542,11 @@ def _run_scored(args: argparse.Namespace) -> int:
         return 0
 
     evaluation = evaluations[None]
-    evaluation.add_misses(args.misses or 0)
-    evaluation.add_negative_misses(args.negative_misses or 0)
+    try:
+        evaluation.add_misses(args.misses or 0)
+        evaluation.add_negative_misses(args.negative_misses or 0)
+    except ValueError as error:  # R or N past 2**63 - 1 with the cases of the file
+        raise DataError(name, None, str(error)) from None
     with _output(args.output) as out:
         if args.json:
             header = {
@@ -609,13 +641,20 @@ def _run_trec(argv: list[str]) -> int:
 
 
 def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, found {text!r}")
-    return value
+    """A count option: ASCII digits only, at most 2**63 - 1 (the evaluator's cap)."""
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(
+            f"expected a non-negative integer, found {_shown_arg(text)}"
+        )
+    if len(text) > 19 or int(text) > MAX_COUNT:
+        raise argparse.ArgumentTypeError(
+            f"expected at most 2**63 - 1, found {_shown_arg(text)}"
+        )
+    return int(text)
+
+
+def _shown_arg(text: str) -> str:
+    return repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
 
 
 def _parser() -> _Parser:
@@ -746,9 +785,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (``rankeval scored big.tsv --curve pr | head``): not an error.
         # Point stdout at /dev/null so the interpreter's final flush does not fail again.
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        silence_stdout()
         return 0
+    except OSError as error:  # reading standard input, say; files are DataErrors already
+        where = f"{error.filename}: " if error.filename else ""
+        _report(f"{where}{os_reason(error)}")
+        return 1
+    except MemoryError:
+        _report("out of memory")
+        return 1
+    except KeyboardInterrupt:
+        _report("interrupted")
+        return 130
 
 
 def _report(message: str) -> None:

@@ -19,9 +19,10 @@ Columns
 
 Values
     Labels are ``true``/``false``, ``1``/``0`` or ``yes``/``no`` in any case (JSON also
-    ``true``/``false`` and the numbers 0 and 1). Scores are decimal numbers; ``inf``,
-    ``Infinity`` and their negatives are accepted, NaN is not (the evaluator rejects it).
-    Blank lines are skipped.
+    ``true``/``false`` and the numbers 0 and 1). Scores are decimal numbers as C's
+    ``strtod`` reads them (ASCII only, no ``_`` separators, spaces or tabs around allowed);
+    ``inf``, ``Infinity`` and their negatives are accepted; NaN and finite numbers too large
+    for a double (``1e400``) are not. Blank lines (nothing but spaces or tabs) are skipped.
 
 Malformed input raises :class:`DataError`, whose text is ``FILE:LINE: expected ..., found ...``.
 """
@@ -37,6 +38,8 @@ import math
 import os
 import secrets
 import stat
+import sys
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Literal
@@ -155,21 +158,38 @@ def parse_label(text: str) -> bool:
 def parse_score(text: str) -> float:
     """Parse a score: a decimal number or an infinity; NaN and anything else are refused.
 
+    The numbers C's ``strtod`` reads (what trec_eval and LingPipe's Java read,
+    too): ASCII digits, sign, point, exponent, ``inf``/``infinity``, with
+    spaces or tabs around. Python's extras (``5_000``, non-ASCII digits) are
+    refused, and so is a finite number too large for a double (``1e400``),
+    which ``float()`` would silently turn into an infinity.
+
     Raises ``ValueError`` with what was expected and the text found.
 
     Complexity: O(len(text)).
 
     Examples
     --------
-    >>> parse_score("-1.27"), parse_score("-Infinity")
-    (-1.27, -inf)
+    >>> parse_score("-1.27"), parse_score("-Infinity"), parse_score(" 5 ")
+    (-1.27, -inf, 5.0)
+    >>> parse_score("1e400")
+    Traceback (most recent call last):
+    ...
+    ValueError: expected a score a double can hold, found '1e400' (too large)
     """
+    if not text.isascii() or "_" in text:
+        raise ValueError(f"expected a number for the score, found {_shown(text)}")
     try:
         score = float(text)
     except ValueError:
         raise ValueError(f"expected a number for the score, found {_shown(text)}") from None
     if score != score:
         raise ValueError(f"expected a score that is a number, found NaN ({_shown(text)})")
+    if score in (math.inf, -math.inf) and text.strip(" \t").lstrip("+-").lower() not in (
+        "inf",
+        "infinity",
+    ):
+        raise ValueError(f"expected a score a double can hold, found {_shown(text)} (too large)")
     return score
 
 
@@ -188,13 +208,26 @@ def _json_label(value: object) -> bool:
 def _json_score(value: object) -> float:
     """Parse a JSON score: a number, or a string holding one (JSON has no infinities)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        score = float(value)
+        try:
+            score = float(value)
+        except OverflowError:
+            raise ValueError(
+                f"expected a score a double can hold, found an integer of {len(str(value))} digits"
+            ) from None
         if score != score:
             raise ValueError("expected a score that is a number, found NaN")
         return score
     if isinstance(value, str):
         return parse_score(value)
     raise ValueError(f"expected a number for the score, found {_shown(json.dumps(value))}")
+
+
+def _json_float_literal(text: str) -> float:
+    """A JSON number with a fraction or exponent, refused if a double cannot hold it."""
+    value = float(text)
+    if value in (math.inf, -math.inf):
+        raise ValueError(f"{_shown(text)}, too large for a double")
+    return value
 
 
 def _query_text(value: object) -> str:
@@ -335,7 +368,7 @@ class ScoredCaseReader:
                 record = self._json_record(self._first_line, self._first_line_number)
                 self._layout = self._at(self._first_line_number, self._json_layout, record)
             else:
-                row = next(self._csv_rows([self._first_line]))
+                row = self._first_row()
                 self._layout = self._at(self._first_line_number, self._delimited_layout, row)
 
     @property
@@ -363,6 +396,21 @@ class ScoredCaseReader:
             return parse(value)
         except ValueError as error:
             raise DataError(self.path, line, str(error)) from None
+
+    def _first_row(self) -> list[str]:
+        try:
+            return next(self._csv_rows([self._first_line]))
+        except csv.Error as error:
+            raise self._row_error(self._first_line_number, error) from None
+
+    def _row_error(self, line: int, error: csv.Error) -> DataError:
+        """The error for a row the csv module cannot read; a bare CR gets its own words."""
+        if "new-line character" in str(error):  # the csv module's words for a bare CR
+            problem = "a carriage return (\\r) inside the line; lines must end in \\n or \\r\\n"
+        else:
+            problem = str(error)
+        kind = str(self.file_format).upper()
+        return DataError(self.path, line, f"expected a well-formed {kind} row, found {problem}")
 
     def _csv_rows(self, lines: Iterable[str]) -> CsvReader:
         """csv rows of the detected dialect (TSV: no quoting at all)."""
@@ -400,10 +448,19 @@ class ScoredCaseReader:
 
     def _json_record(self, line: str, number: int) -> object:
         try:
-            return json.loads(line)
+            return json.loads(line, parse_float=_json_float_literal)
         except json.JSONDecodeError as error:
             found = f"{_shown(line.strip())} ({error.msg})"
             message = f"expected a JSON object or array, found {found}"
+            raise DataError(self.path, number, message) from None
+        except ValueError as error:  # an integer past Python's 4300 digits, a huge float
+            problem = str(error)
+            if "integer string conversion" in problem:
+                problem = "an integer of more than 4300 digits"
+            message = f"expected a JSON object or array of usable values, found {problem}"
+            raise DataError(self.path, number, message) from None
+        except RecursionError:
+            message = "expected a JSON object or array, found nesting too deep to read"
             raise DataError(self.path, number, message) from None
 
     def _json_layout(self, record: object) -> _Layout:
@@ -462,15 +519,20 @@ class ScoredCaseReader:
         try:
             for row in rows:
                 if len(row) != width:
-                    if not row:
-                        continue
+                    if not row or (len(row) == 1 and not row[0].strip()):
+                        continue  # a blank line, spaces or tabs at most
                     raise self._width_error(offset + rows.line_num, row, layout)
                 label = fast_label(row[label_at])
+                text = row[score_at]
                 try:
-                    score = float(row[score_at])
+                    score = float(text)
                 except ValueError:
                     score = math.nan
-                if label is None or score != score:
+                # score - score is 0.0 unless the score is infinite or NaN; infinities
+                # and anything float() reads beyond C's strtod take parse_score's path.
+                if label is None or score - score != 0.0 or not text.isascii() or "_" in text:
+                    if not "".join(row).strip():
+                        continue  # tabs or spaces only: a blank line
                     line = offset + rows.line_num
                     label = self._at(line, parse_label, row[label_at])
                     score = self._at(line, parse_score, row[score_at])
@@ -490,11 +552,7 @@ class ScoredCaseReader:
                     if queries is not None:
                         queries.clear()
         except csv.Error as error:
-            raise DataError(
-                self.path,
-                offset + rows.line_num,
-                f"expected a well-formed {str(self.file_format).upper()} row, found {error}",
-            ) from None
+            raise self._row_error(offset + rows.line_num, error) from None
         except UnicodeDecodeError as error:
             raise self._decode_error(offset + rows.line_num + 1, error) from None
         self.lines_read = offset + rows.line_num
@@ -564,6 +622,39 @@ class ScoredCaseReader:
             yield from self._emit(queries, labels, scores)
 
 
+@contextlib.contextmanager
+def standard_output() -> Iterator[IO[str]]:
+    """Standard output for a command's report; a failed write becomes a :class:`DataError`.
+
+    ``BrokenPipeError`` passes through (the reader went away: the command ends
+    quietly); any other write error (a full disk, a closed descriptor) is
+    ``<stdout>: cannot write: ...``, after which descriptor 1 is pointed at
+    /dev/null so that the interpreter's last flush cannot fail again.
+    """
+    out = sys.stdout
+    if out is None:  # the process started with descriptor 1 closed
+        raise DataError("<stdout>", None, "cannot write: standard output is closed")
+    try:
+        yield out
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        silence_stdout()
+        raise DataError("<stdout>", None, f"cannot write: {os_reason(error)}") from None
+
+
+def silence_stdout() -> None:
+    """Point descriptor 1 at /dev/null, so the interpreter's last flush cannot fail again."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def os_reason(error: OSError) -> str:
+    """The words of an OSError without its file name (messages name the file themselves)."""
+    return error.strerror or str(error) or type(error).__name__
+
+
 #: Suffix of the temporary files :func:`atomic_output` writes beside its target.
 TEMP_SUFFIX = ".rankeval-tmp"
 
@@ -581,6 +672,10 @@ def atomic_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
     The new file gets the mode of the file it replaces, or, for a new file, what ``open()``
     would give (0o666 less the umask, applied by the system: the process umask is never
     changed, so other threads are not disturbed).
+
+    A writer locks its temporary file (``flock``; the lock dies with the process, even on
+    SIGKILL). After a successful write, temporary files that killed writers left for the
+    same target are removed once they are :data:`STALE_AFTER` seconds old and unlocked.
 
     Raises
     ------
@@ -606,6 +701,7 @@ def atomic_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
     directory, base = _split_target(target)
     temporary, handle = _open_temporary(directory, base)
     try:
+        _hold(handle)  # marks the temporary file as in use until this process ends
         with contextlib.suppress(FileNotFoundError):
             os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
         with (
@@ -622,6 +718,57 @@ def atomic_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
             os.unlink(temporary)
         raise
     _fsync_directory(directory)
+    _remove_stale_temporaries(directory, base)
+
+
+#: A temporary file left by a killed writer is removed once it is this old (seconds) and
+#: no process holds its lock.
+STALE_AFTER = 60.0
+
+
+def _hold(handle: int) -> None:
+    """Lock the temporary file: a writer's lock dies with its process, even on SIGKILL."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: stale files are left alone
+        return
+    with contextlib.suppress(OSError):
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _remove_stale_temporaries(directory: str, base: str) -> None:
+    """Delete temporary files of earlier, killed saves to the same target.
+
+    Only files of our own naming for this target, older than :data:`STALE_AFTER`
+    and not locked by a live writer (see :func:`_hold`), so that a save running
+    in another process is never disturbed. Best effort: errors are ignored.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return
+    prefix = f".{base[:100]}."
+    cutoff = time.time() - STALE_AFTER
+    with contextlib.suppress(OSError), os.scandir(directory) as entries:
+        for entry in entries:
+            name = entry.name
+            middle = name[len(prefix) : -len(TEMP_SUFFIX)]
+            if not (
+                name.startswith(prefix)
+                and name.endswith(TEMP_SUFFIX)
+                and len(middle) == 16
+                and all(c in "0123456789abcdef" for c in middle)
+            ):
+                continue
+            with contextlib.suppress(OSError):
+                if entry.stat(follow_symlinks=False).st_mtime > cutoff or entry.is_symlink():
+                    continue
+                fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # fails if a writer lives
+                    os.unlink(entry.path)
+                finally:
+                    os.close(fd)
 
 
 def _open_temporary(directory: str, base: str) -> tuple[str, int]:

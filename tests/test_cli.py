@@ -488,12 +488,13 @@ class TestDataErrors:
         assert err == f"rankeval: error: {path}: cannot read the file: No such file or directory\n"
 
     def test_unwritable_plot(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-        """A plot that cannot be written is an error, status 1, naming the file."""
+        """A plot that cannot be written is an error, status 1, naming the file, found up front."""
         target = str(tmp_path / "missing-dir" / "plot.png")
-        status, _, err = run(capsys, "scored", "--plot", target, str(RUNNING_EXAMPLE))
-        assert status == 1
+        status, out, err = run(capsys, "scored", "--plot", target, str(RUNNING_EXAMPLE))
+        assert (status, out) == (1, "")  # refused before the report is printed
         assert (
-            err == f"rankeval: error: {target}: cannot write the plot: No such file or directory\n"
+            err == f"rankeval: error: {target}: cannot write: no directory "
+            f"{str(tmp_path / 'missing-dir')!r}\n"
         )
 
 

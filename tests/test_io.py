@@ -525,3 +525,66 @@ class TestOneAtomicWriter:
         with atomic_output(tmp_path / "new.bin", binary=True) as out:
             out.write(b"x")
         assert len(synced) == 2
+
+
+class TestStaleTemporaries:
+    """Temporary files of killed saves go on the next save; a live writer's never do."""
+
+    def leftover(self, directory: Path, base: str, age: float) -> Path:
+        from rankeval.io import TEMP_SUFFIX
+
+        path = directory / f".{base}.{os.urandom(8).hex()}{TEMP_SUFFIX}"
+        path.write_bytes(b"half a save")
+        when = os.path.getmtime(path) - age
+        os.utime(path, (when, when))
+        return path
+
+    def test_old_unlocked_leftovers_of_this_target_are_removed(self, tmp_path: Path) -> None:
+        from rankeval.io import STALE_AFTER
+
+        old = self.leftover(tmp_path, "out.txt", 2 * STALE_AFTER)
+        fresh = self.leftover(tmp_path, "out.txt", 0)  # perhaps a save starting right now
+        other_target = self.leftover(tmp_path, "other.txt", 2 * STALE_AFTER)
+        with atomic_output(tmp_path / "out.txt") as out:
+            out.write("x")
+        assert not old.exists()
+        assert fresh.exists()
+        assert other_target.exists()
+
+    def test_a_leftover_locked_by_a_live_writer_stays(self, tmp_path: Path) -> None:
+        import subprocess
+        import sys
+
+        from rankeval.io import STALE_AFTER
+
+        held = self.leftover(tmp_path, "out.txt", 2 * STALE_AFTER)
+        holder = subprocess.Popen(
+            [sys.executable, "-c",
+             "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); "
+             "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); sys.stdin.read()",
+             str(held)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )
+        try:
+            assert holder.stdout is not None
+            assert holder.stdout.readline() == "held\n"
+            with atomic_output(tmp_path / "out.txt") as out:
+                out.write("x")
+            assert held.exists()
+        finally:
+            holder.communicate("", timeout=60)
+        with atomic_output(tmp_path / "out.txt") as out:  # the writer is gone now
+            out.write("y")
+        assert not held.exists()
+
+
+def test_masked_arrays_are_refused_unless_nothing_is_masked() -> None:
+    from rankeval import ScoredPrecisionRecallEvaluation
+
+    ev = ScoredPrecisionRecallEvaluation()
+    masked = r"scores is a masked array with masked entries \(scores\[1\]"
+    with pytest.raises(ValueError, match=masked):
+        ev.add_cases([True, False], np.ma.array([0.5, 0.7], mask=[False, True]))
+    assert ev.num_cases() == 0
+    ev.add_cases(np.ma.array([True, False]), np.ma.array([0.5, 0.7]))  # no entry masked
+    assert ev.num_cases() == 2

@@ -20,14 +20,17 @@ Deviation: trec_eval 10 exits with an error when a qrels query is missing from t
 
 from __future__ import annotations
 
+import contextlib
 import getopt
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TextIO, TypeVar
 
+from rankeval.checks import MAX_COUNT
 from rankeval.errors import DataError
 from rankeval.formulas import NO_RELEVANT, NoRelevant
+from rankeval.io import os_reason, silence_stdout, standard_output
 from rankeval.ranking import Qrels, Run, catalogue, evaluate_run, trec_files
 from rankeval.ranking.catalogue import Profile
 
@@ -93,10 +96,14 @@ class _UsageError(Exception):
 
 
 def _integer(flag: str, text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise _UsageError(f"{flag} expects an integer, found {text!r}") from None
+    """An integer option: an optional sign and ASCII digits, within a signed 64-bit integer."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
+    if not (digits.isascii() and digits.isdigit()):
+        raise _UsageError(f"{flag} expects an integer, found {shown}")
+    if len(digits) > 19 or abs(int(text)) > MAX_COUNT:
+        raise _UsageError(f"{flag} expects an integer within 2**63 - 1, found {shown}")
+    return int(text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -119,10 +126,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DataError as problem:
         err.write(f"rankeval: error: {problem}\n")
         return 1
-    except OSError as problem:
+    except BrokenPipeError:  # rankeval trec ... | head: the reader went away
+        silence_stdout()
+        return 0
+    except OSError as problem:  # writes go through standard_output: this is a read
         where = problem.filename if problem.filename is not None else "input"
-        err.write(f"rankeval: error: cannot read {where}: {problem.strerror or problem}\n")
+        err.write(f"rankeval: error: cannot read {where}: {os_reason(problem)}\n")
         return 1
+    except MemoryError:
+        err.write("rankeval: error: out of memory\n")
+        return 1
+    except KeyboardInterrupt:
+        err.write("rankeval: error: interrupted\n")
+        return 130
 
 
 @dataclass
@@ -230,5 +246,7 @@ def _main(args: list[str], out: TextIO) -> int:
         )
     except ValueError as problem:
         raise DataError(run_path, None, str(problem)) from None
-    out.write(evaluation.format(per_query=o.per_query, summary=o.summary))
+    text = evaluation.format(per_query=o.per_query, summary=o.summary)
+    with standard_output() if out is sys.stdout else contextlib.nullcontext(out) as stream:
+        stream.write(text)
     return 0
