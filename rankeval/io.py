@@ -699,7 +699,10 @@ def atomic_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
     if not isinstance(target, str):
         raise TypeError(f"path must be a str or os.PathLike[str], got {target!r}")
     directory, base = _split_target(target)
-    temporary, handle = _open_temporary(directory, base)
+    try:
+        temporary, handle = _open_temporary(directory, base)
+    except OSError as error:  # name the target, not a temporary file the user never chose
+        raise type(error)(error.errno, error.strerror, target) from None
     try:
         _hold(handle)  # marks the temporary file as in use until this process ends
         with contextlib.suppress(FileNotFoundError):
@@ -712,7 +715,10 @@ def atomic_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
             yield out
             out.flush()
             os.fsync(out.fileno())
-        os.replace(temporary, target)
+        try:
+            os.replace(temporary, target)
+        except OSError as error:
+            raise type(error)(error.errno, error.strerror, target) from None
     except BaseException:
         with contextlib.suppress(FileNotFoundError):  # already renamed or removed
             os.unlink(temporary)

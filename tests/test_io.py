@@ -588,3 +588,18 @@ def test_masked_arrays_are_refused_unless_nothing_is_masked() -> None:
     assert ev.num_cases() == 0
     ev.add_cases(np.ma.array([True, False]), np.ma.array([0.5, 0.7]))  # no entry masked
     assert ev.num_cases() == 2
+
+
+def test_write_errors_name_the_target_not_the_temporary_file(tmp_path: Path) -> None:
+    from rankeval import ScoredPrecisionRecallEvaluation
+
+    target = tmp_path / "missing" / "ev.rankeval"
+    with pytest.raises(FileNotFoundError) as info:
+        ScoredPrecisionRecallEvaluation().save(target)
+    assert info.value.filename == str(target)
+    assert "rankeval-tmp" not in str(info.value)
+    (tmp_path / "dir.rankeval").mkdir()
+    (tmp_path / "dir.rankeval" / "x").write_text("keeps the rename from replacing it")
+    with pytest.raises(IsADirectoryError) as info:
+        ScoredPrecisionRecallEvaluation().save(tmp_path / "dir.rankeval")
+    assert "rankeval-tmp" not in str(info.value)
