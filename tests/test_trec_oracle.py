@@ -147,3 +147,60 @@ def test_differential_on_the_stored_run_with_every_measure(oracle: dict[str, Any
         for name, value in values.items():
             if name not in SKIP_PER_QUERY:
                 assert ev.per_query(name)[qid] == value, (qid, name)
+
+
+# Ids of very unequal lengths: the files' readers keep them as Python bytes instead of
+# padding every id to the longest (one 100 KB id among a million would ask for 100 GB).
+LONG_DOC_IDS = ["L" * 5000, "L" * 5000 + "a", "L" * 4999 + "b", "M" * 3000, "L" * 70]
+LONG_QUERY_ID = "q" * 4000
+
+
+def _write_trec(path: Path, run: dict[str, dict[str, float]] | None,
+                qrels: dict[str, dict[str, int]] | None) -> None:
+    with path.open("w", encoding="utf-8") as out:
+        if run is not None:
+            for qid, docs in run.items():
+                for rank, (doc, score) in enumerate(docs.items()):
+                    out.write(f"{qid} Q0 {doc} {rank} {score!r} r\n")
+        if qrels is not None:
+            for qid, judged in qrels.items():
+                for doc, rel in judged.items():
+                    out.write(f"{qid} 0 {doc} {rel}\n")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=run_and_qrels(), long_docs=st.lists(st.sampled_from(LONG_DOC_IDS), min_size=1,
+                                                max_size=5, unique=True),
+       scores=st.lists(st.sampled_from(SCORES), min_size=5, max_size=5))
+def test_files_with_very_long_ids_against_pytrec_eval(
+    data: tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]],
+    long_docs: list[str], scores: list[float], tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Read from files, long ids and all, every value equals pytrec_eval's (ties included)."""
+    from rankeval.ranking import trec_files
+
+    run, qrels = data
+    first = next(iter(run))
+    long_docs = list(dict.fromkeys(["M" * 3000, *long_docs]))  # one long enough, always
+    for doc, score in zip(long_docs, scores, strict=False):  # long ids tie short ones
+        run[first][doc] = score
+        qrels.setdefault(first, {})[doc] = 1
+    for k in range(100):  # enough short ids that padding to the longest would be wasteful
+        run[first][f"f{k}"] = SCORES[k % len(SCORES)]
+    run[LONG_QUERY_ID] = {long_docs[0]: 1.0, "d": 1.0}
+    qrels[LONG_QUERY_ID] = {long_docs[0]: 1, "z": 1}
+    folder = tmp_path_factory.mktemp("long")
+    _write_trec(folder / "run", run, None)
+    _write_trec(folder / "qrels", None, qrels)
+    assert trec_files.read_run(folder / "run").docid.dtype.kind == "O"  # the path under test
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"all_trec"}).evaluate(run)
+    ev = evaluate_run(Run.from_file(folder / "run"), Qrels.from_file(folder / "qrels"),
+                      "all_trec")
+    # pytrec_eval also reports a query whose run or judgments are an empty dict; a file
+    # cannot hold one.
+    assert set(ev.queries) == {q for q in expected if qrels.get(q) and run.get(q)}
+    for qid in ev.queries:
+        for name, value in expected[qid].items():
+            if name in SKIP_PER_QUERY or (not run[qid] and math.isnan(value)):
+                continue
+            assert ev.per_query(name)[qid] == value, (qid, name)

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rankeval.ranking import trec_files
-from rankeval.ranking.join import PairIndex, as_bytes, doc_hash, first_duplicate
+from rankeval.ranking.join import PairIndex, as_bytes, as_objects, doc_hash, first_duplicate
 from rankeval.ranking.trec_sort import judged_counts
 
 __all__ = ["Qrels", "QrelsLike", "Run", "RunLike", "as_qrels", "as_run"]
@@ -376,6 +376,11 @@ class Qrels:
         docid = as_bytes(self.docid)
         return PairIndex(self.query, docid, doc_hash(docid))
 
+    @cached_property
+    def _object_index(self) -> PairIndex:
+        docid = as_objects(as_bytes(self.docid))
+        return PairIndex(self.query, docid, doc_hash(docid))
+
     def _join(self, run: Run) -> tuple[DocIds, NDArray[np.uint64], PairIndex]:
         """Run document ids and hashes comparable with this qrels' ids, and the join index.
 
@@ -384,6 +389,8 @@ class Qrels:
         run_kind, own_kind = run.docid.dtype.kind, self.docid.dtype.kind
         if run_kind == own_kind or (run_kind in "iu" and own_kind in "iu"):
             return run.docid, run._hashes, self._native_index
+        if "O" in (run_kind, own_kind):  # very unequal id lengths on one side
+            return run._docid_objects, run._object_hashes, self._object_index
         return run._docid_bytes, run._bytes_hashes, self._bytes_index
 
 
@@ -645,6 +652,14 @@ class Run:
     @cached_property
     def _bytes_hashes(self) -> NDArray[np.uint64]:
         return doc_hash(self._docid_bytes)
+
+    @cached_property
+    def _docid_objects(self) -> DocIds:
+        return as_objects(as_bytes(self.docid))
+
+    @cached_property
+    def _object_hashes(self) -> NDArray[np.uint64]:
+        return doc_hash(self._docid_objects)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """pytrec_eval's shape ``{qid: {docid: score}}`` (document ids as text).

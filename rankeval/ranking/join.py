@@ -147,6 +147,15 @@ def doc_hash(docid: NDArray[np.generic]) -> UIntArray:
             np.bitwise_xor(values[lo : lo + _BLOCK], _GOLDEN, out=h)
             _mix(h, scratch[: h.size])
         return out
+    if kind == "O":  # bytes of very unequal lengths (see trec_files.compact_ids)
+        items = docid.tolist()
+        if not all(isinstance(v, bytes) for v in items):
+            raise TypeError("an object array of document ids must hold bytes only")
+        # Python's hash of bytes (SipHash) is consistent within the process, which is
+        # all an in-memory join needs; the index compares the ids themselves too.
+        out[:] = np.fromiter(map(hash, items), dtype=np.int64, count=n).view(np.uint64)
+        out ^= _GOLDEN
+        return _mix(out, np.empty_like(out))
     if kind not in "SU":
         raise TypeError(f"document ids must be strings, bytes or integers, got dtype {docid.dtype}")
     width = int(docid.dtype.itemsize)
@@ -209,7 +218,18 @@ def common_docids(
     lk, rk = left.dtype.kind, right.dtype.kind
     if lk == rk or (lk in "iu" and rk in "iu"):
         return left, right
+    if "O" in (lk, rk):  # one side holds bytes of very unequal lengths: both become that
+        return as_objects(as_bytes(left)), as_objects(as_bytes(right))
     return as_bytes(left), as_bytes(right)
+
+
+def as_objects(values: NDArray[np.generic]) -> NDArray[np.object_]:
+    """Byte-string ids as an object array of ``bytes`` (for joins with one, see doc_hash)."""
+    if values.dtype.kind == "O":
+        return values  # type: ignore[return-value]
+    out = np.empty(values.shape[0], dtype=object)
+    out[:] = values.tolist()
+    return out
 
 
 def as_bytes(values: NDArray[np.generic]) -> NDArray[np.bytes_]:
@@ -221,7 +241,7 @@ def as_bytes(values: NDArray[np.generic]) -> NDArray[np.bytes_]:
     Complexity: O(n).
     """
     kind = values.dtype.kind
-    if kind == "S":
+    if kind in "SO":  # an object array here holds bytes already (see doc_hash)
         return values  # type: ignore[return-value]
     if kind in "iu":
         return values.astype(np.int64).astype("U").astype("S")  # ASCII digits

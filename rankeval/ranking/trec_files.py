@@ -66,8 +66,10 @@ FloatArray = NDArray[np.float64]
 # path: both operands are exact doubles, so the quotient is the correctly rounded value).
 _MAX_FAST_DIGITS = 15
 _MAX_FAST_FRACTION = 22
-# Fields longer than this go through the line parser.
+# Numbers longer than this go through the line parser; longer ids are sliced one by one.
 _MAX_FAST_WIDTH = 64
+# The fields holding ids (query, document) in both file kinds.
+_ID_FIELDS = (0, 2)
 # The fast path tokenises this many bytes (rounded up to a line end) at a time.
 _CHUNK_BYTES = 1 << 22
 
@@ -321,7 +323,7 @@ def _fast_fields(
     if len(pieces) == 1:
         return pieces[0]
     last_field = next((p[2] for p in reversed(pieces) if p[1].size), b"")
-    merged = [np.concatenate([p[0][k] for p in pieces]) for k in range(len(columns))]
+    merged = [_joined([p[0][k] for p in pieces]) for k in range(len(columns))]
     return merged, np.concatenate([p[1] for p in pieces]), last_field
 
 
@@ -368,10 +370,22 @@ def _chunk_fields(
     for k in columns:
         column = _gather(padded, starts[first + k], ends[first + k])
         if column is None:
-            return None
+            if k not in _ID_FIELDS:
+                return None  # a very long number: the line parser reports it
+            # Very long ids: sliced one by one rather than padded to the longest.
+            base = start
+            column = compact_ids([data[base + a : base + b] for a, b in zip(
+                starts[first + k].tolist(), ends[first + k].tolist(), strict=True)])
         out.append(column)
     last = int(first[-1]) + width - 1
     return out, lines, data[start + int(starts[last]) : start + int(ends[last])]
+
+
+def _joined(parts: list[BytesArray]) -> BytesArray:
+    """One column from the chunks' columns: ``S``, or bytes objects if any chunk needed them."""
+    if all(part.dtype.kind == "S" for part in parts):
+        return np.concatenate(parts)
+    return compact_ids([value for part in parts for value in part.tolist()])
 
 
 def _gather(padded: NDArray[np.uint8], starts: IntArray, ends: IntArray) -> BytesArray | None:
@@ -555,9 +569,29 @@ def _slow_qrels(path: str, data: bytes) -> tuple[BytesArray, BytesArray, list[by
 
 
 def _bytes_array(values: list[bytes]) -> BytesArray:
+    """Identifiers as a fixed-width ``S`` array, or an object array when width would waste.
+
+    An ``S`` array pads every id to the longest: one 100 KB id among a million short
+    ones would ask for 100 GB. :func:`compact_ids` keeps such columns as Python bytes.
+    """
     if not values:
         return np.zeros(0, dtype="S1")
-    return np.array(values, dtype=np.bytes_)
+    return compact_ids(values)
+
+
+def compact_ids(values: list[bytes]) -> BytesArray:
+    """``values`` as an ``S`` array if padding costs at most about twice an object array.
+
+    An object array costs about 41 + len bytes an id (pointer, header, bytes); an ``S``
+    array the longest length. Object arrays sort, compare and join exactly like ``S``
+    arrays (byte order, equality), only more slowly: every step downstream accepts both.
+    """
+    longest = max(map(len, values))
+    if longest <= 64 or longest * len(values) <= 2 * (41 * len(values) + sum(map(len, values))):
+        return np.array(values, dtype=np.bytes_)
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 def _decode(value: bytes | np.bytes_) -> str:
