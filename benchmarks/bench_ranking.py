@@ -119,12 +119,12 @@ def api_benchmark(data: dict[str, Any], repeat: int) -> list[list[Any]]:
     metrics = list(RANX_METRICS.values())
 
     def rankeval_str(_: Any) -> Any:
-        return evaluate_run(Run.from_arrays(data["qid"], data["docid"], data["score"]),
-                            qrels_str, MEASURES)
+        run = Run.from_arrays(data["qid"], data["docid"], data["score"])
+        return evaluate_run(qrels_str, run, MEASURES)
 
     def rankeval_int(_: Any) -> Any:
-        return evaluate_run(Run.from_arrays(data["qid"], data["docid_int"], data["score"]),
-                            qrels_int, MEASURES)
+        run = Run.from_arrays(data["qid"], data["docid_int"], data["score"])
+        return evaluate_run(qrels_int, run, MEASURES)
 
     prebuilt = Run.from_arrays(data["qid"], data["docid"], data["score"])
     sorted_ranx = RanxRun(data["run_dict"])
@@ -136,7 +136,7 @@ def api_benchmark(data: dict[str, Any], repeat: int) -> list[list[Any]]:
         "rankeval, str ids: Run.from_arrays + evaluate_run": (lambda: None, rankeval_str),
         "rankeval, int ids: Run.from_arrays + evaluate_run": (lambda: None, rankeval_int),
         "rankeval, prebuilt Run: evaluate_run": (
-            lambda: prebuilt, lambda run: evaluate_run(run, qrels_str, MEASURES)),
+            lambda: prebuilt, lambda run: evaluate_run(qrels_str, run, MEASURES)),
         "pytrec_eval-terrier: evaluate(run dict)": (
             lambda: data["run_dict"], evaluator.evaluate),
         "ranx: evaluate(fresh Run)": (lambda: RanxRun(data["run_dict"]), ranx_run),

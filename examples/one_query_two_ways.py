@@ -21,7 +21,7 @@ streaming.add_misses(len(relevant - scores.keys()))
 
 qrels = {"q": {doc: 1 for doc in relevant}}
 run = {"q": scores}
-batch = evaluate_run(run, qrels, ["map", "P.5", "recip_rank", "Rprec"])
+batch = evaluate_run(qrels, run, ["map", "P.5", "recip_rank", "Rprec"])
 
 print(f"{'measure':<14}{'streaming':>12}{'trec_eval':>12}")
 for name, value in (

@@ -15,7 +15,7 @@ A ten-line tour, on LingPipe's running example (10 scored cases, one miss):
 Many queries, trec_eval's way:
 
 >>> from rankeval import evaluate_run
->>> result = evaluate_run({"q1": {"d1": 2.0, "d2": 1.0}}, {"q1": {"d2": 1}}, ["map", "P_1"])
+>>> result = evaluate_run({"q1": {"d2": 1}}, {"q1": {"d1": 2.0, "d2": 1.0}}, ["map", "P_1"])
 >>> result["map"], result["P_1"]
 (0.5, 0.0)
 """

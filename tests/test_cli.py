@@ -389,7 +389,7 @@ class TestQueries:
         cases = write(tmp_path, "q.tsv", "a\t0\t2\na\t1\t1\nb\t0\t1\n")
         qrels = write(tmp_path, "qrels", "a 0 a1 0\na 0 a2 1\nb 0 b1 0\n")
         trec_run = write(tmp_path, "run", "a Q0 a1 1 2 r\na Q0 a2 2 1 r\nb Q0 b1 1 1 r\n")
-        assert evaluate_run(trec_run, qrels, "map")["map"] == 0.25
+        assert evaluate_run(qrels, trec_run, "map")["map"] == 0.25
         status, out, _ = run(capsys, "trec", "-m", "map", qrels, trec_run)
         assert (status, out) == (0, "map                   \tall\t0.2500\n")
         status, out, _ = run(capsys, "scored", cases)
@@ -398,7 +398,7 @@ class TestQueries:
         for argv in (("trec", "--no-relevant", "skip", "-m", "map", qrels, trec_run),):
             status, out, _ = run(capsys, *argv)
             assert (status, out) == (0, "map                   \tall\t0.5000\n")
-        assert evaluate_run(trec_run, qrels, "map", no_relevant="skip")["map"] == 0.5
+        assert evaluate_run(qrels, trec_run, "map", no_relevant="skip")["map"] == 0.5
         status, out, _ = run(capsys, "scored", "--no-relevant", "skip", cases)
         assert "  Mean Average Precision=0.5 (over 1 query)\n" in out
 

@@ -34,13 +34,16 @@ def seeds() -> dict[str, dict[str, Any]]:
         return {entry["name"]: entry for entry in json.load(handle)}
 
 
-def ranked(relevance: list[int], num_relevant: int) -> tuple[Run, Qrels]:
-    """One query ranking d0, d1, ... with the given relevance; misses make up num_relevant."""
+def ranked(relevance: list[int], num_relevant: int) -> tuple[Qrels, Run]:
+    """Qrels and a one-query run ranking d0, d1, ... with the given relevance.
+
+    Misses make up num_relevant.
+    """
     docs = [f"d{i}" for i in range(len(relevance))]
     judged = {d: 1 for d, r in zip(docs, relevance, strict=True) if r}
     judged.update({f"miss{i}": 1 for i in range(num_relevant - len(judged))})
     judged.update({d: 0 for d, r in zip(docs, relevance, strict=True) if not r})
-    return Run.from_ranked_lists({"q": docs}), Qrels.from_dict({"q": judged})
+    return Qrels.from_dict({"q": judged}), Run.from_ranked_lists({"q": docs})
 
 
 def values(ev: Any, names: list[str]) -> list[float]:
@@ -55,41 +58,41 @@ class TestBgeTutorial:
     """The BGE tutorial's printed recall@k, MRR@k, precision@k and MAP@k, by named option."""
 
     @pytest.fixture
-    def data(self, seeds: dict[str, dict[str, Any]]) -> tuple[Run, Qrels]:
+    def data(self, seeds: dict[str, dict[str, Any]]) -> tuple[Qrels, Run]:
         inputs = seeds["bge_recall_at_k"]["input"]
-        return Run.from_ranked_lists(inputs["results"]), Qrels.from_relevant(inputs["ground_truth"])
+        return Qrels.from_relevant(inputs["ground_truth"]), Run.from_ranked_lists(inputs["results"])
 
-    def test_capped_recall(self, data: tuple[Run, Qrels], seeds: dict[str, Any]) -> None:
+    def test_capped_recall(self, data: tuple[Qrels, Run], seeds: dict[str, Any]) -> None:
         """recall@k with capped_recall=True is the tutorial's hits / min(k, |rel|)."""
         ev = evaluate_run(*data, "recall.1,5,10", capped_recall=True)
         assert values(ev, ["recall_1", "recall_5", "recall_10"]) == seeds["bge_recall_at_k"][
             "expected"]
 
-    def test_trec_recall(self, data: tuple[Run, Qrels]) -> None:
+    def test_trec_recall(self, data: tuple[Qrels, Run]) -> None:
         """Without the option recall@k divides by |rel| (trec_eval)."""
         ev = evaluate_run(*data, "recall.1,5,10")
         assert values(ev, ["recall_1", "recall_5", "recall_10"]) == pytest.approx(
             [0.1777777778, 0.8055555556, 0.9166666667], abs=1e-10)
 
     def test_mrr_at_k_is_recip_rank_after_truncation(
-        self, data: tuple[Run, Qrels], seeds: dict[str, Any]
+        self, data: tuple[Qrels, Run], seeds: dict[str, Any]
     ) -> None:
         """MRR@k = recip_rank with max_docs=k (trec_eval's -M k)."""
         got = [evaluate_run(*data, "recip_rank", max_docs=k)["recip_rank"] for k in (1, 5, 10)]
         assert got == seeds["bge_mrr_at_k"]["expected"]
 
-    def test_precision(self, data: tuple[Run, Qrels], seeds: dict[str, Any]) -> None:
+    def test_precision(self, data: tuple[Qrels, Run], seeds: dict[str, Any]) -> None:
         """P@k is trec_eval's P_k."""
         ev = evaluate_run(*data, "P.1,5,10")
         assert values(ev, ["P_1", "P_5", "P_10"]) == seeds["bge_precision_at_k"]["expected"]
 
-    def test_map_over_relevant_found(self, data: tuple[Run, Qrels], seeds: dict[str, Any]) -> None:
+    def test_map_over_relevant_found(self, data: tuple[Qrels, Run], seeds: dict[str, Any]) -> None:
         """The tutorial's MAP@k divides by relevant documents found: ap_denominator='retrieved'."""
         ev = evaluate_run(*data, "map_cut.1,5,10", ap_denominator="retrieved")
         assert values(ev, ["map_cut_1", "map_cut_5", "map_cut_10"]) == seeds["bge_map_at_k"][
             "expected"]
 
-    def test_map_other_denominators(self, data: tuple[Run, Qrels]) -> None:
+    def test_map_other_denominators(self, data: tuple[Qrels, Run]) -> None:
         """trec_eval's map_cut divides by R; 'min_k_r' by min(k, R) (the seed notes' values)."""
         names = ["map_cut_1", "map_cut_5", "map_cut_10"]
         trec = values(evaluate_run(*data, "map_cut.1,5,10"), names)
@@ -97,7 +100,7 @@ class TestBgeTutorial:
         assert trec == pytest.approx([0.1777777778, 0.7027777778, 0.7583333333], abs=1e-10)
         assert capped == pytest.approx([0.6666666667, 0.7027777778, 0.7583333333], abs=1e-10)
 
-    def test_ndcg_in_rank_order(self, data: tuple[Run, Qrels], seeds: dict[str, Any]) -> None:
+    def test_ndcg_in_rank_order(self, data: tuple[Qrels, Run], seeds: dict[str, Any]) -> None:
         """nDCG@k with the system's order: trec_eval's ideal, and the retrieved-only ideal."""
         expected = seeds["bge_ndcg_at_k_correct"]["expected"]
         names = ["ndcg_cut_1", "ndcg_cut_5", "ndcg_cut_10"]
@@ -112,7 +115,7 @@ class TestBgeTutorial:
         run = Run.from_scores(inputs["y_score"])
         qrels = Qrels.from_dict({str(i): dict(enumerate(row))
                                  for i, row in enumerate(inputs["y_true"])})
-        ev = evaluate_run(run, qrels, "ndcg_cut.1,5,10", ideal="retrieved")
+        ev = evaluate_run(qrels, run, "ndcg_cut.1,5,10", ideal="retrieved")
         # sklearn multiplies by 1/log2 and sums with a dot product; trec_eval divides and
         # accumulates, which can differ in the last bit.
         assert values(ev, ["ndcg_cut_1", "ndcg_cut_5", "ndcg_cut_10"]) == pytest.approx(
@@ -128,13 +131,13 @@ class TestCourseNotes:
         docs = [f"d{i}" for i in range(len(gains))]
         run = Run.from_ranked_lists({"q": docs})
         qrels = Qrels.from_dict({"q": dict(zip(docs, gains, strict=True))})
-        ev = evaluate_run(run, qrels, ["dcg", "ideal_dcg", "ndcg"], discount="jk2002",
+        ev = evaluate_run(qrels, run, ["dcg", "ideal_dcg", "ndcg"], discount="jk2002",
                           ideal="retrieved")
         expected = seeds["zh_dcg_example"]["expected"]
         assert values(ev, ["dcg", "ideal_dcg", "ndcg"]) == [
             expected["DCG5"], expected["IDCG5"], expected["NDCG5"]]
-        assert evaluate_run(run, qrels, "ndcg")["ndcg"] == pytest.approx(0.928340, abs=1e-6)
-        assert evaluate_run(run, qrels, "ndcg", gain="exp")["ndcg"] == pytest.approx(
+        assert evaluate_run(qrels, run, "ndcg")["ndcg"] == pytest.approx(0.928340, abs=1e-6)
+        assert evaluate_run(qrels, run, "ndcg", gain="exp")["ndcg"] == pytest.approx(
             0.912878, abs=1e-6)
 
     @pytest.mark.parametrize("name", ["zh_map_RNRNN_NNNRR", "zh_map_NRNNR_RRNNN"])
@@ -142,7 +145,7 @@ class TestCourseNotes:
         """The 'MAP' examples are single-query AP with R = 4, and RP(4) = Rprec."""
         entry = seeds[name]
         ev = evaluate_run(*ranked(entry["input"]["relevance_in_rank_order"],
-                                  entry["input"]["num_relevant"]), ["map", "Rprec"])
+                                  entry["input"]["num_relevant"]))
         assert {"AP": ev["map"], "Rprec": ev["Rprec"]} == entry["expected"]
 
     def test_ap_over_seen_relevant(self, seeds: dict[str, Any]) -> None:
@@ -206,7 +209,7 @@ class TestFmpNotebook:
         relevant = inputs.get("relevant")
         run = Run.from_scores({"q": inputs["scores"]}, doc_ids=inputs["ids"])
         qrels = Qrels.from_relevant({"q": relevant})
-        ev = evaluate_run(run, qrels, ["map", "Rprec", "relstring"])
+        ev = evaluate_run(qrels, run, ["map", "Rprec", "relstring"])
         assert ev["map"] == seeds[ap]["expected"]
         assert ev["Rprec"] == seeds[bep]["expected"]
         chi = seeds[ranking]["expected"]["chi"]
@@ -227,21 +230,21 @@ class TestLingPipeRunningExample:
     """The scored evaluator's running example as one query: AP with a miss, 11-point curves."""
 
     @pytest.fixture
-    def data(self, seeds: dict[str, Any]) -> tuple[Run, Qrels]:
+    def data(self, seeds: dict[str, Any]) -> tuple[Qrels, Run]:
         cases = seeds["lingpipe_averagePrecision_derived"]["input"]["cases_in_rank_order"]
         run = Run.from_scores({"q": [score for score, _ in cases]})
         judged = {i: int(correct) for i, (_, correct) in enumerate(cases)}
         judged[len(cases)] = 1  # the miss: relevant, never retrieved
-        return run, Qrels.from_dict({"q": judged})
+        return Qrels.from_dict({"q": judged}), run
 
-    def test_average_precision_counts_the_miss(self, data: tuple[Run, Qrels],
+    def test_average_precision_counts_the_miss(self, data: tuple[Qrels, Run],
                                                seeds: dict[str, Any]) -> None:
         """map = 0.408889 (R = 5 includes the unretrieved relevant document)."""
         ev = evaluate_run(*data, ["map", "Rprec", "recip_rank"])
         assert ev["map"] == seeds["lingpipe_averagePrecision_derived"]["expected"]
         assert (ev["Rprec"], ev["recip_rank"]) == (0.6, 0.5)
 
-    def test_eleven_point_rules(self, data: tuple[Run, Qrels], seeds: dict[str, Any]) -> None:
+    def test_eleven_point_rules(self, data: tuple[Qrels, Run], seeds: dict[str, Any]) -> None:
         """iprec_rule='lingpipe' forces 1.0 at recall 0; trec_eval reports the best precision."""
         from rankeval.ranking import eleven_point_precision
 
@@ -276,8 +279,8 @@ class TestInputShapes:
 
     def test_dicts_and_objects(self) -> None:
         """Raw dicts equal Run.from_dict / Qrels.from_dict."""
-        _same(evaluate_run(RUN, QRELS, MEASURES),
-              evaluate_run(Run.from_dict(RUN), Qrels.from_dict(QRELS), MEASURES))
+        _same(evaluate_run(QRELS, RUN, MEASURES),
+              evaluate_run(Qrels.from_dict(QRELS), Run.from_dict(RUN), MEASURES))
 
     def test_files(self, tmp_path: Path) -> None:
         """TREC files (paths) equal the dicts they were written from."""
@@ -286,8 +289,8 @@ class TestInputShapes:
                                     for d, s in docs.items()))
         qrels_path.write_text("".join(f"{q} 0 {d} {r}\n" for q, docs in QRELS.items()
                                       for d, r in docs.items()))
-        _same(evaluate_run(str(run_path), qrels_path, MEASURES),
-              evaluate_run(RUN, QRELS, MEASURES))
+        _same(evaluate_run(qrels_path, str(run_path), MEASURES),
+              evaluate_run(QRELS, RUN, MEASURES))
 
     def test_columnar_arrays(self) -> None:
         """NumPy columns (any row order) equal the dicts."""
@@ -295,15 +298,15 @@ class TestInputShapes:
         qid, docid, score = (np.array(c) for c in zip(*rows, strict=True))
         judged = [(q, d, r) for q, docs in QRELS.items() for d, r in docs.items()]
         jq, jd, jr = (np.array(c) for c in zip(*judged, strict=True))
-        _same(evaluate_run(Run.from_arrays(qid, docid, score), Qrels.from_arrays(jq, jd, jr),
+        _same(evaluate_run(Qrels.from_arrays(jq, jd, jr), Run.from_arrays(qid, docid, score),
                            MEASURES),
-              evaluate_run(RUN, QRELS, MEASURES))
+              evaluate_run(QRELS, RUN, MEASURES))
 
     def test_integer_ids_tie_break_as_strings(self) -> None:
         """Integer document ids tie-break like their decimal strings ('9' before '10')."""
-        ints = evaluate_run(Run.from_arrays(["q"] * 2, [9, 10], [1.0, 1.0]),
-                            Qrels.from_arrays(["q"], [10], [1]), "recip_rank")
-        text = evaluate_run({"q": {"9": 1.0, "10": 1.0}}, {"q": {"10": 1}}, "recip_rank")
+        ints = evaluate_run(Qrels.from_arrays(["q"], [10], [1]),
+                            Run.from_arrays(["q"] * 2, [9, 10], [1.0, 1.0]), "recip_rank")
+        text = evaluate_run({"q": {"10": 1}}, {"q": {"9": 1.0, "10": 1.0}}, "recip_rank")
         assert ints["recip_rank"] == text["recip_rank"] == 0.5
 
     def test_ranked_lists_and_relevant_sets(self) -> None:
@@ -314,19 +317,19 @@ class TestInputShapes:
 
     def test_mixed_id_kinds_join(self) -> None:
         """A run with integer ids joins qrels with text ids."""
-        ev = evaluate_run(Run.from_ranked_lists({"q": [5, 7]}), {"q": {"7": 1}}, "recip_rank")
+        ev = evaluate_run({"q": {"7": 1}}, Run.from_ranked_lists({"q": [5, 7]}), "recip_rank")
         assert ev["recip_rank"] == 0.5
 
     def test_unevaluated_rows_do_not_shift_rankings(self) -> None:
         """Rows of a query without judgments are dropped before the per-query sort."""
         run = {"a": {"x": 1.0, "y": 0.5}, "b": {"x": 1.0}, "c": {"z": 1.0}}
-        ev = evaluate_run(run, {"a": {"x": 0}, "b": {"x": 1}}, ["num_ret", "recip_rank"])
+        ev = evaluate_run({"a": {"x": 0}, "b": {"x": 1}}, run, ["num_ret", "recip_rank"])
         assert ev.per_query("num_ret") == {"a": 2.0, "b": 1.0}
         assert ev.per_query("recip_rank") == {"a": 0.0, "b": 1.0}
 
     def test_empty_run_query_is_evaluated(self) -> None:
         """A run query with no documents exists and scores 0 (pytrec_eval's behaviour)."""
-        ev = evaluate_run({"q1": {"d2": 1.0}, "q2": {}}, QRELS, ["map", "num_ret"])
+        ev = evaluate_run(QRELS, {"q1": {"d2": 1.0}, "q2": {}}, ["map", "num_ret"])
         assert ev.queries == ("q1", "q2")
         assert ev.per_query("map")["q2"] == 0.0
         assert ev.num_queries == 2
@@ -372,22 +375,22 @@ class TestValidation:
     def test_unknown_option_values(self, option: str, value: str) -> None:
         """Every named option lists its allowed values."""
         with pytest.raises(ValueError, match=option):
-            evaluate_run(RUN, QRELS, "map", **{option: value})
+            evaluate_run(QRELS, RUN, "map", **{option: value})
 
     def test_unknown_measure(self) -> None:
         """An unknown measure name lists the known ones."""
         with pytest.raises(ValueError, match="unknown measure 'mapp'"):
-            evaluate_run(RUN, QRELS, "mapp")
+            evaluate_run(QRELS, RUN, "mapp")
 
     def test_average_ties_only_for_linear_measures(self) -> None:
         """ties='average' refuses measures it does not define (map)."""
         with pytest.raises(ValueError, match="ties='average'"):
-            evaluate_run(RUN, QRELS, "map", ties="average")
+            evaluate_run(QRELS, RUN, "map", ties="average")
 
     def test_no_common_query(self) -> None:
         """No query with both results and judgments is an error, not an empty mean."""
         with pytest.raises(ValueError, match="no queries"):
-            evaluate_run({"x": {"a": 1.0}}, QRELS, "map")
+            evaluate_run(QRELS, {"x": {"a": 1.0}}, "map")
 
 
 class TestRunEvaluation:
@@ -395,37 +398,37 @@ class TestRunEvaluation:
 
     def test_values_are_read_only(self) -> None:
         """Per-query arrays cannot be written."""
-        ev = evaluate_run(RUN, QRELS, "map")
+        ev = evaluate_run(QRELS, RUN, "map")
         with pytest.raises(ValueError, match="read-only"):
             ev.values["map"][0] = 1.0
 
     def test_counts_are_summed_and_measures_averaged(self) -> None:
         """num_ret sums over queries; map is the mean of the per-query values."""
-        ev = evaluate_run(RUN, QRELS, ["num_ret", "map"])
+        ev = evaluate_run(QRELS, RUN, ["num_ret", "map"])
         assert ev["num_ret"] == 6.0
         assert ev["map"] == sum(ev.per_query("map").values()) / 2
 
     def test_to_dict_is_pytrec_eval_shaped(self) -> None:
         """to_dict() gives {qid: {measure: value}}."""
-        assert evaluate_run(RUN, QRELS, "P.1").to_dict() == {"q1": {"P_1": 0.0},
+        assert evaluate_run(QRELS, RUN, "P.1").to_dict() == {"q1": {"P_1": 0.0},
                                                              "q2": {"P_1": 0.0}}
 
     def test_complete_counts_missing_queries(self) -> None:
         """complete=True (-c) averages over every qrels query; q4 scores 0."""
-        plain = evaluate_run(RUN, QRELS, "map")
-        complete = evaluate_run(RUN, QRELS, "map", complete=True)
+        plain = evaluate_run(QRELS, RUN, "map")
+        complete = evaluate_run(QRELS, RUN, "map", complete=True)
         assert complete.queries == ("q1", "q2", "q4")
         assert complete["map"] == pytest.approx(plain["map"] * 2 / 3, abs=1e-15)
 
     def test_skip_queries_without_relevant(self) -> None:
         """no_relevant='skip' leaves out queries with no relevant judgment."""
         qrels = {**QRELS, "q3": {"x": 0}}
-        assert evaluate_run(RUN, qrels, "map").queries == ("q1", "q2", "q3")
-        assert evaluate_run(RUN, qrels, "map", no_relevant="skip").queries == ("q1", "q2")
+        assert evaluate_run(qrels, RUN, "map").queries == ("q1", "q2", "q3")
+        assert evaluate_run(qrels, RUN, "map", no_relevant="skip").queries == ("q1", "q2")
 
     def test_merged_cutoffs(self) -> None:
         """P_5 and P_10 named separately are computed together, in cutoff order."""
-        assert evaluate_run(RUN, QRELS, ["P_10", "P_5"]).columns == ("P_5", "P_10")
+        assert evaluate_run(QRELS, RUN, ["P_10", "P_5"]).columns == ("P_5", "P_10")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -435,7 +438,7 @@ class TestRunEvaluation:
 class TestTies:
     """Ties are semantics: each policy gives its documented order."""
 
-    DATA = ({"q": {"a": 1.0, "b": 1.0, "c": 1.0}}, {"q": {"a": 1}})
+    DATA = ({"q": {"a": 1}}, {"q": {"a": 1.0, "b": 1.0, "c": 1.0}})
 
     @pytest.mark.parametrize(("ties", "rank"), [("docid_desc", 3), ("docid_asc", 1),
                                                  ("input", 1)])
@@ -446,7 +449,7 @@ class TestTies:
 
     def test_float32_ties(self) -> None:
         """Scores equal in float32 tie (trec_eval 9); double keeps them apart (10)."""
-        data = ({"q": {"a": 1.0 + 1e-9, "b": 1.0}}, {"q": {"a": 1}})
+        data = ({"q": {"a": 1}}, {"q": {"a": 1.0 + 1e-9, "b": 1.0}})
         assert evaluate_run(*data, "recip_rank")["recip_rank"] == 0.5
         assert evaluate_run(*data, "recip_rank", profile="trec_eval10")["recip_rank"] == 1.0
 
@@ -466,7 +469,7 @@ class TestTies:
         qrels = Qrels.from_dict({str(i): dict(enumerate(row.tolist()))
                                  for i, row in enumerate(y_true)})
         for k in (1, 3, 12):
-            ev = evaluate_run(run, qrels, f"ndcg_cut.{k}", ties="average", ideal="retrieved")
+            ev = evaluate_run(qrels, run, f"ndcg_cut.{k}", ties="average", ideal="retrieved")
             mine = ev.values[f"ndcg_cut_{k}"]
             for i in range(6):
                 expected = sklearn_metrics.ndcg_score(y_true[i:i + 1], y_score[i:i + 1], k=k)
@@ -489,7 +492,7 @@ def test_row_order_is_irrelevant_with_distinct_scores(
     run = Run.from_arrays(["q"] * len(docs), docs, scores)
     shuffled = Run.from_arrays(["q"] * len(docs), np.array(docs)[order],
                                np.array(scores)[order])
-    _same(evaluate_run(run, qrels, MEASURES), evaluate_run(shuffled, qrels, MEASURES))
+    _same(evaluate_run(qrels, run, MEASURES), evaluate_run(qrels, shuffled, MEASURES))
 
 
 @st.composite
@@ -520,8 +523,8 @@ def test_interleaved_rows_rank_like_grouped_ones(
     order = np.random.default_rng(seed).permutation(len(rows))
     qid, docid, score = (np.array(c) for c in zip(*[rows[i] for i in order], strict=True))
     shuffled = Run.from_arrays(qid, docid, score.astype(float))
-    _same(evaluate_run(run, qrels, MEASURES, ties=ties),  # type: ignore[arg-type]
-          evaluate_run(shuffled, qrels, MEASURES, ties=ties))  # type: ignore[arg-type]
+    _same(evaluate_run(qrels, run, MEASURES, ties=ties),  # type: ignore[arg-type]
+          evaluate_run(qrels, shuffled, MEASURES, ties=ties))  # type: ignore[arg-type]
 
 
 score_values = st.one_of(
@@ -549,7 +552,7 @@ def test_ranking_order_matches_a_plain_sort(grid: list[list[float]], profile: st
         patch.setattr(trec_sort, "_SORT_CELLS", block)
         patch.setattr(trec_sort, "_JOIN_ROWS", block)
         patch.setattr(join, "_PROBE_ROWS", block)
-        ev = evaluate_run(run, qrels, "relstring", profile=profile,  # type: ignore[arg-type]
+        ev = evaluate_run(qrels, run, "relstring", profile=profile,  # type: ignore[arg-type]
                           ties=ties)  # type: ignore[arg-type]
     for i, row in enumerate(grid):
         cast = (lambda x: float(np.float32(x))) if profile == "trec_eval9" else float
@@ -568,7 +571,7 @@ def test_monotone_score_transform_is_irrelevant(scores: list[int], relevant: lis
     qrels = {"q": {d: int(r) for d, r in zip(docs, relevant, strict=False)}}
     base = Run.from_arrays(["q"] * len(docs), docs, scores)
     moved = Run.from_arrays(["q"] * len(docs), docs, 4.0 * np.array(scores) - 3.0)
-    _same(evaluate_run(base, qrels, MEASURES), evaluate_run(moved, qrels, MEASURES))
+    _same(evaluate_run(qrels, base, MEASURES), evaluate_run(qrels, moved, MEASURES))
 
 
 @settings(max_examples=30, deadline=None)
@@ -579,8 +582,8 @@ def test_truncation_after_the_sort(k: int, grid: list[int], relevant: list[int])
     docs = [f"d{i:02d}" for i in range(len(grid))]
     run = {"q": {d: float(s) for d, s in zip(docs, grid, strict=True)}}
     qrels = {"q": {d: r for d, r in zip(docs, relevant, strict=False)}}
-    full = evaluate_run(run, qrels, "relstring.100").texts["relstring_100"][0]
-    cut = evaluate_run(run, qrels, "relstring.100", max_docs=k).texts["relstring_100"][0]
+    full = evaluate_run(qrels, run, "relstring.100").texts["relstring_100"][0]
+    cut = evaluate_run(qrels, run, "relstring.100", max_docs=k).texts["relstring_100"][0]
     assert cut == full[:k]
 
 
@@ -648,15 +651,15 @@ class TestFirstRelevantRank:
         run = Run.from_ranked_lists({"a": ["r", "x"], "b": ["x", "r"], "c": ["x", "y", "z", "r"],
                                      "d": ["x"]})
         qrels = Qrels.from_relevant({q: ["r"] for q in "abcd"})
-        assert first_relevant_ranks(run, qrels) == {"a": 1.0, "b": 2.0, "c": 4.0,
+        assert first_relevant_ranks(qrels, run) == {"a": 1.0, "b": 2.0, "c": 4.0,
                                                     "d": math.inf}
-        assert median_first_relevant_rank(run, qrels) == 3.0
+        assert median_first_relevant_rank(qrels, run) == 3.0
 
     def test_median_is_inf_when_most_queries_miss(self) -> None:
         """More than half the queries without a hit: the median rank is inf."""
         run = Run.from_ranked_lists({"a": ["x"], "b": ["x"], "c": ["r"]})
         qrels = Qrels.from_relevant({q: ["r"] for q in "abc"})
-        assert median_first_relevant_rank(run, qrels) == math.inf
+        assert median_first_relevant_rank(qrels, run) == math.inf
 
 
 class TestOptions:
@@ -667,52 +670,52 @@ class TestOptions:
 
     def test_precision_over_retrieved(self) -> None:
         """precision_denominator='retrieved' divides by the documents actually ranked."""
-        assert evaluate_run(self.RUN, self.QRELS, "P.10")["P_10"] == 0.2
-        got = evaluate_run(self.RUN, self.QRELS, "P.10", precision_denominator="retrieved")
+        assert evaluate_run(self.QRELS, self.RUN, "P.10")["P_10"] == 0.2
+        got = evaluate_run(self.QRELS, self.RUN, "P.10", precision_denominator="retrieved")
         assert got["P_10"] == 0.4
 
     def test_relevance_level_keeps_ndcg_gains(self) -> None:
         """relevance_level=2 changes map (only 'c' relevant) but not nDCG's gains (trec_eval)."""
-        one = evaluate_run(self.RUN, self.QRELS, ["map", "ndcg"])
-        two = evaluate_run(self.RUN, self.QRELS, ["map", "ndcg"], relevance_level=2)
+        one = evaluate_run(self.QRELS, self.RUN, ["map", "ndcg"])
+        two = evaluate_run(self.QRELS, self.RUN, ["map", "ndcg"], relevance_level=2)
         assert two["map"] == pytest.approx(1 / 3, abs=1e-15)
         assert one["map"] != two["map"]
         assert one["ndcg"] == two["ndcg"]
 
     def test_judged_only(self) -> None:
         """judged_only drops 'b', 'd' (not judged) and 'e' (judged -1) before ranking."""
-        ev = evaluate_run(self.RUN, self.QRELS, ["num_ret", "relstring"], judged_only=True)
+        ev = evaluate_run(self.QRELS, self.RUN, ["num_ret", "relstring"], judged_only=True)
         assert (ev["num_ret"], ev.texts["relstring"][0]) == (2.0, "12")
 
     def test_utility_uses_collection_size(self) -> None:
         """utility's fourth coefficient multiplies documents neither retrieved nor relevant."""
         # 100 documents, 5 retrieved, 3 relevant, 2 of them retrieved: 100 - (5 + 3 - 2).
-        ev = evaluate_run(self.RUN, self.QRELS, "utility.0,0,0,1", num_docs=100)
+        ev = evaluate_run(self.QRELS, self.RUN, "utility.0,0,0,1", num_docs=100)
         assert ev["utility_0,0,0,1"] == 94.0
 
     def test_map_denominators(self) -> None:
         """map divides by R (3), by relevant retrieved (2), or min(k, R) = R without a cutoff."""
         sums = 1 / 1 + 2 / 3
-        assert evaluate_run(self.RUN, self.QRELS, "map")["map"] == sums / 3
-        assert evaluate_run(self.RUN, self.QRELS, "map", ap_denominator="retrieved")[
+        assert evaluate_run(self.QRELS, self.RUN, "map")["map"] == sums / 3
+        assert evaluate_run(self.QRELS, self.RUN, "map", ap_denominator="retrieved")[
             "map"] == sums / 2
-        assert evaluate_run(self.RUN, self.QRELS, "map", ap_denominator="min_k_r")[
+        assert evaluate_run(self.QRELS, self.RUN, "map", ap_denominator="min_k_r")[
             "map"] == sums / 3
 
     def test_lingpipe_rule_reports_one_at_recall_zero(self) -> None:
         """iprec_rule='lingpipe' gives 1.0 at recall 0 even when rank 1 is not relevant."""
         run = {"q": {"a": 2.0, "b": 1.0}}
         qrels = {"q": {"b": 1}}
-        assert evaluate_run(run, qrels, "iprec_at_recall.0")["iprec_at_recall_0.00"] == 0.5
-        assert evaluate_run(run, qrels, "iprec_at_recall.0", iprec_rule="lingpipe")[
+        assert evaluate_run(qrels, run, "iprec_at_recall.0")["iprec_at_recall_0.00"] == 0.5
+        assert evaluate_run(qrels, run, "iprec_at_recall.0", iprec_rule="lingpipe")[
             "iprec_at_recall_0.00"] == 1.0
 
     def test_complete_and_profiles_print_missing_queries_differently(self) -> None:
         """With complete=True, trec_eval 10 prints the missing query's zeros, 9 does not."""
         run = {"q": {"a": 1.0}}
         qrels = {"q": {"a": 1}, "r": {"b": 1}}
-        nine = evaluate_run(run, qrels, "map", complete=True).format(per_query=True)
-        ten = evaluate_run(run, qrels, "map", complete=True, profile="trec_eval10").format(
+        nine = evaluate_run(qrels, run, "map", complete=True).format(per_query=True)
+        ten = evaluate_run(qrels, run, "map", complete=True, profile="trec_eval10").format(
             per_query=True)
         assert "\tr\t" not in nine
         assert "map                   \tr\t0.0000\n" in ten
@@ -748,9 +751,53 @@ def test_every_measure_and_option_evaluates(
     the ideal ranking, which is 0 when no judged document has a positive gain.
     """
     run, qrels = data
-    ev = evaluate_run(run, qrels, measures, profile=profile, **options)  # type: ignore[arg-type]
+    ev = evaluate_run(qrels, run, measures, profile=profile, **options)  # type: ignore[arg-type]
     for name in ev.values:
         assert ev.values[name].shape == (len(ev.queries),)
         assert not np.isnan(ev.values[name]).any() or name.startswith("Rndcg"), name
     text = ev.format(per_query=True)
     assert text.count("\n") >= len(ev.aggregates)
+
+
+class TestQrelsFirst:
+    """The qrels come first, as in every peer; swapped arguments are a TypeError saying so."""
+
+    QRELS: ClassVar[dict[str, dict[str, int]]] = {"q": {"a": 1, "b": 0, "c": 1}}
+    RUN: ClassVar[dict[str, dict[str, int]]] = {"q": {"a": 1, "b": 4, "c": 3, "d": 2}}
+
+    def test_the_issue_example(self) -> None:
+        """Right order: map 0.5 (hand: c at rank 2, a at rank 4 -> (1/2 + 2/4) / 2)."""
+        assert evaluate_run(self.QRELS, self.RUN, "map")["map"] == 0.5
+        with pytest.raises(TypeError, match=r"these look swapped.*the qrels come first"):
+            evaluate_run(self.RUN, self.QRELS, "map")
+
+    def test_objects_in_the_wrong_places(self) -> None:
+        run, qrels = Run.from_dict(self.RUN), Qrels.from_dict(self.QRELS)
+        assert evaluate_run(qrels, run, "map")["map"] == 0.5
+        with pytest.raises(TypeError, match="got a Run where the qrels belong and a Qrels"):
+            evaluate_run(run, qrels, "map")
+        with pytest.raises(TypeError, match="got a Run where the qrels belong"):
+            evaluate_run(run, self.RUN, "map")
+        with pytest.raises(TypeError, match="and a Qrels where the run belongs"):
+            evaluate_run(self.QRELS, qrels, "map")
+
+    def test_a_score_where_a_relevance_belongs(self) -> None:
+        with pytest.raises(TypeError, match=r"'a' has 0.9, not an integer relevance \(a score\?"):
+            evaluate_run({"q": {"a": 0.9}}, self.QRELS, "map")
+
+    def test_objects_are_taken_at_their_word(self) -> None:
+        """The guess applies to mappings only: the same data as objects is evaluated."""
+        ev = evaluate_run(Qrels.from_dict(self.RUN), Run.from_dict(self.QRELS), "map")
+        # By hand: c, a (tied at 1, docid descending), b retrieved, all relevant; R = 4.
+        assert ev["map"] == (1 / 1 + 2 / 2 + 3 / 3) / 4
+
+    def test_swapped_files_name_the_likely_mistake(self, tmp_path: Path) -> None:
+        from rankeval.errors import DataError
+
+        qrels, run = tmp_path / "qrels", tmp_path / "run"
+        qrels.write_text("q 0 a 1\n")
+        run.write_text("q Q0 a 1 0.5 r\n")
+        with pytest.raises(DataError, match=r"found 6 \(a run file\? the qrels come first\)"):
+            evaluate_run(str(run), str(qrels), "map")
+        with pytest.raises(DataError, match=r"found 4 \(a qrels file\? the qrels come first\)"):
+            evaluate_run(str(qrels), str(qrels), "map")

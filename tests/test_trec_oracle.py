@@ -29,7 +29,7 @@ class TestStoredOracle:
 
     def test_per_query_values_are_identical(self, oracle: dict[str, Any]) -> None:
         """Every per-query value equals pytrec_eval's to the last bit (difference 0.0)."""
-        ev = evaluate_run(oracle["run"], oracle["qrels"], oracle["measures"])
+        ev = evaluate_run(oracle["qrels"], oracle["run"], oracle["measures"])
         assert set(ev.queries) == set(oracle["per_query"])
         for qid, values in oracle["per_query"].items():
             for measure, expected in values.items():
@@ -37,7 +37,7 @@ class TestStoredOracle:
 
     def test_aggregates_are_the_means_of_the_per_query_values(self, oracle: dict[str, Any]) -> None:
         """The oracle's aggregates are numpy means of those values; ours sum like trec_eval."""
-        ev = evaluate_run(oracle["run"], oracle["qrels"], oracle["measures"])
+        ev = evaluate_run(oracle["qrels"], oracle["run"], oracle["measures"])
         order = list(oracle["per_query"])
         position = {q: i for i, q in enumerate(ev.queries)}
         for measure, expected in oracle["aggregate"].items():
@@ -56,7 +56,7 @@ class TestStoredOracle:
 
     def test_trec_eval_10_differences(self, oracle: dict[str, Any]) -> None:
         """Profile trec_eval10 reproduces the oracle's recorded trec_eval 10.0 values."""
-        ev = evaluate_run(oracle["run"], oracle["qrels"], oracle["measures"],
+        ev = evaluate_run(oracle["qrels"], oracle["run"], oracle["measures"],
                           profile="trec_eval10")
         changed = oracle["trec_eval_10_differences"]["per_query"]
         for qid, values in oracle["per_query"].items():
@@ -116,9 +116,9 @@ def test_differential_against_pytrec_eval(
     usable_qrels = {q: j for q, j in qrels.items() if j}
     if not any(q in usable_qrels for q in run):
         with pytest.raises(ValueError, match="no queries"):
-            evaluate_run(run, qrels, "all_trec", relevance_level=level)
+            evaluate_run(qrels, run, "all_trec", relevance_level=level)
         return
-    ev = evaluate_run(run, qrels, "all_trec", relevance_level=level)
+    ev = evaluate_run(qrels, run, "all_trec", relevance_level=level)
     assert set(ev.queries) == set(expected)
     for qid, values in expected.items():
         empty = not run[qid]
@@ -142,7 +142,7 @@ def test_differential_on_the_stored_run_with_every_measure(oracle: dict[str, Any
     expected = pytrec_eval.RelevanceEvaluator(oracle["qrels"], {"all_trec"}).evaluate(
         oracle["run"]
     )
-    ev = evaluate_run(Run.from_dict(oracle["run"]), Qrels.from_dict(oracle["qrels"]), "all_trec")
+    ev = evaluate_run(Qrels.from_dict(oracle["qrels"]), Run.from_dict(oracle["run"]), "all_trec")
     for qid, values in expected.items():
         for name, value in values.items():
             if name not in SKIP_PER_QUERY:
@@ -194,7 +194,7 @@ def test_files_with_very_long_ids_against_pytrec_eval(
     _write_trec(folder / "qrels", None, qrels)
     assert trec_files.read_run(folder / "run").docid.dtype.kind == "O"  # the path under test
     expected = pytrec_eval.RelevanceEvaluator(qrels, {"all_trec"}).evaluate(run)
-    ev = evaluate_run(Run.from_file(folder / "run"), Qrels.from_file(folder / "qrels"),
+    ev = evaluate_run(Qrels.from_file(folder / "qrels"), Run.from_file(folder / "run"),
                       "all_trec")
     # pytrec_eval also reports a query whose run or judgments are an empty dict; a file
     # cannot hold one.

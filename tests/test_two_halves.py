@@ -34,7 +34,7 @@ def test_one_query_two_ways(cases: list[tuple[bool, float]], misses: int, ties: 
     judged.update({f"missed{j}": 1 for j in range(misses)})
     measures = ["map", "recip_rank", "Rprec", "P." + ",".join(map(str, CUTOFFS))]
     # trec_eval 10 compares scores as doubles; 9 as floats, which can tie distinct doubles.
-    batch = evaluate_run(run, {"q": judged}, measures, profile="trec_eval10")
+    batch = evaluate_run({"q": judged}, run, measures, profile="trec_eval10")
     got = {name: batch[name] for name in batch.columns}
 
     expected = {
@@ -51,7 +51,7 @@ def test_the_property_can_fail() -> None:
     streaming = ScoredPrecisionRecallEvaluation()
     streaming.add_cases([False, True, False], [3.0, 2.0, 1.0])
     run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
-    same = evaluate_run(run, {"q": {"a": 0, "b": 1, "c": 0}}, ["map"], profile="trec_eval10")
-    moved = evaluate_run(run, {"q": {"a": 0, "b": 0, "c": 1}}, ["map"], profile="trec_eval10")
+    same = evaluate_run({"q": {"a": 0, "b": 1, "c": 0}}, run, ["map"], profile="trec_eval10")
+    moved = evaluate_run({"q": {"a": 0, "b": 0, "c": 1}}, run, ["map"], profile="trec_eval10")
     assert same["map"] == streaming.average_precision() == 0.5
     assert moved["map"] != streaming.average_precision()

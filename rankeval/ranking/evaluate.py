@@ -22,7 +22,7 @@ A ten-line tour:
 >>> from rankeval.ranking import Qrels, Run, evaluate_run
 >>> run = Run.from_dict({"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d1": 1.0, "d4": 0.5}})
 >>> qrels = Qrels.from_dict({"q1": {"d2": 1, "d9": 1}, "q2": {"d4": 2, "d1": 0}})
->>> ev = evaluate_run(run, qrels, ["map", "P.2", "recip_rank", "ndcg_cut.2"])
+>>> ev = evaluate_run(qrels, run, ["map", "P.2", "recip_rank", "ndcg_cut.2"])
 >>> ev["map"], ev["P_2"], ev["recip_rank"]
 (0.375, 0.5, 0.5)
 >>> ev.per_query("map")
@@ -51,7 +51,7 @@ from rankeval.checks import check_choice, check_flag, check_int
 from rankeval.formulas import NO_RELEVANT, NoRelevant
 from rankeval.ranking import catalogue
 from rankeval.ranking.catalogue import Column, MeasureRequest, Profile
-from rankeval.ranking.inputs import Qrels, QrelsLike, Run, RunLike, as_qrels, as_run
+from rankeval.ranking.inputs import Qrels, QrelsLike, Run, RunLike, qrels_and_run
 from rankeval.ranking.measures import (
     AVERAGE_TIES_MEASURES,
     MIN_GEO_MEAN,
@@ -141,7 +141,7 @@ class RunEvaluation:
         KeyError
             When ``name`` is not an aggregated column.
 
-        >>> evaluate_run({"q": {"a": 1.0, "b": 0.5}}, {"q": {"b": 1}}, "recip_rank")["recip_rank"]
+        >>> evaluate_run({"q": {"b": 1}}, {"q": {"a": 1.0, "b": 0.5}}, "recip_rank")["recip_rank"]
         0.5
 
         Complexity: O(1).
@@ -156,7 +156,7 @@ class RunEvaluation:
     def per_query(self, name: str) -> dict[str, float]:
         """``{qid: value}`` for one numeric column.
 
-        >>> evaluate_run({"q": {"a": 1.0}, "r": {"a": 1.0}}, {"q": {"a": 1}, "r": {"b": 1}},
+        >>> evaluate_run({"q": {"a": 1}, "r": {"b": 1}}, {"q": {"a": 1.0}, "r": {"a": 1.0}},
         ...              "P.1").per_query("P_1")
         {'q': 1.0, 'r': 0.0}
 
@@ -170,7 +170,7 @@ class RunEvaluation:
     def to_dict(self) -> dict[str, dict[str, float]]:
         """pytrec_eval's shape ``{qid: {measure: value}}`` over the numeric columns.
 
-        >>> evaluate_run({"q": {"a": 1.0}}, {"q": {"a": 1}}, ["map", "num_ret"]).to_dict()
+        >>> evaluate_run({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["map", "num_ret"]).to_dict()
         {'q': {'num_ret': 1.0, 'map': 1.0}}
 
         Complexity: O(Q · columns).
@@ -184,7 +184,7 @@ class RunEvaluation:
     def format(self, *, per_query: bool = False, summary: bool = True) -> str:
         """trec_eval's output text: ``-q`` per-query lines, then the ``all`` lines.
 
-        >>> ev = evaluate_run({"q": {"a": 1.0}}, {"q": {"a": 1}}, ["num_ret", "map"])
+        >>> ev = evaluate_run({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["num_ret", "map"])
         >>> print(ev.format(per_query=True).replace(chr(9), " | "), end="")
         num_ret                | q | 1
         map                    | q | 1.0000
@@ -228,8 +228,8 @@ class RunEvaluation:
 
 
 def evaluate_run(
-    run: RunLike,
     qrels: QrelsLike,
+    run: RunLike,
     measures: str | Iterable[str] = ("official",),
     *,
     profile: Profile = "trec_eval9",
@@ -253,11 +253,14 @@ def evaluate_run(
     """Evaluate a run against qrels with trec_eval's measures.
 
     By default the numbers are trec_eval 9.0.x's (and pytrec_eval-terrier's) bit for bit.
+    The qrels come first, as in trec_eval, ``rankeval trec``, pytrec_eval, ranx and
+    ir_measures; arguments that are clearly swapped are refused
+    (see :func:`rankeval.ranking.inputs.qrels_and_run`).
 
     Parameters
     ----------
-    run : Run, mapping ``{qid: {docid: score}}`` or path of a TREC run file
     qrels : Qrels, mapping ``{qid: {docid: rel}}`` or path of a TREC qrels file
+    run : Run, mapping ``{qid: {docid: score}}`` or path of a TREC run file
     measures : str or iterable of str
         trec_eval ``-m`` specifications: ``"map"``, ``"P.5,10"``, ``"ndcg_cut_10"``,
         ``"official"`` (default), ``"all_trec"``, ...
@@ -328,13 +331,12 @@ def evaluate_run(
 
     >>> run = Run.from_ranked_lists([[11, 1, 17, 7, 21, 8, 0, 28, 9, 20]])
     >>> qrels = Qrels.from_relevant([[11, 1, 7, 17, 21, 99]])
-    >>> evaluate_run(run, qrels, "recall.5", capped_recall=True)["recall_5"]
+    >>> evaluate_run(qrels, run, "recall.5", capped_recall=True)["recall_5"]
     1.0
-    >>> evaluate_run(run, qrels, "recall.5")["recall_5"]
+    >>> evaluate_run(qrels, run, "recall.5")["recall_5"]
     0.8333333333333334
     """
-    run_obj = as_run(run)
-    qrels_obj = as_qrels(qrels)
+    qrels_obj, run_obj = qrels_and_run(qrels, run)
     check_choice("profile", profile, catalogue.PROFILES)
     specs = [measures] if isinstance(measures, str) else list(measures)
     first_wins = check_flag(first_params_win, "first_params_win")
@@ -525,17 +527,17 @@ def _aggregate(
 # rank statistics
 
 
-def first_relevant_ranks(run: RunLike, qrels: QrelsLike, **options: Any) -> dict[str, float]:
+def first_relevant_ranks(qrels: QrelsLike, run: RunLike, **options: Any) -> dict[str, float]:
     """Rank (1-based) of the first relevant document per query; ``inf`` when none is retrieved.
 
     ``options`` are :func:`evaluate_run`'s (ranking rules, ``relevance_level``, ...).
 
-    >>> first_relevant_ranks({"q": {"a": 3.0, "b": 2.0}}, {"q": {"b": 1}})
+    >>> first_relevant_ranks({"q": {"b": 1}}, {"q": {"a": 3.0, "b": 2.0}})
     {'q': 2.0}
 
     Complexity: as :func:`evaluate_run` with ``recip_rank``.
     """
-    ev = evaluate_run(run, qrels, ["recip_rank"], **options)
+    ev = evaluate_run(qrels, run, ["recip_rank"], **options)
     rr = ev.values["recip_rank"]
     ranks = np.full(rr.shape, math.inf)
     found = rr > 0
@@ -543,7 +545,7 @@ def first_relevant_ranks(run: RunLike, qrels: QrelsLike, **options: Any) -> dict
     return dict(zip(ev.queries, ranks.tolist(), strict=True))
 
 
-def median_first_relevant_rank(run: RunLike, qrels: QrelsLike, **options: Any) -> float:
+def median_first_relevant_rank(qrels: QrelsLike, run: RunLike, **options: Any) -> float:
     """Median over queries of the rank of the first relevant document.
 
     Queries with no relevant document retrieved count as rank ``inf`` (worse than any), so
@@ -551,13 +553,13 @@ def median_first_relevant_rank(run: RunLike, qrels: QrelsLike, **options: Any) -
 
     Undefined when no query is evaluated (``ValueError`` from :func:`evaluate_run`).
 
-    >>> median_first_relevant_rank({"a": {"x": 2.0, "y": 1.0}, "b": {"x": 1.0}},
-    ...                            {"a": {"y": 1}, "b": {"x": 1}})
+    >>> median_first_relevant_rank({"a": {"y": 1}, "b": {"x": 1}},
+    ...                            {"a": {"x": 2.0, "y": 1.0}, "b": {"x": 1.0}})
     1.5
 
     Complexity: as :func:`evaluate_run` plus O(Q log Q).
     """
-    ranks = np.array(list(first_relevant_ranks(run, qrels, **options).values()))
+    ranks = np.array(list(first_relevant_ranks(qrels, run, **options).values()))
     ordered = np.sort(ranks)
     mid = ordered.size // 2
     if ordered.size % 2:
@@ -567,7 +569,7 @@ def median_first_relevant_rank(run: RunLike, qrels: QrelsLike, **options: Any) -
 
 
 def eleven_point_precision(
-    run: RunLike, qrels: QrelsLike, *, iprec_rule: IprecRule | None = None, **options: Any
+    qrels: QrelsLike, run: RunLike, *, iprec_rule: IprecRule | None = None, **options: Any
 ) -> FloatArray:
     """Macro-averaged interpolated precision at recall 0.0, 0.1, ..., 1.0 (11 values).
 
@@ -576,10 +578,10 @@ def eleven_point_precision(
 
     >>> run = Run.from_ranked_lists({"q": [f"d{i}" for i in range(1, 16)]})
     >>> qrels = Qrels.from_relevant({"q": ["d3", "d8", "d15"]})
-    >>> eleven_point_precision(run, qrels, iprec_rule="ceil").round(4).tolist()
+    >>> eleven_point_precision(qrels, run, iprec_rule="ceil").round(4).tolist()
     [0.3333, 0.3333, 0.3333, 0.3333, 0.25, 0.25, 0.25, 0.2, 0.2, 0.2, 0.2]
 
     Complexity: as :func:`evaluate_run` with ``iprec_at_recall``.
     """
-    ev = evaluate_run(run, qrels, ["iprec_at_recall"], iprec_rule=iprec_rule, **options)
+    ev = evaluate_run(qrels, run, ["iprec_at_recall"], iprec_rule=iprec_rule, **options)
     return np.array([ev[name] for name in ev.columns], dtype=np.float64)

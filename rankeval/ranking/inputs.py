@@ -27,7 +27,7 @@ from rankeval.ranking import trec_files
 from rankeval.ranking.join import PairIndex, as_bytes, as_objects, doc_hash, first_duplicate
 from rankeval.ranking.trec_sort import judged_counts
 
-__all__ = ["Qrels", "QrelsLike", "Run", "RunLike", "as_qrels", "as_run"]
+__all__ = ["Qrels", "QrelsLike", "Run", "RunLike", "as_qrels", "as_run", "qrels_and_run"]
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -699,9 +699,72 @@ def _scores(values: Sequence[Any] | NDArray[Any]) -> FloatArray:
     return array
 
 
+#: What every swap error says: the order of every peer.
+SWAP_HINT = (
+    "the qrels come first: evaluate_run(qrels, run, ...), as in trec_eval, pytrec_eval, ranx "
+    "and ir_measures"
+)
+
+
+def qrels_and_run(qrels: QrelsLike, run: RunLike) -> tuple[Qrels, Run]:
+    """The two inputs of an evaluation, qrels first; a ``TypeError`` when they are swapped.
+
+    Refused as swapped: a :class:`Run` where the qrels belong or a :class:`Qrels` where the
+    run belongs; qrels with a relevance that is not an integer (a score); and two mappings
+    where the run's values are all small integers (-1 to 4, like relevance grades) while
+    some query of the qrels has 4 or more documents with pairwise different values (like
+    scores). That last rule can only be a guess: pass :class:`Qrels` and :class:`Run`
+    objects to be taken at your word.
+
+    >>> qrels_and_run({"q": {"a": 1, "b": 4, "c": 3, "d": 2}}, {"q": {"a": 1, "b": 0, "c": 1}})
+    Traceback (most recent call last):
+    ...
+    TypeError: these look swapped: the run's values are all small integers like relevance ...
+
+    Complexity: O(m) for m judgments and run rows (mappings are scanned once more).
+    """
+    if isinstance(qrels, Run) or isinstance(run, Qrels):
+        raise TypeError(
+            f"got a {type(qrels).__name__} where the qrels belong and a {type(run).__name__} "
+            f"where the run belongs; {SWAP_HINT}"
+        )
+    if isinstance(qrels, Mapping):
+        for qid, judged in qrels.items():
+            if not isinstance(judged, Mapping):
+                continue  # Qrels.from_dict reports it
+            for docid, rel in judged.items():
+                if isinstance(rel, bool) or not isinstance(rel, numbers.Integral):
+                    raise TypeError(
+                        f"qrels: query {qid!r}, document {docid!r} has {rel!r}, not an integer "
+                        f"relevance (a score? {SWAP_HINT})"
+                    )
+        if isinstance(run, Mapping):
+            _refuse_likely_swap(qrels, run)
+    return as_qrels(qrels), as_run(run)
+
+
+def _refuse_likely_swap(qrels: Mapping[Any, Any], run: Mapping[Any, Any]) -> None:
+    grades = all(
+        isinstance(v, numbers.Integral) and not isinstance(v, bool) and -1 <= int(v) <= 4
+        for scored in run.values() if isinstance(scored, Mapping) for v in scored.values()
+    )
+    if not grades or not any(isinstance(scored, Mapping) and scored for scored in run.values()):
+        return
+    for qid, judged in qrels.items():
+        values = list(judged.values()) if isinstance(judged, Mapping) else []
+        if len(values) >= 4 and len(set(values)) == len(values):
+            raise TypeError(
+                "these look swapped: the run's values are all small integers like relevance "
+                f"grades, and query {qid!r} of the qrels gives {len(values)} documents "
+                f"{len(values)} different values like scores; {SWAP_HINT}"
+            )
+
+
 def as_run(run: RunLike) -> Run:
     if isinstance(run, Run):
         return run
+    if isinstance(run, Qrels):
+        raise TypeError(f"got a Qrels where a run belongs; {SWAP_HINT}")
     if isinstance(run, Mapping):
         return Run.from_dict(run)
     if isinstance(run, (str, os.PathLike)):
@@ -715,6 +778,8 @@ def as_run(run: RunLike) -> Run:
 def as_qrels(qrels: QrelsLike) -> Qrels:
     if isinstance(qrels, Qrels):
         return qrels
+    if isinstance(qrels, Run):
+        raise TypeError(f"got a Run where the qrels belong; {SWAP_HINT}")
     if isinstance(qrels, Mapping):
         return Qrels.from_dict(qrels)
     if isinstance(qrels, (str, os.PathLike)):

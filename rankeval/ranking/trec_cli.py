@@ -240,7 +240,7 @@ def _main(args: list[str], out: TextIO) -> int:
         run = Run.from_file(run_path)
     try:
         evaluation = evaluate_run(
-            run, qrels, o.specs, profile=o.profile, relevance_level=o.level,
+            qrels, run, o.specs, profile=o.profile, relevance_level=o.level,
             complete=o.complete, max_docs=o.max_docs, judged_only=o.judged_only,
             num_docs=o.num_docs, first_params_win=True, no_relevant=o.no_relevant,
         )

@@ -529,11 +529,12 @@ def _slow_run(
     runid = b""
     for number, fields in _content_lines(data):
         if len(fields) < 6:
+            hint = " (a qrels file? the qrels come first)" if len(fields) == 4 else ""
             raise DataError(
                 path,
                 number,
                 "expected 6 fields (query, iteration, document, rank, score, run id), "
-                f"found {len(fields)}",
+                f"found {len(fields)}{hint}",
             )
         qid.append(fields[0])
         docid.append(fields[2])
@@ -556,10 +557,12 @@ def _slow_qrels(path: str, data: bytes) -> tuple[BytesArray, BytesArray, list[by
     lines: list[int] = []
     for number, fields in _content_lines(data):
         if len(fields) != 4:
+            hint = " (a run file? the qrels come first)" if len(fields) == 6 else ""
             raise DataError(
                 path,
                 number,
-                f"expected 4 fields (query, iteration, document, relevance), found {len(fields)}",
+                f"expected 4 fields (query, iteration, document, relevance), found "
+                f"{len(fields)}{hint}",
             )
         qid.append(fields[0])
         docid.append(fields[2])
