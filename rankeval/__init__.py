@@ -38,6 +38,8 @@ from rankeval.ranking import (
     kendall_tau,
     kendall_tau_counts,
     median_first_relevant_rank,
+    median_relevant_rank,
+    relevant_ranks,
 )
 from rankeval.scored import ScoredPrecisionRecallEvaluation
 
@@ -61,4 +63,6 @@ __all__ = [
     "kendall_tau",
     "kendall_tau_counts",
     "median_first_relevant_rank",
+    "median_relevant_rank",
+    "relevant_ranks",
 ]

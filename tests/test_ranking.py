@@ -22,6 +22,8 @@ from rankeval.ranking import (
     kendall_tau,
     kendall_tau_counts,
     median_first_relevant_rank,
+    median_relevant_rank,
+    relevant_ranks,
     trec_sort,
 )
 
@@ -801,3 +803,60 @@ class TestQrelsFirst:
             evaluate_run(str(run), str(qrels), "map")
         with pytest.raises(DataError, match=r"found 4 \(a qrels file\? the qrels come first\)"):
             evaluate_run(str(qrels), str(qrels), "map")
+
+
+def _slow_relevant_ranks(qrels: dict[str, dict[str, int]],
+                         run: dict[str, dict[str, float]]) -> dict[str, list[float]]:
+    """trec_eval's order written out: score as C float descending, then docid descending."""
+    out = {}
+    for qid in sorted(set(qrels) & set(run)):
+        if not qrels[qid]:
+            continue
+        docs = sorted(run[qid], key=lambda d: d.encode(), reverse=True)
+        docs.sort(key=lambda d: -float(np.float32(run[qid][d])))
+        relevant = {d for d, r in qrels[qid].items() if r >= 1}
+        ranks = [float(i + 1) for i, d in enumerate(docs) if d in relevant]
+        out[qid] = ranks + [math.inf] * (len(relevant) - len(ranks))
+    return out
+
+
+class TestRelevantRanks:
+    """Every relevant document's rank, and the pooled median of the music-retrieval chapter."""
+
+    def test_by_hand(self) -> None:
+        qrels = {"a": {"x": 1, "y": 2, "gone": 1, "no": 0}, "b": {"z": 1}}
+        run = {"a": {"x": 0.5, "y": 0.9, "no": 0.7, "w": 0.1}, "b": {"z": 2.0, "v": 3.0}}
+        ranks = relevant_ranks(qrels, run)
+        assert {q: r.tolist() for q, r in ranks.items()} == {"a": [1.0, 3.0, math.inf],
+                                                             "b": [2.0]}
+        # Pooled: 1, 2, 3, inf -> (2 + 3) / 2; first relevant per query: 1, 2 -> 1.5.
+        assert median_relevant_rank(qrels, run) == 2.5
+        assert median_first_relevant_rank(qrels, run) == 1.5
+        assert relevant_ranks(qrels, run, max_docs=2)["a"].tolist() == [1.0, math.inf, math.inf]
+
+    def test_ties_average_is_refused(self) -> None:
+        with pytest.raises(ValueError, match="ties='average' gives no rank"):
+            relevant_ranks({"q": {"a": 1}}, {"q": {"a": 1.0}}, ties="average")
+
+    @settings(max_examples=80, deadline=None)
+    @given(data=multi_query_runs())
+    def test_against_a_slow_reference(
+        self, data: tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]]
+    ) -> None:
+        run, qrels = data
+        expected = _slow_relevant_ranks(qrels, run)
+        if not expected:
+            return
+        got = relevant_ranks(qrels, run)
+        assert {q: r.tolist() for q, r in got.items()} == expected
+        pooled = sorted(r for ranks in expected.values() for r in ranks)
+        if pooled:
+            assert median_relevant_rank(qrels, run) == _slow_median(pooled)
+
+
+def _slow_median(ordered: list[float]) -> float:
+    n = len(ordered)
+    if n % 2:
+        return ordered[n // 2]
+    low, high = ordered[n // 2 - 1], ordered[n // 2]
+    return high if high == math.inf else (low + high) / 2

@@ -25,6 +25,8 @@ from rankeval.ranking.evaluate import (
     evaluate_run,
     first_relevant_ranks,
     median_first_relevant_rank,
+    median_relevant_rank,
+    relevant_ranks,
 )
 
 __all__ = [
@@ -38,4 +40,6 @@ __all__ = [
     "kendall_tau",
     "kendall_tau_counts",
     "median_first_relevant_rank",
+    "median_relevant_rank",
+    "relevant_ranks",
 ]

@@ -75,6 +75,8 @@ __all__ = [
     "evaluate_run",
     "first_relevant_ranks",
     "median_first_relevant_rank",
+    "median_relevant_rank",
+    "relevant_ranks",
 ]
 
 FloatArray = NDArray[np.float64]
@@ -373,7 +375,30 @@ def evaluate_run(
             )
     complete = check_flag(complete, "complete")
     check_choice("no_relevant", no_relevant, NO_RELEVANT)
+    ranked, queries, retrieved = _rank(
+        qrels_obj, run_obj, complete=complete, no_relevant=no_relevant, level=level, ties=ties,
+        precision=precision, max_docs=max_docs, judged_only=check_flag(judged_only, "judged_only"),
+    )
+    return _evaluate(ranked, resolved.requests, resolved.columns, options, profile,
+                     queries, retrieved, run_obj.runid, complete)
 
+
+def _rank(
+    qrels_obj: Qrels,
+    run_obj: Run,
+    *,
+    complete: bool,
+    no_relevant: NoRelevant,
+    level: int,
+    ties: DocumentTies,
+    precision: ScorePrecision,
+    max_docs: int | None,
+    judged_only: bool,
+) -> tuple[RankedQueries, tuple[str, ...], BoolArray]:
+    """The evaluated queries ranked: the rankings, their query ids, and which the run has.
+
+    Shared by :func:`evaluate_run` and :func:`relevant_ranks` (arguments already checked).
+    """
     # Evaluated queries, in trec_eval's order (query ids sorted byte-wise). The run's ids are
     # found through the qrels' dict (built once per Qrels): cheaper than sorting them.
     qrels_sorted = qrels_obj._sorted_queries
@@ -419,12 +444,11 @@ def evaluate_run(
         ties=ties,
         score_precision=precision,
         max_docs=max_docs,
-        judged_only=check_flag(judged_only, "judged_only"),
+        judged_only=judged_only,
         run_segments=run_obj._segments,
         qrels_levels=qrels_obj._judged_counts,
     )
-    return _evaluate(ranked, resolved.requests, resolved.columns, options, profile,
-                     queries, evaluated_run >= 0, run_obj.runid, complete)
+    return ranked, queries, evaluated_run >= 0
 
 
 def _evaluate(
@@ -559,13 +583,92 @@ def median_first_relevant_rank(qrels: QrelsLike, run: RunLike, **options: Any) -
 
     Complexity: as :func:`evaluate_run` plus O(Q log Q).
     """
-    ranks = np.array(list(first_relevant_ranks(qrels, run, **options).values()))
+    return _median_rank(np.array(list(first_relevant_ranks(qrels, run, **options).values())))
+
+
+def _median_rank(ranks: FloatArray) -> float:
+    """Median of ranks where ``inf`` (never retrieved) is worse than any rank.
+
+    Of an even count, the mean of the middle two, or ``inf`` if the upper one is.
+    """
     ordered = np.sort(ranks)
     mid = ordered.size // 2
     if ordered.size % 2:
         return float(ordered[mid])
     low, high = float(ordered[mid - 1]), float(ordered[mid])
     return high if math.isinf(high) else (low + high) / 2.0
+
+
+def relevant_ranks(
+    qrels: QrelsLike,
+    run: RunLike,
+    *,
+    relevance_level: int = 1,
+    complete: bool = False,
+    max_docs: int | None = None,
+    judged_only: bool = False,
+    ties: DocumentTies = "docid_desc",
+    profile: Profile = "trec_eval9",
+    score_precision: ScorePrecision | None = None,
+    no_relevant: NoRelevant = "zero",
+) -> dict[str, FloatArray]:
+    """The rank (1-based) of every relevant document of every evaluated query.
+
+    Rankings, evaluated queries and the options are :func:`evaluate_run`'s; a relevant
+    document the run does not rank (or ranks below ``max_docs``) has rank ``inf``. Each
+    array is ascending. ``ties="average"`` is refused: a rank inside a tie block is not
+    one number.
+
+    >>> relevant_ranks({"q": {"a": 1, "c": 1, "z": 2}}, {"q": {"a": 3.0, "b": 2.0, "c": 1.0}})
+    {'q': array([ 1.,  3., inf])}
+
+    Complexity: as :func:`evaluate_run` with one measure.
+    """
+    qrels_obj, run_obj = qrels_and_run(qrels, run)
+    check_choice("profile", profile, catalogue.PROFILES)
+    if check_choice("ties", ties, ("docid_desc", "docid_asc", "input", "average")) == "average":
+        raise ValueError("ties='average' gives no rank to a document in a tie block; "
+                         "use 'docid_desc', 'docid_asc' or 'input'")
+    precision: ScorePrecision = check_choice(
+        "score_precision", score_precision or _PROFILE_DEFAULTS[profile][0], ("float32", "double")
+    )
+    ranked, queries, _ = _rank(
+        qrels_obj, run_obj, complete=check_flag(complete, "complete"),
+        no_relevant=check_choice("no_relevant", no_relevant, NO_RELEVANT),
+        level=check_int(relevance_level, "relevance_level"), ties=ties, precision=precision,
+        max_docs=None if max_docs is None else check_int(max_docs, "max_docs", minimum=0),
+        judged_only=check_flag(judged_only, "judged_only"),
+    )
+    out: list[FloatArray] = [np.zeros(0)] * len(queries)
+    for members, batch in ranked.batches():
+        rows, columns = batch._relevant_cells
+        found = np.bincount(rows, minlength=batch.size)
+        bounds = np.concatenate(([0], np.cumsum(found)))
+        for b, member in enumerate(members.tolist()):
+            ranks = np.full(int(batch.num_rel[b]), math.inf)
+            ranks[: found[b]] = columns[bounds[b] : bounds[b + 1]] + 1.0
+            out[member] = ranks
+    return dict(zip(queries, out, strict=True))
+
+
+def median_relevant_rank(qrels: QrelsLike, run: RunLike, **options: Any) -> float:
+    """Median rank over every relevant document of every query, pooled (``inf``: unranked).
+
+    The music-retrieval convention, beside :func:`median_first_relevant_rank` (one rank
+    per query). ``options`` are :func:`relevant_ranks`'. Undefined without any relevant
+    document (``ValueError``).
+
+    >>> median_relevant_rank({"a": {"x": 1, "y": 1}, "b": {"z": 1}},
+    ...                      {"a": {"x": 3.0, "y": 1.0, "w": 2.0}, "b": {"z": 1.0}})
+    1.0
+
+    Complexity: as :func:`relevant_ranks` plus O(r log r) for r relevant documents.
+    """
+    pooled = list(relevant_ranks(qrels, run, **options).values())
+    ranks = np.concatenate(pooled) if pooled else np.zeros(0)
+    if ranks.size == 0:
+        raise ValueError("no relevant document in the evaluated queries: no median rank")
+    return _median_rank(ranks)
 
 
 def eleven_point_precision(
