@@ -36,6 +36,7 @@ ndcg_cut_2             | all | 0.5089
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Iterable, Mapping
@@ -52,6 +53,7 @@ from rankeval.formulas import NO_RELEVANT, NoRelevant
 from rankeval.ranking import catalogue
 from rankeval.ranking.catalogue import Column, MeasureRequest, Profile
 from rankeval.ranking.inputs import Qrels, QrelsLike, Run, RunLike, qrels_and_run
+from rankeval.ranking.ir_names import SHARED_NAMES, IrMeasure, is_ir_name, parse_ir_name
 from rankeval.ranking.measures import (
     AVERAGE_TIES_MEASURES,
     MIN_GEO_MEAN,
@@ -341,6 +343,16 @@ def evaluate_run(
     qrels_obj, run_obj = qrels_and_run(qrels, run)
     check_choice("profile", profile, catalogue.PROFILES)
     specs = [measures] if isinstance(measures, str) else list(measures)
+    if any(is_ir_name(spec) for spec in specs):
+        trec_options = dict(
+            profile=profile, relevance_level=relevance_level, complete=complete,
+            max_docs=max_docs, judged_only=judged_only, ties=ties,
+            score_precision=score_precision, iprec_rule=iprec_rule, ap_denominator=ap_denominator,
+            precision_denominator=precision_denominator, capped_recall=capped_recall, gain=gain,
+            discount=discount, ideal=ideal, no_relevant=no_relevant, num_docs=num_docs,
+            first_params_win=first_params_win,
+        )
+        return _with_ir_names(qrels_obj, run_obj, specs, trec_options)
     first_wins = check_flag(first_params_win, "first_params_win")
     resolved = catalogue.resolve(specs, profile, first_wins=first_wins)
     level = check_int(relevance_level, "relevance_level")
@@ -381,6 +393,93 @@ def evaluate_run(
     )
     return _evaluate(ranked, resolved.requests, resolved.columns, options, profile,
                      queries, retrieved, run_obj.runid, complete)
+
+
+def _with_ir_names(
+    qrels: Qrels, run: Run, specs: list[str], trec_options: dict[str, Any]
+) -> RunEvaluation:
+    """Evaluate trec_eval names and ir_measures names together, in the order given.
+
+    trec_eval names use the call's options; each ir_measures name carries its own (see
+    :mod:`rankeval.ranking.ir_names`). ir_measures reports every query of the qrels, a query
+    the run lacks scoring 0 (``num_rel`` included), so its names are evaluated with
+    ``complete=True``; trec_eval names in the same call must then use it too. Names
+    needing the same options are evaluated together.
+    """
+    # Names both spell alike (Rprec, infAP) join the ir_measures side of such a call.
+    ir = [spec for spec in specs if is_ir_name(spec) or spec in SHARED_NAMES]
+    trec = [spec for spec in specs if spec not in ir]
+    named = list({m.name: m for m in map(parse_ir_name, ir)}.values())
+    if trec and (trec_options["complete"] is not True or trec_options["no_relevant"] != "zero"):
+        raise ValueError(
+            "ir_measures names score every qrels query (as ir_measures does: complete=True, "
+            "no_relevant='zero'); with trec_eval names in the same call pass complete=True, "
+            "or evaluate the two kinds of names in separate calls"
+        )
+    which: dict[str, Any] = {"complete": True, "no_relevant": "zero"}
+    groups: dict[tuple[tuple[tuple[str, Any], ...], str], list[IrMeasure]] = {}
+    for measure in named:
+        # set_F takes its first beta only (trec_eval's rule): one call per beta.
+        alone = measure.trec if measure.trec.startswith("set_F") else ""
+        groups.setdefault((measure.options, alone), []).append(measure)
+    parts: list[tuple[RunEvaluation, dict[str, list[str]]]] = []
+    if trec:
+        part = evaluate_run(qrels, run, trec, **trec_options)
+        parts.append((part, {c: [c] for c in part.columns}))
+    for (options, _), members in groups.items():
+        part = evaluate_run(qrels, run, list(dict.fromkeys(m.trec for m in members)),
+                            **which, **dict(options))
+        names: dict[str, list[str]] = {}
+        for m in members:  # two spellings may share a column (SetRelP, SetP(relative=True))
+            names.setdefault(m.column, []).append(m.name)
+        parts.append((_lacking_scores_zero(part), names))
+    first = parts[0][0]
+    if any(part.queries != first.queries for part, _ in parts):
+        raise ValueError("these measures evaluate different queries (rel= with "
+                         "no_relevant='skip'); evaluate them in separate calls")
+    layout: list[Column] = []
+    values: dict[str, FloatArray] = {}
+    texts: dict[str, tuple[str, ...]] = {}
+    aggregates: dict[str, float] = {}
+    for part, renames in parts:
+        for column in part._layout:
+            for name in renames.get(column.name, ()):
+                layout.append(dataclasses.replace(column, name=name))
+                if column.name in part.values:
+                    values[name] = part.values[column.name]
+                if column.name in part.texts:
+                    texts[name] = part.texts[column.name]
+                if column.name in part.aggregates:
+                    aggregates[name] = part.aggregates[column.name]
+    # trec_eval's columns in its order, then the ir_measures names in the order given.
+    given = {m.name: i for i, m in enumerate(named)}
+    layout.sort(key=lambda c: given.get(c.name, -1))
+    return dataclasses.replace(
+        first, columns=tuple(c.name for c in layout), values=MappingProxyType(values),
+        texts=MappingProxyType(texts), aggregates=MappingProxyType(aggregates),
+        _layout=tuple(layout),
+    )
+
+
+def _lacking_scores_zero(ev: RunEvaluation) -> RunEvaluation:
+    """The queries the run lacks count as ir_measures counts them: 0 for every value.
+
+    ``complete=True`` already scores them 0 except ``num_rel`` (their judgments still
+    exist) and ``num_q`` (they are averaged over); ir_measures gives both 0 too.
+    """
+    if bool(ev.retrieved.all()):
+        return ev
+    values, aggregates = dict(ev.values), dict(ev.aggregates)
+    if "num_rel" in values:
+        num_rel = values["num_rel"].copy()
+        num_rel[~ev.retrieved] = 0.0
+        num_rel.flags.writeable = False
+        values["num_rel"] = num_rel
+        aggregates["num_rel"] = formulas.sequential_total(num_rel)
+    if "num_q" in aggregates:
+        aggregates["num_q"] = float(np.count_nonzero(ev.retrieved))
+    return dataclasses.replace(ev, values=MappingProxyType(values),
+                               aggregates=MappingProxyType(aggregates))
 
 
 def _rank(

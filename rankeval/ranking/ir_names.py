@@ -1,0 +1,204 @@
+"""Measure names in ir_measures' syntax (``nDCG@10``, ``P(rel=2)@5``), mapped to trec_eval's.
+
+ir_measures names a measure ``Name(param=value, ...)@cutoff``. Each name here is translated
+to the trec_eval measure that ir_measures itself computes it with, together with the
+ranking options that reproduce ir_measures' provider for it:
+
+* through trec_eval (pytrec_eval): ``P@k``, ``R@k``, ``AP``, ``AP@k``, ``RR``, ``Rprec``,
+  ``nDCG``, ``nDCG@k``, ``Bpref``, ``Success@k``, ``NumRet``, ``NumRelRet``, ``NumRel``,
+  ``NumQ``, ``SetP``, ``SetRelP``, ``SetR``, ``SetF``, ``SetAP``, ``IPrec@r``, ``infAP``.
+  Parameters ``rel`` (the relevance level) and ``judged_only`` where ir_measures accepts
+  them; trec_eval 9's ranking (scores as C float, ties by document id descending).
+* ``RR@k``: ir_measures computes it with MS MARCO's script: scores as doubles, ties by
+  document id *ascending*, the top k only.
+
+Anything else (``dcg=exp-log2``, ``gains=``, ``Judged``, ...) is a ``ValueError`` that lists
+what is supported. The parser is our own (a few lines of :mod:`ast`), so ir_measures is
+not a dependency; the tests compare every supported name with ir_measures itself.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["SHARED_NAMES", "SUPPORTED", "IrMeasure", "is_ir_name", "parse_ir_name"]
+
+# name -> (trec_eval measure, how the cutoff is written, parameters accepted)
+_TABLE: dict[str, tuple[str, str, frozenset[str]]] = {
+    "P": ("P", "required", frozenset({"rel", "judged_only"})),
+    "R": ("recall", "required", frozenset({"judged_only"})),
+    "AP": ("map", "optional:map_cut", frozenset({"rel", "judged_only"})),
+    "RR": ("recip_rank", "optional:msmarco", frozenset({"rel", "judged_only"})),
+    "Rprec": ("Rprec", "none", frozenset({"rel", "judged_only"})),
+    "nDCG": ("ndcg", "optional:ndcg_cut", frozenset({"dcg", "judged_only"})),
+    "Bpref": ("bpref", "none", frozenset({"rel"})),
+    "Success": ("success", "required", frozenset({"rel", "judged_only"})),
+    "NumRet": ("num_ret", "none", frozenset({"rel"})),
+    "NumRelRet": ("num_rel_ret", "none", frozenset({"rel"})),
+    "NumRel": ("num_rel", "none", frozenset()),
+    "NumQ": ("num_q", "none", frozenset()),
+    "SetP": ("set_P", "none", frozenset({"rel", "relative", "judged_only"})),
+    "SetRelP": ("set_relative_P", "none", frozenset({"rel", "judged_only"})),
+    "SetR": ("set_recall", "none", frozenset({"rel"})),
+    "SetF": ("set_F", "none", frozenset({"rel", "beta", "judged_only"})),
+    "SetAP": ("set_map", "none", frozenset({"rel", "judged_only"})),
+    "IPrec": ("iprec_at_recall", "recall", frozenset({"judged_only"})),
+    "infAP": ("infAP", "none", frozenset({"rel"})),
+}
+_ALIASES = {"MAP": "AP", "MRR": "RR", "Precision": "P", "Recall": "R", "NDCG": "nDCG",
+            "BPref": "Bpref", "NumRelRetrieved": "NumRelRet"}
+
+#: Names that trec_eval spells the same way, with the same meaning.
+SHARED_NAMES = frozenset({"Rprec", "infAP"})
+
+#: The names understood, for messages and documentation.
+SUPPORTED = tuple(sorted(_TABLE))
+
+
+@dataclass(frozen=True)
+class IrMeasure:
+    """One ir_measures name, translated.
+
+    Attributes
+    ----------
+    name : str
+        The name as given, without spaces (the result column is called this).
+    trec : str
+        The trec_eval measure specification (``"ndcg_cut.10"``).
+    column : str
+        The trec_eval column holding the value (``"ndcg_cut_10"``).
+    options : tuple of (str, object)
+        :func:`rankeval.ranking.evaluate_run` options that reproduce ir_measures' provider.
+    """
+
+    name: str
+    trec: str
+    column: str
+    options: tuple[tuple[str, Any], ...]
+
+
+def is_ir_name(text: str) -> bool:
+    """Whether ``text`` is written in ir_measures' syntax rather than trec_eval's.
+
+    ``Rprec`` and ``infAP`` are both and mean the same; they count as trec_eval's.
+
+    >>> [is_ir_name(t) for t in ("nDCG@10", "P(rel=2)@5", "AP", "map", "P.10", "Rprec")]
+    [True, True, True, False, False, False]
+
+    Complexity: O(len(text)).
+    """
+    if not isinstance(text, str) or text in SHARED_NAMES:
+        return False
+    head = text.split("@", 1)[0].split("(", 1)[0].strip()
+    return "@" in text or "(" in text or head in _TABLE or head in _ALIASES
+
+
+def parse_ir_name(text: str) -> IrMeasure:
+    """Translate one ir_measures name.
+
+    >>> parse_ir_name("nDCG@10")
+    IrMeasure(name='nDCG@10', trec='ndcg_cut.10', column='ndcg_cut_10', options=())
+    >>> parse_ir_name("P(rel=2)@5").options
+    (('relevance_level', 2),)
+    >>> parse_ir_name("RR@10").options
+    (('max_docs', 10), ('score_precision', 'double'), ('ties', 'docid_asc'))
+    >>> parse_ir_name("nDCG(dcg=exp-log2)@10")
+    Traceback (most recent call last):
+    ...
+    ValueError: nDCG(dcg=exp-log2)@10: dcg='exp-log2' is not supported (only 'log2', trec_eval's)
+
+    Complexity: O(len(text)).
+    """
+    name = "".join(text.split())
+    head, params, cutoff = _split(name)
+    head = _ALIASES.get(head, head)
+    if head not in _TABLE:
+        raise ValueError(
+            f"{text}: unknown measure {head!r}; ir_measures names supported: "
+            f"{', '.join(SUPPORTED)} (or trec_eval's names)"
+        )
+    trec, cut, accepted = _TABLE[head]
+    unknown = sorted(set(params) - accepted)
+    if unknown:
+        allowed = ", ".join(sorted(accepted)) or "none"
+        raise ValueError(f"{text}: parameter {unknown[0]!r} is not supported for {head} "
+                         f"(supported: {allowed})")
+    options: dict[str, Any] = {}
+    if "rel" in params:
+        options["relevance_level"] = _integer(text, "rel", params["rel"])
+    if params.get("judged_only", False) is not False:
+        if params["judged_only"] is not True:
+            raise ValueError(f"{text}: judged_only must be True or False")
+        options["judged_only"] = True
+    if "dcg" in params and params["dcg"] != "log2":
+        raise ValueError(f"{text}: dcg={params['dcg']!r} is not supported (only 'log2', "
+                         "trec_eval's)")
+    if head == "SetP" and params.get("relative", False) is True:
+        trec = "set_relative_P"
+    if head == "NumRet" and "rel" in params:  # ir_measures: relevant documents retrieved
+        trec = "num_rel_ret"
+    spec, column = trec, trec
+    if head == "SetF" and "beta" in params:
+        beta = float(params["beta"])
+        spec, column = f"set_F.{beta!r}", f"set_F_{beta!r}"
+    if cut == "required" and cutoff is None:
+        raise ValueError(f"{text}: {head} needs a cutoff, e.g. {head}@10")
+    if cut == "none" and cutoff is not None:
+        raise ValueError(f"{text}: {head} takes no cutoff")
+    if cutoff is not None:
+        if cut == "recall":
+            level = float(cutoff)
+            spec, column = f"{trec}.{level!r}", f"{trec}_{level:.2f}"
+        else:
+            k = _integer(text, "cutoff", cutoff)
+            if k < 1:
+                raise ValueError(f"{text}: the cutoff must be at least 1")
+            if cut == "optional:msmarco":
+                if options.get("judged_only"):
+                    raise ValueError(f"{text}: RR with a cutoff does not take judged_only")
+                options.update(max_docs=k, score_precision="double", ties="docid_asc")
+            else:
+                base = trec if cut == "required" else cut.split(":", 1)[1]
+                spec, column = f"{base}.{k}", f"{base}_{k}"
+    elif cut == "recall":
+        raise ValueError(f"{text}: IPrec needs a recall level, e.g. IPrec@0.5")
+    return IrMeasure(name, spec, column, tuple(sorted(options.items())))
+
+
+def _split(name: str) -> tuple[str, dict[str, Any], Any]:
+    """``Name(params)@cutoff`` -> name, params, cutoff (None if absent)."""
+    try:
+        node = ast.parse(name, mode="eval").body
+    except SyntaxError:
+        raise ValueError(f"{name}: not a measure name like nDCG@10 or P(rel=2)@5") from None
+    cutoff = None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        cutoff = _value(name, node.right)
+        node = node.left
+    params: dict[str, Any] = {}
+    if isinstance(node, ast.Call):
+        if node.args:
+            raise ValueError(f"{name}: parameters must be named, e.g. P(rel=2)@5")
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                raise ValueError(f"{name}: parameters must be named")
+            params[keyword.arg] = _value(name, keyword.value)
+        node = node.func
+    if not isinstance(node, ast.Name):
+        raise ValueError(f"{name}: not a measure name like nDCG@10 or P(rel=2)@5")
+    return node.id, params, cutoff
+
+
+def _value(name: str, node: ast.expr) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except ValueError:  # a word such as exp-log2: its text
+        return ast.unparse(node).replace(" ", "")
+
+
+def _integer(text: str, what: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{text}: {what} must be an integer, got {value!r}")
+    return value
