@@ -28,10 +28,13 @@ from rankeval.confusion import (
 )
 from rankeval.errors import DataError, PersistenceError
 from rankeval.ranking import (
+    Comparison,
     KendallTau,
+    PairTest,
     Qrels,
     Run,
     RunEvaluation,
+    compare,
     eleven_point_precision,
     evaluate_run,
     first_relevant_ranks,
@@ -45,10 +48,12 @@ from rankeval.scored import ScoredPrecisionRecallEvaluation
 
 __version__ = "0.1.0"
 __all__ = [
+    "Comparison",
     "CostMatrix",
     "DataError",
     "KendallTau",
     "MultiClassEvaluation",
+    "PairTest",
     "PersistenceError",
     "PrecisionRecallEvaluation",
     "Qrels",
@@ -56,6 +61,7 @@ __all__ = [
     "RunEvaluation",
     "ScoredPrecisionRecallEvaluation",
     "__version__",
+    "compare",
     "eleven_point_precision",
     "evaluate_run",
     "f_measure",

@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -749,7 +750,103 @@ def _parser() -> _Parser:
         help="trec_eval drop-in (rankeval trec --help)",
         add_help=False,
     )
+
+    compare = commands.add_parser(
+        "compare",
+        help="compare runs: means and paired significance tests",
+        description=(
+            "Evaluate every RUN against QRELS (TREC files, qrels first) with each measure "
+            "(trec_eval's names or ir_measures', e.g. -m map -m nDCG@10) and test every pair "
+            "of runs. Prints a table of means where a superscript letter marks a run the "
+            "row's run beats significantly. Needs scipy (pip install 'rankeval[stats]')."
+        ),
+    )
+    compare.add_argument("qrels", metavar="QRELS", help="the qrels file")
+    compare.add_argument("runs", metavar="RUN", nargs="+", help="two or more run files")
+    compare.add_argument("-m", "--measure", action="append", dest="measures", metavar="M",
+                         help="a measure (repeatable; default: map)")
+    compare.add_argument("--test", choices=("t-test", "randomization", "bootstrap"),
+                         default="t-test", help="the paired test (default: t-test)")
+    compare.add_argument("--correction", choices=("holm", "bonferroni", "none"),
+                         default="holm",
+                         help="multiple-comparison correction over each measure's pairs "
+                         "(default: holm)")
+    compare.add_argument("--alpha", type=_probability, default=0.05, metavar="A",
+                         help="significance level (default: 0.05)")
+    compare.add_argument("--permutations", type=_positive, default=10_000, metavar="N",
+                         help="resamples of the randomization and bootstrap tests "
+                         "(default: 10000)")
+    compare.add_argument("--seed", type=_non_negative, default=0, metavar="S",
+                         help="random seed of those tests (default: 0)")
+    compare.add_argument("--complete", action="store_true",
+                         help="every qrels query counts, a run's missing ones scoring 0 (-c)")
+    compare.add_argument("--format", choices=("text", "markdown", "latex"), default="text",
+                         dest="table", help="table format (default: text)")
+    compare.add_argument("-o", "--output", metavar="OUT",
+                         help="write the table to OUT instead of stdout")
+    compare.set_defaults(run=_run_compare)
     return parser
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    from rankeval.ranking import Qrels, Run, catalogue, compare
+    from rankeval.ranking.ir_names import is_ir_name, parse_ir_name
+
+    measures = args.measures or ["map"]
+    for measure in measures:  # a bad name is a usage error, found before reading anything
+        try:
+            parse_ir_name(measure) if is_ir_name(measure) else catalogue.parse_spec(measure)
+        except ValueError as error:
+            raise _UsageError(f"-m {measure}: {error}") from None
+    if args.output is not None:
+        _check_writable(args.output)
+    if len(args.runs) < 2:
+        raise _UsageError("compare needs at least two run files")
+    names = [os.path.basename(path) for path in args.runs]
+    if len(set(names)) < len(names):
+        names = list(args.runs)
+    if len(set(names)) < len(names):
+        raise _UsageError("the same run file is given twice")
+    try:
+        result = compare(
+            Qrels.from_file(args.qrels), {n: Run.from_file(p) for n, p in zip(
+                names, args.runs, strict=True)},
+            measures, test=args.test, correction=args.correction,
+            alpha=args.alpha, permutations=args.permutations, seed=args.seed,
+            complete=args.complete,
+        )
+    except OSError as error:
+        raise DataError(error.filename or "input", None,
+                        f"cannot read the file: {os_reason(error)}") from None
+    except ModuleNotFoundError as error:
+        raise DataError("rankeval compare", None, str(error)) from None
+    except ValueError as error:  # runs over different queries, no query in common, ...
+        if isinstance(error, DataError):
+            raise
+        raise DataError("rankeval compare", None, str(error)) from None
+    text = {"text": result.to_text, "markdown": result.to_markdown,
+            "latex": result.to_latex}[args.table]()
+    with _output(args.output) as out:
+        out.write(text)
+    return 0
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, found "
+                                         f"{_shown_arg(text)}")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = _non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("expected a positive integer, found '0'")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -766,7 +863,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(arguments)
         if args.command is None:
-            parser.error("expected a command: scored, demo or trec")
+            parser.error("expected a command: scored, demo, trec or compare")
         status: int = args.run(args)
         return status
     except _Exit as stop:

@@ -532,7 +532,7 @@ class TestUsageErrors:
             ),
             (["scored"], "the following arguments are required: FILE"),
             (["scored", "--bogus", "f"], "unrecognized arguments: --bogus"),
-            ([], "expected a command: scored, demo or trec"),
+            ([], "expected a command: scored, demo, trec or compare"),
             (["frobnicate"], "argument COMMAND: invalid choice: 'frobnicate' (choose from "),
         ],
     )

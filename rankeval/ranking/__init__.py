@@ -17,6 +17,7 @@ Data flows one way through this room::
 """
 
 from rankeval.correlation import KendallTau, kendall_tau, kendall_tau_counts
+from rankeval.ranking.compare import Comparison, PairTest, compare
 from rankeval.ranking.evaluate import (
     Qrels,
     Run,
@@ -30,10 +31,13 @@ from rankeval.ranking.evaluate import (
 )
 
 __all__ = [
+    "Comparison",
     "KendallTau",
+    "PairTest",
     "Qrels",
     "Run",
     "RunEvaluation",
+    "compare",
     "eleven_point_precision",
     "evaluate_run",
     "first_relevant_ranks",

@@ -1,0 +1,178 @@
+"""Comparing runs: the tests against scipy and ranx, the corrections by hand, the tables."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+import pytest
+import ranx
+import scipy.stats
+
+from rankeval import compare, evaluate_run
+from rankeval.cli import main
+from rankeval.ranking.compare import _adjust
+
+QUERIES = [f"q{i}" for i in range(25)]
+
+
+Qrels = dict[str, dict[str, int]]
+Runs = dict[str, dict[str, dict[str, float]]]
+
+
+def make_runs(seed: int) -> tuple[Qrels, Runs]:
+    """Qrels and three systems of different skill; continuous scores (no ties)."""
+    rng = np.random.default_rng(seed)
+    qrels = {q: {f"d{d}": int(rng.random() < 0.3) for d in range(15)} for q in QUERIES}
+    for q in QUERIES:
+        qrels[q]["d0"] = 1  # every query has a relevant document
+    runs = {}
+    for name, skill in (("weak", 0.0), ("mid", 0.4), ("strong", 1.0)):
+        runs[name] = {q: {d: float(rng.random() + skill * rel) for d, rel in qrels[q].items()}
+                      for q in QUERIES}
+    return qrels, runs
+
+
+class TestAgainstScipy:
+    def test_t_test_p_values_and_intervals_are_scipys(self) -> None:
+        qrels, runs = make_runs(1)
+        result = compare(qrels, runs, ["map", "P.5"], correction="none", alpha=0.1)
+        for t in result.tests:
+            column = t.measure
+            x = evaluate_run(qrels, runs[t.first], column.replace("_", ".", 1)
+                             if column == "P_5" else column).values[column]
+            y = evaluate_run(qrels, runs[t.second], column.replace("_", ".", 1)
+                             if column == "P_5" else column).values[column]
+            expected = scipy.stats.ttest_rel(x, y)
+            assert t.p_value == expected.pvalue
+            low, high = expected.confidence_interval(confidence_level=0.9)
+            assert (t.low, t.high) == (low, high)
+            assert t.difference == np.mean(x - y)
+            assert t.effect_size == np.mean(x - y) / np.std(x - y, ddof=1)
+            assert t.adjusted_p == t.p_value
+            assert t.significant == (t.p_value <= 0.1)
+
+    def test_randomization_is_exact_for_few_queries(self) -> None:
+        """3 queries, differences 1/2 each: 2 of the 8 sign patterns are as extreme."""
+        qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
+        good = {q: {d: 2.0, "x": 1.0} for q, j in qrels.items() for d in j}
+        bad = {q: {d: 1.0, "x": 2.0} for q, j in qrels.items() for d in j}
+        result = compare(qrels, {"good": good, "bad": bad}, "recip_rank", test="randomization")
+        assert result.tests[0].p_value == 2 / 8
+        assert math.isnan(compare(qrels, {"good": good, "bad": bad}, "recip_rank"
+                                  ).tests[0].p_value)  # the t-test of constant differences
+
+    def test_bootstrap_against_a_slow_loop(self) -> None:
+        qrels, runs = make_runs(2)
+        result = compare(qrels, {k: runs[k] for k in ("weak", "mid")}, "map",
+                         test="bootstrap", permutations=500, seed=3, correction="none")
+        x = evaluate_run(qrels, runs["weak"], "map").values["map"]
+        y = evaluate_run(qrels, runs["mid"], "map").values["map"]
+        diff = x - y
+        rng = np.random.default_rng(3)
+        draws = rng.integers(0, diff.size, size=(500, diff.size))
+        extreme = 0
+        for row in draws:  # one resample at a time
+            resampled = sum(diff[i] - diff.mean() for i in row) / diff.size
+            extreme += abs(resampled) >= abs(diff.mean()) - 1e-15
+        assert result.tests[0].p_value == extreme / 500
+        assert result.tests[0].low < diff.mean() < result.tests[0].high
+
+
+class TestAgainstRanx:
+    """ranx.compare on the same runs: t-test p-values alike, randomization within its error."""
+
+    MEASURES: ClassVar[dict[str, str]] = {"map": "map", "ndcg_cut_10": "ndcg@10",
+                                          "P_5": "precision@5"}
+
+    def ranx_report(self, qrels: Qrels, runs: Runs, test: str, n: int) -> ranx.meta.Report:
+        return ranx.compare(
+            ranx.Qrels(qrels), [ranx.Run(r, name=k) for k, r in runs.items()],
+            list(self.MEASURES.values()), stat_test=test, n_permutations=n, max_p=0.05,
+        )
+
+    @pytest.mark.parametrize("seed", [1, 2, 3])
+    def test_t_test(self, seed: int) -> None:
+        qrels, runs = make_runs(seed)
+        ours = compare(qrels, runs, ["map", "ndcg_cut.10", "P.5"], correction="none")
+        theirs = self.ranx_report(qrels, runs, "student", 1000)
+        for t in ours.tests:
+            name = self.MEASURES[t.measure]
+            assert ours.means[t.first, t.measure] == pytest.approx(
+                theirs.results[t.first][name], rel=1e-12)
+            p = theirs.comparisons[frozenset([t.first, t.second])][name]["p_value"]
+            assert t.p_value == pytest.approx(float(p), rel=1e-9, abs=1e-15)
+            assert t.significant == bool(p <= 0.05)
+
+    def test_randomization(self) -> None:
+        qrels, runs = make_runs(4)
+        n = 4000
+        ours = compare(qrels, runs, ["map", "P.5"], test="randomization", permutations=n,
+                       correction="none", seed=11)
+        theirs = self.ranx_report(qrels, runs, "fisher", n)
+        for t in ours.tests:
+            p = float(theirs.comparisons[frozenset([t.first, t.second])][
+                self.MEASURES[t.measure]]["p_value"])
+            # Two independent Monte-Carlo estimates (scipy counts the observed one too).
+            error = 5 * math.sqrt(max(p * (1 - p), 1 / n) / n) + 2 / n
+            assert abs(t.p_value - p) <= error, (t, p)
+            if abs(p - 0.05) > error:
+                assert t.significant == (p <= 0.05)
+
+
+def test_holm_and_bonferroni_by_hand() -> None:
+    # Holm: sorted 0.01, 0.03, 0.04 times 3, 2, 1 -> 0.03, 0.06, 0.04 -> monotone 0.06.
+    assert _adjust([0.01, 0.04, 0.03], "holm") == [0.03, 0.06, 0.06]
+    assert _adjust([0.01, 0.04, 0.03], "bonferroni") == [0.03, 0.12, 0.09]
+    assert _adjust([0.5, 0.9], "holm") == [1.0, 1.0]
+    adjusted = _adjust([0.2, math.nan, 0.01], "holm")  # NaN: not one of the family
+    assert adjusted[0] == 0.2
+    assert math.isnan(adjusted[1])
+    assert adjusted[2] == 0.02
+
+
+def test_tables_mark_the_systems_beaten() -> None:
+    qrels, runs = make_runs(1)
+    result = compare(qrels, runs, ["map"])
+    strong_beats = result.better_than("strong", "map")
+    assert strong_beats == ["weak", "mid"]  # clearly better on 25 queries
+    text = result.to_text()
+    assert "strong" in text
+    assert "ᵃᵇ" in text.splitlines()[4]
+    assert "| c | strong |" in result.to_markdown()
+    assert r"^{ab}$" in result.to_latex()
+    frame = result.to_dataframe()
+    assert list(frame["first"]) == ["weak", "weak", "mid"]
+
+
+def test_errors() -> None:
+    qrels, runs = make_runs(1)
+    with pytest.raises(ValueError, match="at least two runs"):
+        compare(qrels, {"one": runs["weak"]}, "map")
+    with pytest.raises(ValueError, match="alpha must be between 0 and 1"):
+        compare(qrels, runs, "map", alpha=1.5)
+    with pytest.raises(ValueError, match="test must be one of"):
+        compare(qrels, runs, "map", test="wilcoxon")  # type: ignore[arg-type]
+    partial = {q: r for q, r in runs["mid"].items() if q != "q0"}
+    with pytest.raises(ValueError, match="other queries"):
+        compare(qrels, {"all": runs["weak"], "partial": partial}, "map")
+
+
+def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qrels, runs = make_runs(1)
+    (tmp_path / "qrels").write_text("".join(
+        f"{q} 0 {d} {r}\n" for q, j in qrels.items() for d, r in j.items()))
+    paths = []
+    for name, run in runs.items():
+        path = tmp_path / f"{name}.run"
+        path.write_text("".join(f"{q} Q0 {d} 0 {s!r} {name}\n"
+                                for q, docs in run.items() for d, s in docs.items()))
+        paths.append(str(path))
+    assert main(["compare", str(tmp_path / "qrels"), *paths, "-m", "map", "-m", "nDCG@10",
+                 "--format", "markdown", "--complete"]) == 0
+    out = capsys.readouterr().out
+    assert "| # | system | map | nDCG@10 |" in out
+    assert main(["compare", str(tmp_path / "qrels"), paths[0], "-m", "nope"]) == 2
+    assert capsys.readouterr().err.startswith("rankeval: error: -m nope: unknown measure")
