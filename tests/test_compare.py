@@ -81,6 +81,8 @@ class TestAgainstScipy:
         assert result.tests[0].low < diff.mean() < result.tests[0].high
 
 
+# ranx compiles its code with numba on first use, which warns about ranx's own casts.
+@pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaWarning")
 class TestAgainstRanx:
     """ranx.compare on the same runs: t-test p-values alike, randomization within its error."""
 

@@ -188,18 +188,22 @@ class Comparison:
         lines += [r"\hline", r"\end{tabular}", f"% {self._caption()}"]
         return "\n".join(lines) + "\n"
 
-    def to_dataframe(self) -> Any:
-        """Every pair test as a pandas DataFrame, one row each (pandas needed).
+    def to_frame(self, backend: str = "pandas") -> Any:
+        """Every pair test as a table, one row each (narwhals and ``backend`` needed).
+
+        Columns are :class:`PairTest`'s fields; ``backend`` is ``"pandas"``, ``"polars"``
+        or ``"pyarrow"``.
 
         Complexity: O(pairs x measures).
         """
-        try:
-            import pandas as pd
-        except ModuleNotFoundError:
-            raise ModuleNotFoundError(
-                "Comparison.to_dataframe needs pandas: pip install pandas"
-            ) from None
-        return pd.DataFrame([t.__dict__ for t in self.tests])
+        from rankeval.ranking.frames import to_frame
+
+        fields = list(PairTest.__dataclass_fields__)
+        return to_frame({f: [getattr(t, f) for t in self.tests] for f in fields}, backend)
+
+    def to_dataframe(self) -> Any:
+        """:meth:`to_frame` with pandas."""
+        return self.to_frame("pandas")
 
     def __str__(self) -> str:
         return self.to_text()

@@ -185,6 +185,20 @@ class RunEvaluation:
                 out[qid][name] = value
         return out
 
+    def to_frame(self, backend: str = "pandas") -> Any:
+        """Per-query values as a table: ``query_id``, then one column per numeric measure.
+
+        ``backend``: ``"pandas"``, ``"polars"`` or ``"pyarrow"`` (narwhals and that
+        library needed). The aggregates stay in :attr:`aggregates`.
+
+        Complexity: O(Q · columns).
+        """
+        from rankeval.ranking.frames import to_frame
+
+        data: dict[str, Any] = {"query_id": list(self.queries)}
+        data.update((name, self.values[name]) for name in self.columns if name in self.values)
+        return to_frame(data, backend)
+
     def format(self, *, per_query: bool = False, summary: bool = True) -> str:
         """trec_eval's output text: ``-q`` per-query lines, then the ``all`` lines.
 

@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rankeval.ranking import trec_files
+from rankeval.ranking.frames import is_frame
 from rankeval.ranking.join import PairIndex, as_bytes, as_objects, doc_hash, first_duplicate
 from rankeval.ranking.trec_sort import judged_counts
 
@@ -279,6 +280,21 @@ class Qrels:
         Complexity: O(m).
         """
         return cls._build(table.qid, table.docid, table.rel, None, checked=True)
+
+    @classmethod
+    def from_frame(cls, frame: Any, *, query_col: str | None = None,
+                   doc_col: str | None = None, rel_col: str | None = None) -> Qrels:
+        """From a pandas, polars or Arrow table (narwhals needed: ``rankeval[frames]``).
+
+        Columns ``query_id``/``qid``, ``doc_id``/``docno``, ``relevance``/``label`` unless
+        named (see :mod:`rankeval.ranking.frames`).
+
+        Complexity: O(m) plus the table's conversion to arrays.
+        """
+        from rankeval.ranking.frames import columns
+
+        got = columns(frame, {"query": query_col, "doc": doc_col, "relevance": rel_col})
+        return cls.from_arrays(got["query"], got["doc"], got["relevance"])
 
     @classmethod
     def from_arrays(cls, qid: ArrayLike, docid: ArrayLike, rel: ArrayLike) -> Qrels:
@@ -582,6 +598,22 @@ class Run:
                           check_duplicates=False)
 
     @classmethod
+    def from_frame(cls, frame: Any, *, query_col: str | None = None,
+                   doc_col: str | None = None, score_col: str | None = None,
+                   runid: str = "run") -> Run:
+        """From a pandas, polars or Arrow table (narwhals needed: ``rankeval[frames]``).
+
+        Columns ``query_id``/``qid``, ``doc_id``/``docno``, ``score`` unless named (see
+        :mod:`rankeval.ranking.frames`).
+
+        Complexity: O(n) plus the table's conversion to arrays.
+        """
+        from rankeval.ranking.frames import columns
+
+        got = columns(frame, {"query": query_col, "doc": doc_col, "score": score_col})
+        return cls.from_arrays(got["query"], got["doc"], got["score"], runid=runid)
+
+    @classmethod
     def from_arrays(
         cls, qid: ArrayLike, docid: ArrayLike, score: ArrayLike, *, runid: str = "run"
     ) -> Run:
@@ -769,8 +801,10 @@ def as_run(run: RunLike) -> Run:
         return Run.from_dict(run)
     if isinstance(run, (str, os.PathLike)):
         return Run.from_file(run)
+    if is_frame(run):
+        return Run.from_frame(run)
     raise TypeError(
-        f"run must be a Run, a {{qid: {{docid: score}}}} mapping or a path, "
+        f"run must be a Run, a {{qid: {{docid: score}}}} mapping, a path or a table, "
         f"got {type(run).__name__}"
     )
 
@@ -784,8 +818,10 @@ def as_qrels(qrels: QrelsLike) -> Qrels:
         return Qrels.from_dict(qrels)
     if isinstance(qrels, (str, os.PathLike)):
         return Qrels.from_file(qrels)
+    if is_frame(qrels):
+        return Qrels.from_frame(qrels)
     raise TypeError(
-        f"qrels must be a Qrels, a {{qid: {{docid: rel}}}} mapping or a path, "
+        f"qrels must be a Qrels, a {{qid: {{docid: rel}}}} mapping, a path or a table, "
         f"got {type(qrels).__name__}"
     )
 
