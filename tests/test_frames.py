@@ -87,3 +87,10 @@ def test_scored_cases_from_table_columns(backend: str) -> None:
     plain.add_cases(labels, scores)
     assert from_table == plain
     assert from_table.average_precision() == plain.average_precision()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_round_trips(backend: str) -> None:
+    run, qrels = Run.from_dict(RUN), Qrels.from_dict(QRELS)
+    assert Run.from_frame(run.to_frame(backend)).to_dict() == RUN
+    assert Qrels.from_frame(qrels.to_frame(backend)).to_dict() == QRELS

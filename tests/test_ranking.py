@@ -860,3 +860,27 @@ def _slow_median(ordered: list[float]) -> float:
         return ordered[n // 2]
     low, high = ordered[n // 2 - 1], ordered[n // 2]
     return high if high == math.inf else (low + high) / 2
+
+
+class TestSeedConventionsByName:
+    """The BGE tutorial's conventions as measure names, several cutoffs in one call."""
+
+    def test_by_name(self, seeds: dict[str, dict[str, Any]]) -> None:
+        inputs = seeds["bge_recall_at_k"]["input"]
+        qrels = Qrels.from_relevant(inputs["ground_truth"])
+        run = Run.from_ranked_lists(inputs["results"])
+        names = ["R_cap@1", "R_cap@5", "R_cap@10", "RR@1", "RR@5", "RR@10",
+                 "AP(denominator=retrieved)@1", "AP(denominator=retrieved)@5",
+                 "AP(denominator=retrieved)@10", "P@1", "P@5", "P@10"]
+        ev = evaluate_run(qrels, run, names)
+        assert values(ev, names[:3]) == seeds["bge_recall_at_k"]["expected"]
+        assert values(ev, names[3:6]) == seeds["bge_mrr_at_k"]["expected"]
+        assert values(ev, names[6:9]) == seeds["bge_map_at_k"]["expected"]
+        assert values(ev, names[9:]) == seeds["bge_precision_at_k"]["expected"]
+        expected = seeds["bge_ndcg_at_k_correct"]["expected"]["sklearn_ideal_over_retrieved_only"]
+        got = values(evaluate_run(qrels, run, ["nDCG(ideal=retrieved)@1",
+                                               "nDCG(ideal=retrieved)@5",
+                                               "nDCG(ideal=retrieved)@10"]),
+                      ["nDCG(ideal=retrieved)@1", "nDCG(ideal=retrieved)@5",
+                       "nDCG(ideal=retrieved)@10"])
+        assert got == pytest.approx(expected, abs=1e-10)

@@ -357,6 +357,16 @@ class Qrels:
             out[self.query_ids[q]][_text(d)] = r
         return out
 
+    def to_frame(self, backend: str = "pandas") -> Any:
+        """A table ``query_id``, ``doc_id`` (as text), ``relevance`` (narwhals needed).
+
+        :meth:`from_frame` reads it back. Complexity: O(m).
+        """
+        from rankeval.ranking.frames import to_frame
+
+        return to_frame({"query_id": [self.query_ids[q] for q in self.query.tolist()],
+                         "doc_id": _texts(self.docid), "relevance": self.rel}, backend)
+
     @cached_property
     def _hashes(self) -> NDArray[np.uint64]:
         return doc_hash(self.docid)
@@ -706,6 +716,16 @@ class Run:
         for q, d, s in rows:
             out[self.query_ids[q]][_text(d)] = s
         return out
+
+    def to_frame(self, backend: str = "pandas") -> Any:
+        """A table ``query_id``, ``doc_id`` (as text), ``score`` (narwhals needed).
+
+        :meth:`from_frame` reads it back. Complexity: O(n).
+        """
+        from rankeval.ranking.frames import to_frame
+
+        return to_frame({"query_id": [self.query_ids[q] for q in self.query.tolist()],
+                         "doc_id": _texts(self.docid), "score": self.score}, backend)
 
 
 def _scores(values: Sequence[Any] | NDArray[Any]) -> FloatArray:

@@ -12,6 +12,12 @@ ranking options that reproduce ir_measures' provider for it:
 * ``RR@k``: ir_measures computes it with MS MARCO's script: scores as doubles, ties by
   document id *ascending*, the top k only.
 
+rankeval's own additions, for conventions found in tutorials and papers (not ir_measures'):
+``R_cap@k`` (BEIR's capped recall, relevant found / min(k, R)), ``AP(denominator=retrieved)``
+(divided by the relevant documents found, or ``min_k_r``: by min(k, R)) and
+``nDCG(ideal=retrieved)@k`` (the ideal ranking from the retrieved documents only, as
+scikit-learn's ``ndcg_score``).
+
 Anything else (``dcg=exp-log2``, ``gains=``, ``Judged``, ...) is a ``ValueError`` that lists
 what is supported. The parser is our own (a few lines of :mod:`ast`), so ir_measures is
 not a dependency; the tests compare every supported name with ir_measures itself.
@@ -29,10 +35,11 @@ __all__ = ["SHARED_NAMES", "SUPPORTED", "IrMeasure", "is_ir_name", "parse_ir_nam
 _TABLE: dict[str, tuple[str, str, frozenset[str]]] = {
     "P": ("P", "required", frozenset({"rel", "judged_only"})),
     "R": ("recall", "required", frozenset({"judged_only"})),
-    "AP": ("map", "optional:map_cut", frozenset({"rel", "judged_only"})),
+    "R_cap": ("recall", "required", frozenset({"rel", "judged_only"})),
+    "AP": ("map", "optional:map_cut", frozenset({"rel", "judged_only", "denominator"})),
     "RR": ("recip_rank", "optional:msmarco", frozenset({"rel", "judged_only"})),
     "Rprec": ("Rprec", "none", frozenset({"rel", "judged_only"})),
-    "nDCG": ("ndcg", "optional:ndcg_cut", frozenset({"dcg", "judged_only"})),
+    "nDCG": ("ndcg", "optional:ndcg_cut", frozenset({"dcg", "judged_only", "ideal"})),
     "Bpref": ("bpref", "none", frozenset({"rel"})),
     "Success": ("success", "required", frozenset({"rel", "judged_only"})),
     "NumRet": ("num_ret", "none", frozenset({"rel"})),
@@ -132,6 +139,16 @@ def parse_ir_name(text: str) -> IrMeasure:
         if params["judged_only"] is not True:
             raise ValueError(f"{text}: judged_only must be True or False")
         options["judged_only"] = True
+    if head == "R_cap":
+        options["capped_recall"] = True
+    if "denominator" in params:
+        if params["denominator"] not in ("relevant", "retrieved", "min_k_r"):
+            raise ValueError(f"{text}: denominator must be relevant, retrieved or min_k_r")
+        options["ap_denominator"] = params["denominator"]
+    if "ideal" in params:
+        if params["ideal"] not in ("judged", "retrieved"):
+            raise ValueError(f"{text}: ideal must be judged or retrieved")
+        options["ideal"] = params["ideal"]
     if "dcg" in params and params["dcg"] != "log2":
         raise ValueError(f"{text}: dcg={params['dcg']!r} is not supported (only 'log2', "
                          "trec_eval's)")
