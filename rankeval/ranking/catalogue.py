@@ -158,6 +158,8 @@ MEASURES: tuple[MeasureDef, ...] = (
     _measure("relative_P", "Precision at cutoffs relative to the best possible.", "cutoffs",
        _CUTOFFS),
     _measure("success", "1 if a relevant document is in the top k.", "cutoffs", (1, 5, 10)),
+    _measure("judged", "Share of the top min(k, retrieved) documents that have a judgment "
+             "(ir_measures' Judged@k; not trec_eval's).", "cutoffs", (10,)),
     _measure("set_P", "Precision of the retrieved set."),
     _measure("set_relative_P", "Set precision relative to the best possible."),
     _measure("set_recall", "Recall of the retrieved set."),

@@ -11,6 +11,9 @@ ranking options that reproduce ir_measures' provider for it:
   them; trec_eval 9's ranking (scores as C float, ties by document id descending).
 * ``RR@k``: ir_measures computes it with MS MARCO's script: scores as doubles, ties by
   document id *ascending*, the top k only.
+* ``Judged@k`` (and ``Judged``: every retrieved document): ir_measures' own code, the share
+  of the top min(k, retrieved) documents that the qrels list; scores as doubles, ties by
+  document id ascending.
 
 rankeval's own additions, for conventions found in tutorials and papers (not ir_measures'):
 ``R_cap@k`` (BEIR's capped recall, relevant found / min(k, R)), ``AP(denominator=retrieved)``
@@ -18,8 +21,8 @@ rankeval's own additions, for conventions found in tutorials and papers (not ir_
 ``nDCG(ideal=retrieved)@k`` (the ideal ranking from the retrieved documents only, as
 scikit-learn's ``ndcg_score``).
 
-Anything else (``dcg=exp-log2``, ``gains=``, ``Judged``, ...) is a ``ValueError`` that lists
-what is supported. The parser is our own (a few lines of :mod:`ast`), so ir_measures is
+Anything else (``dcg=exp-log2``, ``gains=``, ...) is a ``ValueError`` that lists what is
+supported. The parser is our own (a few lines of :mod:`ast`), so ir_measures is
 not a dependency; the tests compare every supported name with ir_measures itself.
 """
 
@@ -53,12 +56,16 @@ _TABLE: dict[str, tuple[str, str, frozenset[str]]] = {
     "SetAP": ("set_map", "none", frozenset({"rel", "judged_only"})),
     "IPrec": ("iprec_at_recall", "recall", frozenset({"judged_only"})),
     "infAP": ("infAP", "none", frozenset({"rel"})),
+    "Judged": ("judged", "optional:judged", frozenset()),
 }
 _ALIASES = {"MAP": "AP", "MRR": "RR", "Precision": "P", "Recall": "R", "NDCG": "nDCG",
             "BPref": "Bpref", "NumRelRetrieved": "NumRelRet"}
 
 #: Names that trec_eval spells the same way, with the same meaning.
 SHARED_NAMES = frozenset({"Rprec", "infAP"})
+
+# A cutoff past any ranking: "every retrieved document".
+_ALL = 2**31 - 1
 
 #: The names understood, for messages and documentation.
 SUPPORTED = tuple(sorted(_TABLE))
@@ -181,6 +188,10 @@ def parse_ir_name(text: str) -> IrMeasure:
                 spec, column = f"{base}.{k}", f"{base}_{k}"
     elif cut == "recall":
         raise ValueError(f"{text}: IPrec needs a recall level, e.g. IPrec@0.5")
+    elif cut == "optional:judged":  # every retrieved document
+        spec, column = f"{trec}.{_ALL}", f"{trec}_{_ALL}"
+    if head == "Judged":
+        options.update(score_precision="double", ties="docid_asc")
     return IrMeasure(name, spec, column, tuple(sorted(options.items())))
 
 

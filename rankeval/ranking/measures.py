@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from rankeval import formulas
 from rankeval.ranking.catalogue import MeasureRequest
-from rankeval.ranking.trec_sort import NONPOOL, UNJUDGED, QueryBatch
+from rankeval.ranking.trec_sort import NONPOOL, PAD, UNJUDGED, QueryBatch
 
 __all__ = [
     "AVERAGE_TIES_MEASURES",
@@ -317,6 +317,22 @@ def _recall(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions)
 def _success(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """success_k = 1 if H_k >= 1."""
     columns = [(batch.tp_at(k) > 0).astype(np.float64) for k in _cutoffs(request)]
+    return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
+
+
+def _judged(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """judged_k = judged documents in the top min(k, n) / min(k, n); 0 with nothing retrieved.
+
+    A document counts as judged if the qrels list it, whatever its relevance (ir_measures'
+    ``Judged``).
+    """
+    judged = np.cumsum((batch.rels != NONPOOL) & (batch.rels != PAD), axis=1, dtype=np.int64)
+    columns = []
+    for k in _cutoffs(request):
+        shown = np.minimum(batch.num_ret, k)
+        hits = np.where(shown > 0, judged[np.arange(batch.size), np.maximum(shown - 1, 0)]
+                        if batch.width else 0, 0)
+        columns.append(_divide(hits, shown, shown > 0))
     return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
 
 
@@ -885,6 +901,7 @@ _FUNCTIONS: dict[str, MeasureFunction] = {
     "Rprec": _r_prec,
     "bpref": _bpref,
     "recip_rank": _recip_rank,
+    "judged": _judged,
     "iprec_at_recall": _iprec_at_recall,
     "P": _precision,
     "relstring": _relstring,
