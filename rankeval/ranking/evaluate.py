@@ -446,7 +446,7 @@ def _with_ir_names(
         names: dict[str, list[str]] = {}
         for m in members:  # two spellings may share a column (SetRelP, SetP(relative=True))
             names.setdefault(m.column, []).append(m.name)
-        parts.append((_lacking_scores_zero(part), names))
+        parts.append((_as_ir_measures(part, run), names))
     first = parts[0][0]
     if any(part.queries != first.queries for part, _ in parts):
         raise ValueError("these measures evaluate different queries (rel= with "
@@ -475,23 +475,30 @@ def _with_ir_names(
     )
 
 
-def _lacking_scores_zero(ev: RunEvaluation) -> RunEvaluation:
-    """The queries the run lacks count as ir_measures counts them: 0 for every value.
+def _as_ir_measures(ev: RunEvaluation, run: Run) -> RunEvaluation:
+    """Per-query values and means as ir_measures reports them, to the last bit.
 
-    ``complete=True`` already scores them 0 except ``num_rel`` (their judgments still
-    exist) and ``num_q`` (they are averaged over); ir_measures gives both 0 too.
+    ``complete=True`` already scores the queries the run lacks 0, except ``num_rel`` (their
+    judgments still exist) and ``num_q``; ir_measures gives them 0 and counts only the
+    queries the run has. Its means add the values in the run's query order (the order its
+    providers yield them), then divide by the number of qrels queries.
     """
-    if bool(ev.retrieved.all()):
-        return ev
     values, aggregates = dict(ev.values), dict(ev.aggregates)
-    if "num_rel" in values:
+    missing = ~ev.retrieved
+    if "num_rel" in values and missing.any():
         num_rel = values["num_rel"].copy()
-        num_rel[~ev.retrieved] = 0.0
+        num_rel[missing] = 0.0
         num_rel.flags.writeable = False
         values["num_rel"] = num_rel
         aggregates["num_rel"] = formulas.sequential_total(num_rel)
     if "num_q" in aggregates:
         aggregates["num_q"] = float(np.count_nonzero(ev.retrieved))
+    position = {q: i for i, q in enumerate(run.query_ids)}
+    order = sorted(np.flatnonzero(ev.retrieved).tolist(), key=lambda i: position[ev.queries[i]])
+    for column in ev._layout:
+        if column.name in values and column.measure.aggregate == "mean":
+            total = formulas.sequential_total(values[column.name][order])
+            aggregates[column.name] = total / len(ev.queries) if ev.queries else 0.0
     return dataclasses.replace(ev, values=MappingProxyType(values),
                                aggregates=MappingProxyType(aggregates))
 
