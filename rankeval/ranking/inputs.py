@@ -351,21 +351,15 @@ class Qrels:
 
         Complexity: O(m).
         """
-        out: dict[str, dict[str, int]] = {q: {} for q in self.query_ids}
-        rows = zip(self.query.tolist(), self.docid.tolist(), self.rel.tolist(), strict=True)
-        for q, d, r in rows:
-            out[self.query_ids[q]][_text(d)] = r
-        return out
+        return _nested(self.query_ids, self.query, self.docid, self.rel)
 
     def to_frame(self, backend: str = "pandas") -> Any:
         """A table ``query_id``, ``doc_id`` (as text), ``relevance`` (narwhals needed).
 
         :meth:`from_frame` reads it back. Complexity: O(m).
         """
-        from rankeval.ranking.frames import to_frame
-
-        return to_frame({"query_id": [self.query_ids[q] for q in self.query.tolist()],
-                         "doc_id": _texts(self.docid), "relevance": self.rel}, backend)
+        return _long_table(self.query_ids, self.query, self.docid, "relevance", self.rel,
+                           backend)
 
     @cached_property
     def _hashes(self) -> NDArray[np.uint64]:
@@ -711,21 +705,32 @@ class Run:
 
         Complexity: O(n).
         """
-        out: dict[str, dict[str, float]] = {q: {} for q in self.query_ids}
-        rows = zip(self.query.tolist(), self.docid.tolist(), self.score.tolist(), strict=True)
-        for q, d, s in rows:
-            out[self.query_ids[q]][_text(d)] = s
-        return out
+        return _nested(self.query_ids, self.query, self.docid, self.score)
 
     def to_frame(self, backend: str = "pandas") -> Any:
         """A table ``query_id``, ``doc_id`` (as text), ``score`` (narwhals needed).
 
         :meth:`from_frame` reads it back. Complexity: O(n).
         """
-        from rankeval.ranking.frames import to_frame
+        return _long_table(self.query_ids, self.query, self.docid, "score", self.score, backend)
 
-        return to_frame({"query_id": [self.query_ids[q] for q in self.query.tolist()],
-                         "doc_id": _texts(self.docid), "score": self.score}, backend)
+
+def _nested(query_ids: tuple[str, ...], query: IntArray, docid: DocIds,
+            values: NDArray[Any]) -> dict[str, dict[str, Any]]:
+    """``{qid: {docid as text: value}}`` of a Run's or Qrels' rows."""
+    out: dict[str, dict[str, Any]] = {q: {} for q in query_ids}
+    for q, d, v in zip(query.tolist(), docid.tolist(), values.tolist(), strict=True):
+        out[query_ids[q]][_text(d)] = v
+    return out
+
+
+def _long_table(query_ids: tuple[str, ...], query: IntArray, docid: DocIds, name: str,
+                values: NDArray[Any], backend: str) -> Any:
+    """A Run's or Qrels' rows as a table ``query_id``, ``doc_id`` (text), ``name``."""
+    from rankeval.ranking.frames import to_frame
+
+    return to_frame({"query_id": [query_ids[q] for q in query.tolist()],
+                     "doc_id": _texts(docid), name: values}, backend)
 
 
 def _scores(values: Sequence[Any] | NDArray[Any]) -> FloatArray:
