@@ -202,6 +202,10 @@ def check_case_arrays(
 def _as_1d(values: Any, name: str) -> NDArray[Any]:
     if isinstance(values, (str, bytes)) or values is None:
         raise TypeError(f"{name} must be a sequence or 1-D array, got {type(values).__name__}")
+    if hasattr(values, "detach") and hasattr(values, "cpu"):
+        # A PyTorch tensor: detached and copied to the host once for the whole batch (a
+        # GPU tensor cannot be read in place).
+        values = values.detach().cpu().numpy()
     if isinstance(values, np.ma.MaskedArray):
         # np.asarray would silently use the masked entries' hidden values.
         masked = np.ma.getmaskarray(values)

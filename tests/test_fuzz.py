@@ -45,7 +45,7 @@ Evaluation = ScoredPrecisionRecallEvaluation
 
 MUTATORS = frozenset({
     "add_case", "add_cases", "add_misses", "add_negative_misses", "merge", "reset",
-    "addCase", "addMisses", "addNegativeMisses",
+    "addCase", "addMisses", "addNegativeMisses", "update", "merge_state",
 })
 READS = frozenset({
     "area_under_pr_curve", "area_under_roc_curve", "average_precision",
@@ -53,7 +53,7 @@ READS = frozenset({
     "num_negative_ref", "num_positive_ref", "pr_breakeven_point", "pr_curve",
     "pr_score_curve", "precision_at", "print_precision_recall_curve",
     "print_score_precision_recall_curve", "r_precision", "reciprocal_rank", "roc_curve",
-    "save", "snapshot", "toString",
+    "save", "snapshot", "toString", "summary", "compute",
     "areaUnderPrCurve", "areaUnderRocCurve", "averagePrecision", "elevenPtInterpPrecision",
     "maximumFMeasure", "numCases", "numNegativeRef", "numPositiveRef", "prBreakevenPoint",
     "prCurve", "prScoreCurve", "precisionAt", "printPrecisionRecallCurve",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import IO, Any, TypeVar
 
 import numpy as np
@@ -467,6 +467,38 @@ class ScoredPrecisionRecallEvaluation:
             ("roc_auc", False), lambda: formulas.area_under_curve(self.roc_curve(False))
         )
 
+    def summary(self, precision_at: tuple[int, ...] = (10,), beta: float = 1.0) -> dict[str, float]:
+        """The main values read together, from one state (one lock hold), as a dict.
+
+        Keys: ``cases``, ``positives`` (R), ``negatives`` (N), ``roc_auc``, ``pr_auc``,
+        ``average_precision``, ``max_f``, ``r_precision``, ``reciprocal_rank`` and
+        ``precision_at_<k>`` for each rank asked for. What a metrics exporter or a log line
+        wants: concurrent adds can never make two of these values disagree.
+
+        >>> ev = ScoredPrecisionRecallEvaluation()
+        >>> ev.add_cases([True, False, True], [0.9, 0.8, 0.1])
+        >>> ev.summary()["precision_at_10"], ev.summary()["roc_auc"]
+        (0.2, 0.5)
+
+        Complexity: that of the reads (O(n) after a change, for AP and the curves).
+        """
+        ranks = [check_rank(k) for k in precision_at]
+        value = check_beta(beta)
+        with self._lock:
+            out = {
+                "cases": float(self.num_cases()),
+                "positives": float(self.num_positive_ref()),
+                "negatives": float(self.num_negative_ref()),
+                "roc_auc": self.area_under_roc_curve(),
+                "pr_auc": self.area_under_pr_curve(),
+                "average_precision": self.average_precision(),
+                "max_f": self.maximum_f_measure(value),
+                "r_precision": self.r_precision(),
+                "reciprocal_rank": self.reciprocal_rank(),
+            }
+            out.update((f"precision_at_{k}", self.precision_at(k)) for k in ranks)
+        return out
+
     # ------------------------------------------------------------------ text
     def __str__(self) -> str:
         """LingPipe's ``toString()`` text, with "Precision at r" for each r <= n.
@@ -742,6 +774,28 @@ class ScoredPrecisionRecallEvaluation:
         evaluation._pos_missed = state.pos_missed
         evaluation._neg_missed = state.neg_missed
         return evaluation
+
+    # ------------------------------------------- torchmetrics / TorchEval names
+    def update(self, preds: ArrayLike, target: ArrayLike) -> None:
+        """torchmetrics' spelling of :meth:`add_cases`: scores first, then labels.
+
+        ``preds`` and ``target`` may be PyTorch tensors (a GPU tensor is copied to the host
+        once per call), NumPy, JAX or other array-API arrays, or table columns.
+
+        >>> ev = ScoredPrecisionRecallEvaluation()
+        >>> ev.update([0.9, 0.2], [1, 0]); ev.compute()["roc_auc"]
+        1.0
+        """
+        self.add_cases(target, preds)
+
+    def compute(self) -> dict[str, float]:
+        """torchmetrics' spelling of :meth:`summary` (every main value, from one state)."""
+        return self.summary()
+
+    def merge_state(self, others: Iterable[ScoredPrecisionRecallEvaluation]) -> None:
+        """TorchEval's spelling of :meth:`merge`, for each of ``others`` in turn."""
+        for other in others:
+            self.merge(other)
 
     # ------------------------------------------------------ LingPipe aliases
     addCase = add_case  # noqa: N815

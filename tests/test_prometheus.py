@@ -1,0 +1,104 @@
+"""The Prometheus exporter: scraped over HTTP, parsed with prometheus_client's parser."""
+
+from __future__ import annotations
+
+import threading
+import urllib.request
+from typing import Any
+
+import numpy as np
+from prometheus_client.parser import text_string_to_metric_families
+
+from rankeval import ScoredPrecisionRecallEvaluation, evaluate_run
+from rankeval.prometheus import EvaluationCollector, serve
+
+
+def scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """Every sample of the endpoint: (name, sorted labels) -> value."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=30) as response:
+        text = response.read().decode()
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
+
+
+def labels(**extra: str) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted({"model": "m", "window": "none", "ties": "grouped", **extra}.items()))
+
+
+def test_scraped_values_are_the_evaluators() -> None:
+    ev = ScoredPrecisionRecallEvaluation(ties="grouped")
+    rng = np.random.default_rng(3)
+    ev.add_cases(rng.random(500) < 0.3, np.round(rng.random(500), 2))
+    ev.add_misses(4)
+    collector = EvaluationCollector(precision_at=(1, 10, 100), beta=2.0)
+    collector.watch(ev, model="m")
+    run = evaluate_run({"q": {"a": 1, "b": 1}}, {"q": {"a": 0.2, "b": 0.9, "c": 0.5}},
+                       ["map", "nDCG@10"], complete=True)
+    collector.watch_run(run, model="search")
+    with serve(collector, port=0, addr="127.0.0.1") as server:
+        got = scrape(server.port)
+    assert got["rankeval_cases", labels()] == ev.num_cases()
+    assert got["rankeval_positive_cases", labels()] == ev.num_positive_ref()
+    assert got["rankeval_roc_auc", labels()] == ev.area_under_roc_curve()
+    assert got["rankeval_pr_auc", labels()] == ev.area_under_pr_curve()
+    assert got["rankeval_average_precision", labels()] == ev.average_precision()
+    assert got["rankeval_reciprocal_rank", labels()] == ev.reciprocal_rank()
+    for k in (1, 10, 100):
+        assert got["rankeval_precision_at", labels(k=str(k))] == ev.precision_at(k)
+    assert got["rankeval_max_f_measure", labels(beta="2.0")] == ev.maximum_f_measure(2.0)
+    for name in ("map", "nDCG@10"):
+        key = ("rankeval_query_measure", (("measure", name), ("model", "search")))
+        assert got[key] == run[name]
+
+
+def test_scrapes_under_eight_writers_lose_nothing_and_agree_with_themselves() -> None:
+    """Writers add (positive 0.5, negative 0.9, positive 0.5, negative 0.1) in turn.
+
+    Whatever the interleaving, every state has N_low negatives at 0.1 with
+    N_low <= N_high <= N_low + 8, and grouped ROC AUC = N_low / N: a scrape mixing two
+    states (counts from one, area from another) would almost never satisfy that.
+    """
+    ev = ScoredPrecisionRecallEvaluation(ties="grouped")
+    collector = EvaluationCollector()
+    collector.watch(ev, model="m")
+    server = serve(collector, port=0, addr="127.0.0.1")
+    per_writer = 15_000
+    done = threading.Event()
+
+    def writer() -> None:
+        for i in range(per_writer):
+            ev.add_case(True, 0.5)
+            ev.add_case(False, 0.9 if i % 2 == 0 else 0.1)
+
+    scrapes: list[dict[Any, float]] = []
+
+    def scraper() -> None:
+        while not done.is_set():
+            scrapes.append(scrape(server.port))
+
+    threads = [threading.Thread(target=writer) for _ in range(8)]
+    watcher = threading.Thread(target=scraper)
+    try:
+        watcher.start()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        done.set()
+        watcher.join()
+        final = scrape(server.port)
+    finally:
+        server.close()
+    assert len(scrapes) >= 2  # scrapes really overlapped the writes
+    for got in [*scrapes, final]:
+        cases = got["rankeval_cases", labels()]
+        positives = got["rankeval_positive_cases", labels()]
+        negatives = got["rankeval_negative_cases", labels()]
+        assert cases == positives + negatives
+        assert negatives <= positives <= negatives + 8
+        if positives and negatives:
+            low = got["rankeval_roc_auc", labels()] * negatives
+            assert abs(low - round(low)) < 1e-6
+            assert 0 <= negatives - 2 * round(low) <= 8
+    assert final["rankeval_cases", labels()] == 8 * 2 * per_writer  # nothing lost
+    assert final["rankeval_roc_auc", labels()] == 0.5

@@ -1,0 +1,79 @@
+"""The evaluator inside a training loop: tensors in, torchmetrics' names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from rankeval import ScoredPrecisionRecallEvaluation
+
+
+def batches(seed: int, count: int = 5, size: int = 64) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    g = torch.Generator().manual_seed(seed)
+    return [(torch.rand(size, generator=g), (torch.rand(size, generator=g) < 0.3).long())
+            for _ in range(count)]
+
+
+def test_tensors_through_update_equal_the_numpy_path_bit_for_bit() -> None:
+    for ties in ("insertion", "grouped"):
+        loop = ScoredPrecisionRecallEvaluation(ties=ties)  # type: ignore[arg-type]
+        plain = ScoredPrecisionRecallEvaluation(ties=ties)  # type: ignore[arg-type]
+        for preds, target in batches(1):
+            loop.update(preds, target)
+            plain.add_cases(target.numpy() == 1, preds.numpy().astype(np.float64))
+        assert loop == plain
+        assert loop.compute() == plain.summary()  # every value, to the last bit
+        assert loop.pr_curve().tobytes() == plain.pr_curve().tobytes()
+
+
+def test_bool_targets_and_reset_and_merge_state() -> None:
+    shards = [ScoredPrecisionRecallEvaluation(ties="grouped") for _ in range(3)]
+    whole = ScoredPrecisionRecallEvaluation(ties="grouped")
+    for i, (preds, target) in enumerate(batches(2, count=6)):
+        shards[i % 3].update(preds, target.bool())
+        whole.update(preds, target.bool())
+    merged = ScoredPrecisionRecallEvaluation(ties="grouped")
+    merged.merge_state(shards)
+    assert merged.compute() == whole.compute()
+    merged.reset()
+    assert merged.num_cases() == 0
+
+
+class FakeDeviceTensor:
+    """Stands for a GPU tensor: readable only after .cpu(); counts the copies."""
+
+    copies = 0
+
+    def __init__(self, values: torch.Tensor) -> None:
+        self._values = values
+
+    def detach(self) -> FakeDeviceTensor:
+        return self
+
+    def cpu(self) -> torch.Tensor:
+        FakeDeviceTensor.copies += 1
+        return self._values
+
+    def __array__(self, *args: Any) -> np.ndarray:
+        raise TypeError("can't convert a device tensor to numpy; use .cpu() first")
+
+
+def test_device_tensors_are_moved_once_per_batch() -> None:
+    ev = ScoredPrecisionRecallEvaluation()
+    FakeDeviceTensor.copies = 0
+    preds, target = batches(3, count=1)[0]
+    ev.update(FakeDeviceTensor(preds), FakeDeviceTensor(target))  # type: ignore[arg-type]
+    assert FakeDeviceTensor.copies == 2  # one per argument, not one per case
+    assert ev.num_cases() == preds.shape[0]
+
+
+def test_the_example_runs() -> None:
+    """examples/training_loop.py trains, evaluates with update/compute and is scraped."""
+    import runpy
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parent.parent / "examples" / "training_loop.py"
+    namespace = runpy.run_path(str(example))
+    namespace["main"]()
