@@ -74,8 +74,10 @@ CurveName = Literal["pr", "roc", "score"]
 
 #: Rows the reader parses before handing them on.
 CHUNK_ROWS = DEFAULT_CHUNK_ROWS
-#: Progress appears on a terminal once this many lines have been read.
-PROGRESS_MIN_LINES = 300_000
+#: Progress appears on a terminal once a read has taken this many seconds,
+PROGRESS_DELAY = 1.0
+#: and is redrawn at most this often (seconds).
+PROGRESS_INTERVAL = 0.2
 #: Ranks reported as "Precision at r" (those of LingPipe's ``toString``).
 PRECISION_AT_RANKS = (5, 10, 25, 100, 500)
 
@@ -201,30 +203,17 @@ def summarize_queries(
 # --------------------------------------------------------------------------- reading
 
 
-class _Progress:
-    """A one-line counter on a terminal's standard error; silent when stderr is not a TTY."""
+def _progress(name: str, total_bytes: int | None) -> Any:
+    """A tqdm bar on standard error for a long read: bytes when the size is known, else
+    lines; only on a terminal, only after :data:`PROGRESS_DELAY` seconds, cleared at the end.
+    """
+    from tqdm import tqdm
 
-    def __init__(self, stream: TextIO, name: str, total_bytes: int | None) -> None:
-        self._stream = stream
-        self._name = name
-        self._total = total_bytes
-        self._enabled = _isatty(stream)
-        self._shown = 0
-
-    def update(self, lines: int, bytes_read: int | None) -> None:
-        if not self._enabled or lines < PROGRESS_MIN_LINES:
-            return
-        text = f"rankeval: reading {self._name}: {lines:,} lines"
-        if self._total and bytes_read is not None:
-            text += f" ({min(100, 100 * bytes_read // self._total)}%)"
-        self._stream.write("\r" + text.ljust(self._shown))
-        self._stream.flush()
-        self._shown = len(text)
-
-    def close(self) -> None:
-        if self._shown:
-            self._stream.write("\r" + " " * self._shown + "\r")
-            self._stream.flush()
+    return tqdm(
+        total=total_bytes, unit="B" if total_bytes else " lines", unit_scale=True,
+        desc=f"rankeval: reading {name}", file=sys.stderr, leave=False,
+        disable=not _isatty(sys.stderr), delay=PROGRESS_DELAY, mininterval=PROGRESS_INTERVAL,
+    )
 
 
 def _isatty(stream: TextIO) -> bool:
@@ -323,14 +312,17 @@ def _evaluate_stream(
     reader = ScoredCaseReader(stream, name, file_format=file_format, chunk_rows=CHUNK_ROWS)
     check_layout(reader)
     feeder = _Feeder(lambda: ScoredPrecisionRecallEvaluation(ties=ties))
-    progress = _Progress(sys.stderr, name, size)
-    try:
+    done = 0
+    with _progress(name, size) as progress:
         for cases in reader:
             feeder.add(cases)
-            progress.update(reader.lines_read, reader.bytes_read)
+            now = reader.bytes_read if size else reader.lines_read
+            if now is not None:
+                progress.update(now - done)
+                done = now
+        if size:
+            progress.update(size - done)  # the reader's position lags its buffer at the end
         feeder.finish()
-    finally:
-        progress.close()
     evaluations = feeder.evaluations
     if not evaluations and not reader.has_query:
         evaluations[None] = ScoredPrecisionRecallEvaluation(ties=ties)

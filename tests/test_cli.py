@@ -6,6 +6,7 @@ import io
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import types
@@ -632,30 +633,30 @@ class TestProgress:
     def test_progress_on_a_terminal(
         self, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        """On a terminal, a long read shows a line count and percentage, then clears it."""
+        """On a terminal, a long read shows tqdm's bar (bytes, percentage), then clears it."""
         terminal = _Terminal()
         monkeypatch.setattr(sys, "stderr", terminal)
-        monkeypatch.setattr(cli, "PROGRESS_MIN_LINES", 10)
+        monkeypatch.setattr(cli, "PROGRESS_DELAY", 0.0)
+        monkeypatch.setattr(cli, "PROGRESS_INTERVAL", 0.0)
         monkeypatch.setattr(cli, "CHUNK_ROWS", 1000)
         path = str(ROOT / "rankeval/data/spam_filter_20k.tsv")
         assert main(["scored", path]) == 0
         shown = terminal.getvalue()
-        assert f"\rrankeval: reading {path}: 1,001 lines (" in shown
-        assert f"\rrankeval: reading {path}: 20,001 lines (100%)" in shown
-        assert shown.endswith("\r")
-        assert shown.split("\r")[-2].strip() == ""
+        assert f"rankeval: reading {path}:" in shown
+        assert re.search(r"[1-9]\d%\|[#\d ]+\| [\d.]+k/180k", shown)  # bytes and percentage
+        assert shown.split("\r")[-1].strip() == ""  # the bar is cleared at the end
 
     def test_no_progress_when_piped(
         self, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        """When stderr is not a terminal nothing is shown, however long the file."""
-        monkeypatch.setattr(cli, "PROGRESS_MIN_LINES", 10)
+        """When stderr is not a terminal nothing is shown, however long the read."""
+        monkeypatch.setattr(cli, "PROGRESS_DELAY", 0.0)
         monkeypatch.setattr(cli, "CHUNK_ROWS", 1000)
         status, _, err = run(capsys, "scored", str(ROOT / "rankeval/data/spam_filter_20k.tsv"))
         assert (status, err) == (0, "")
 
-    def test_no_progress_for_short_files(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        """Below the threshold a terminal sees nothing either."""
+    def test_no_progress_for_short_reads(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """A read shorter than the delay shows nothing, even on a terminal."""
         terminal = _Terminal()
         monkeypatch.setattr(sys, "stderr", terminal)
         assert main(["scored", str(RUNNING_EXAMPLE)]) == 0
