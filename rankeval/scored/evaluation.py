@@ -793,9 +793,17 @@ class ScoredPrecisionRecallEvaluation:
         return self.summary()
 
     def merge_state(self, others: Iterable[ScoredPrecisionRecallEvaluation]) -> None:
-        """TorchEval's spelling of :meth:`merge`, for each of ``others`` in turn."""
+        """TorchEval's spelling of :meth:`merge`, for each of ``others`` in turn.
+
+        All or nothing: ``others`` are first merged into a new evaluator, which then
+        merges into this one.
+        """
+        if self._read_only:
+            self._refuse()
+        combined = type(self)(ties=self.ties, window=self.window)
         for other in others:
-            self.merge(other)
+            combined.merge(other)
+        self.merge(combined)
 
     # ------------------------------------------------------ LingPipe aliases
     addCase = add_case  # noqa: N815
