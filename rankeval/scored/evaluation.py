@@ -208,7 +208,7 @@ class ScoredPrecisionRecallEvaluation:
         # list refuses the append (see _attach). The append comes last: if
         # staging fails, nothing was added.
         pending = self._pending
-        if len(pending) >= self._stage_at:
+        if len(pending) >= self._stage_at and not self._read_only:
             with self._lock:
                 store = self._store
                 if store.unfolded():
