@@ -88,7 +88,10 @@ class EvaluationCollector:
         if not isinstance(evaluation, ScoredPrecisionRecallEvaluation):
             raise TypeError(f"can watch a ScoredPrecisionRecallEvaluation, got "
                             f"{type(evaluation).__name__}")
-        window = "none" if evaluation.window is None else str(evaluation.window)
+        if evaluation.horizon is not None:
+            window = f"{evaluation.horizon:g}s"  # a window of time
+        else:
+            window = "none" if evaluation.window is None else str(evaluation.window)
         all_labels = {"model": str(model), "window": window, "ties": evaluation.ties,
                       **{k: str(v) for k, v in labels.items()}}
         with self._guard:

@@ -8,10 +8,13 @@ exactly as LingPipe 4.1.0 does.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
+from datetime import timedelta
 from typing import IO, Any, TypeVar
 
 import numpy as np
@@ -27,6 +30,7 @@ from rankeval.checks import (
     check_file,
     check_flag,
     check_rank,
+    check_real,
     check_score,
     check_ties,
     check_total,
@@ -44,6 +48,7 @@ from rankeval.scored.kernel import (
 from rankeval.scored.lingpipe_text import java_double_to_string, java_f6
 from rankeval.scored.store import LABEL_PART as _LABEL_PART
 from rankeval.scored.store import CaseStore
+from rankeval.scored.time_window import TimeWindowStore
 from rankeval.scored.window import WindowStore
 
 __all__ = ["ScoredPrecisionRecallEvaluation"]
@@ -123,8 +128,26 @@ class ScoredPrecisionRecallEvaluation:
     (0.4666666666666667, 0.55)
     """
 
-    def __init__(self, ties: TiePolicy = "insertion", window: int | None = None) -> None:
-        self._attach(_new_store(check_ties(ties), check_window(window)), read_only=False)
+    def __init__(
+        self,
+        ties: TiePolicy = "insertion",
+        window: int | None = None,
+        *,
+        horizon: float | timedelta | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        seconds = _check_horizon(horizon)
+        if seconds is not None and window is not None:
+            raise ValueError("give a window of cases or a horizon of time, not both")
+        if clock is not None and seconds is None:
+            raise ValueError("clock applies to a time window: give horizon too")
+        if clock is not None and not callable(clock):
+            raise TypeError(f"clock must be a function returning seconds, got {clock!r}")
+        self._clock: Callable[[], float] | None = (
+            None if seconds is None else (clock or time.monotonic))
+        self._last_time = -math.inf
+        self._attach(_new_store(check_ties(ties), check_window(window), seconds),
+                     read_only=False)
         self._pos_missed = 0
         self._neg_missed = 0
         self._cache: dict[object, Any] = {}
@@ -139,7 +162,15 @@ class ScoredPrecisionRecallEvaluation:
     @property
     def window(self) -> int | None:
         """How many of the most recent cases are kept (None: all of them)."""
-        return self._store.window if isinstance(self._store, WindowStore) else None
+        store = self._store
+        if isinstance(store, TimeWindowStore) or not isinstance(store, WindowStore):
+            return None
+        return store.window
+
+    @property
+    def horizon(self) -> float | None:
+        """Seconds of cases kept by a time window (None: not a time window)."""
+        return self._store.horizon if isinstance(self._store, TimeWindowStore) else None
 
     def __repr__(self) -> str:
         with self._lock:
@@ -167,8 +198,20 @@ class ScoredPrecisionRecallEvaluation:
                 pass  # they stay counted off; the next publish deletes them
 
     def _folded(self) -> CaseStore:
-        """The store with every pending add sorted in (published if that changed it)."""
+        """The store with every pending add sorted in (published if that changed it).
+
+        A time window also lets the cases older than the horizon go, by the clock.
+        """
         store = self._store
+        if self._clock is not None:
+            assert isinstance(store, TimeWindowStore)
+            now = float(self._clock())
+            if store.due(now):
+                store = store.successor()
+                store.now = max(now, store.now)
+                store.fold()
+                self._publish(store, self._pos_missed, self._neg_missed)
+            return store
         if store.unfolded():
             store = store.successor()
             store.fold()
@@ -185,7 +228,7 @@ class ScoredPrecisionRecallEvaluation:
         return store
 
     # ------------------------------------------------------------ mutators
-    def add_case(self, correct: bool, score: float) -> None:
+    def add_case(self, correct: bool, score: float, timestamp: float | None = None) -> None:
         """Add one scored case.
 
         Parameters
@@ -194,6 +237,9 @@ class ScoredPrecisionRecallEvaluation:
             Whether the case is a positive (a bool, NumPy bool, or 0/1).
         score : float
             Any real number except NaN; ±inf sort normally.
+        timestamp : float, optional
+            A time window only: the case's time in the clock's seconds (default: the clock
+            now), for replaying logs; never earlier than the previous case's.
 
         Raises ``TypeError``/``ValueError`` without changing anything on bad input.
 
@@ -203,6 +249,9 @@ class ScoredPrecisionRecallEvaluation:
             case = score - _LABEL_PART[correct]  # the common case, validated inline for speed
         else:
             case = check_score(score) - _LABEL_PART[check_correct(correct)]
+        if self._clock is not None or timestamp is not None:
+            self._add_timed([case], None if timestamp is None else [timestamp])
+            return
         # No lock: list.append is atomic, and folds consume the pending list by
         # prefix under the lock, so a racing add is never lost. A snapshot's
         # list refuses the append (see _attach). The append comes last: if
@@ -217,8 +266,11 @@ class ScoredPrecisionRecallEvaluation:
                     self._publish(store, self._pos_missed, self._neg_missed)
         pending.append(case)
 
-    def add_cases(self, correct: ArrayLike, scores: ArrayLike) -> None:
+    def add_cases(self, correct: ArrayLike, scores: ArrayLike,
+                  timestamps: ArrayLike | None = None) -> None:
         """Add many cases at once, in the given order (which settles ties).
+
+        ``timestamps`` (a time window only) gives each case's time, as in :meth:`add_case`.
 
         All or nothing: if any element is invalid (or the lengths differ),
         nothing is added and the error names the first bad index.
@@ -231,6 +283,13 @@ class ScoredPrecisionRecallEvaluation:
         Complexity: O((n + m) + m log m) for m new cases.
         """
         labels, values = check_case_arrays(correct, scores)
+        if self._clock is not None or timestamps is not None:
+            cases = (values - _LABEL_PART[1] * labels).tolist()  # as add_case makes them
+            given = None if timestamps is None else list(np.asarray(timestamps).tolist())
+            if given is not None and len(given) != len(cases):
+                raise ValueError(f"timestamps has {len(given)} entries, scores {len(cases)}")
+            self._add_timed(cases, given)
+            return
         keys = np.negative(values, out=values)  # values is our own copy: no second array
         with self._lock:
             if self._read_only:
@@ -238,6 +297,31 @@ class ScoredPrecisionRecallEvaluation:
             store = self._store.successor()
             store.add_batch(labels, keys)
             self._publish(store, self._pos_missed, self._neg_missed)
+
+    def _add_timed(self, cases: list[complex], times: list[Any] | None) -> None:
+        """A time window's adds: ``(case, time)`` pairs, appended under the lock."""
+        if self._clock is None:
+            raise TypeError("timestamps apply to a time window (horizon=...)")
+        with self._lock:
+            if self._read_only:
+                self._refuse()
+            if times is None:
+                now = float(self._clock())
+                stamped = [max(now, self._last_time)] * len(cases)  # a clock may step back
+            else:
+                stamped = [check_real(t, "timestamp") for t in times]
+                previous = self._last_time
+                for i, t in enumerate(stamped):
+                    if not t >= previous:  # NaN too
+                        raise ValueError(
+                            f"timestamp {t!r} (case {i}) is earlier than the one before it "
+                            f"({previous!r}); a time window takes cases in time order")
+                    previous = t
+            pairs = list(zip(cases, stamped, strict=True))
+            last = stamped[-1] if stamped else self._last_time
+            # One C call: all of them or none. A time window's pending list holds pairs.
+            self._pending.extend(pairs)  # type: ignore[arg-type]
+            self._last_time = last
 
     def add_misses(self, count: int) -> None:
         """Declare ``count`` positives that were never returned (0 allowed).
@@ -585,7 +669,7 @@ class ScoredPrecisionRecallEvaluation:
         with self._lock:
             if self._read_only:
                 self._refuse()
-            store = _new_store(self.ties, self.window)
+            store = _new_store(self.ties, self.window, self.horizon)
             # One block of assignments (see _publish); an add racing with the
             # reset lands in the old list and goes with it.
             self._store, self._pending, self._pos_missed, self._neg_missed = (
@@ -625,6 +709,8 @@ class ScoredPrecisionRecallEvaluation:
                 "pos_missed": self._pos_missed,
                 "neg_missed": self._neg_missed,
                 "read_only": self._read_only,
+                "clock": self._clock,
+                "last_time": self._last_time,
             }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -634,6 +720,8 @@ class ScoredPrecisionRecallEvaluation:
         self._cache = {}
         self._cache_state = None
         self._lock = threading.RLock()
+        self._clock = state.get("clock")
+        self._last_time = state.get("last_time", -math.inf)
 
     def _arrival_order(self) -> tuple[FloatArray, BoolArray]:
         """Cases in an order that, replayed, rebuilds this evaluator (ties included)."""
@@ -650,7 +738,8 @@ class ScoredPrecisionRecallEvaluation:
             if self.ties == "grouped":
                 order = np.lexsort((labels, keys))
                 keys, labels = keys[order], labels[order]
-            return (self.ties, self.window), self._pos_missed, self._neg_missed, keys, labels
+            settings = (self.ties, self.window, self.horizon)
+            return settings, self._pos_missed, self._neg_missed, keys, labels
 
     def __eq__(self, other: object) -> bool:
         """Same settings, misses and ranked cases (equal derived values follow)."""
@@ -683,6 +772,8 @@ class ScoredPrecisionRecallEvaluation:
             raise TypeError(
                 f"can only merge a ScoredPrecisionRecallEvaluation, got {type(other).__name__}"
             )
+        if self.horizon is not None or other.horizon is not None:
+            raise TypeError("merging time windows is not supported yet")
         if (other.ties, other.window) != (self.ties, self.window):
             raise ValueError(
                 f"cannot merge ties={other.ties!r}, window={other.window!r} into "
@@ -719,8 +810,11 @@ class ScoredPrecisionRecallEvaluation:
 
         The file format is documented in :mod:`rankeval.scored.state_file`: versioned,
         checksummed; a crash at any moment leaves the old file or the new one.
+        A time window cannot be saved yet (``TypeError``).
         Complexity: O(n).
         """
+        if self.horizon is not None:
+            raise TypeError("saving a time window is not supported yet")
         from rankeval.scored.state_file import EvaluatorState, save_state
 
         with self._lock:
@@ -832,7 +926,22 @@ class ScoredPrecisionRecallEvaluation:
         return str(self)
 
 
-def _new_store(ties: TiePolicy, window: int | None) -> CaseStore:
+def _check_horizon(horizon: object) -> float | None:
+    """None, or a positive number of seconds (a ``timedelta`` is converted)."""
+    if horizon is None:
+        return None
+    if isinstance(horizon, timedelta):
+        seconds = horizon.total_seconds()
+    else:
+        seconds = check_real(horizon, "horizon")
+    if not (seconds > 0 and math.isfinite(seconds)):
+        raise ValueError(f"horizon must be a positive, finite time, got {horizon!r}")
+    return seconds
+
+
+def _new_store(ties: TiePolicy, window: int | None, horizon: float | None = None) -> CaseStore:
+    if horizon is not None:
+        return TimeWindowStore(ties, horizon)
     return CaseStore(ties) if window is None else WindowStore(ties, window)
 
 

@@ -1,0 +1,91 @@
+"""Time window: a window of time holding ~W cases, against the count window and river.
+
+Question: how fast does ``ScoredPrecisionRecallEvaluation(horizon=W seconds)`` take a
+stream of n cases, one per second of an injected clock (so the window holds W cases), with
+``area_under_roc_curve()`` read every 1,000th add, against the count window of W cases and
+river's ``RollingROCAUC(window_size=W)`` in the same run? All three give the exact ROC AUC
+of the last W cases. No target yet: the time window takes its adds under the lock (each add
+carries its time), where the count window appends without one.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+import _common as common
+from bench_streaming import READ_EVERY
+from bench_window import rankeval_contender, river_contender
+
+
+class Clock:
+    """One second per add: the benchmark moves it."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def time_window_contender(ties: str, window: int, labels: list[bool],
+                          scores: list[float]) -> Callable[[], float]:
+    from rankeval import ScoredPrecisionRecallEvaluation
+
+    def run() -> float:
+        clock = Clock()
+        # A case added at time t is inside while now - t < horizon: W - 0.5 keeps W of them.
+        ev = ScoredPrecisionRecallEvaluation(ties=ties, horizon=window - 0.5,  # type: ignore[arg-type]
+                                             clock=clock)
+        add, read = ev.add_case, ev.area_under_roc_curve
+        value = 0.0
+        for i, (correct, score) in enumerate(zip(labels, scores, strict=True)):
+            clock.now = float(i)
+            add(correct, score)
+            if i % READ_EVERY == READ_EVERY - 1:
+                value = read()
+        return value
+    return run
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = common.parser(__doc__.splitlines()[0], data=common.DATA_HELP)
+    p.add_argument("--n", type=int, default=1_000_000, help="stream length")
+    p.add_argument("--window", type=int, default=100_000)
+    p.add_argument("--repeat", type=int, default=3)
+    args = p.parse_args(argv)
+    if args.quick:
+        args.n, args.window, args.repeat = 30_000, 5_000, 2
+    common.header("Time window: add_case + area_under_roc_curve() every 1,000th add",
+                  "river", "scikit-learn")
+    common.require_rankeval()
+    from sklearn.metrics import roc_auc_score
+
+    rows = []
+    for data_name, ties in common.data_variants(args.data):
+        y, s = common.make_cases(args.n, ties=ties)
+        labels, scores = y.tolist(), s.tolist()
+        exact = roc_auc_score(y[-args.window:], s[-args.window:])
+        contenders: dict[str, Callable[[], float]] = {
+            "rankeval time window, grouped": time_window_contender(
+                "grouped", args.window, labels, scores),
+            "rankeval count window, grouped": rankeval_contender(
+                "grouped", args.window, labels, scores),
+            "river RollingROCAUC": river_contender(args.window, labels, scores),
+        }
+        times = common.interleaved(contenders, args.repeat)
+        rate = {name: args.n / common.median(t) for name, t in times.items()}
+        for name, fn in contenders.items():
+            final = fn()
+            rows.append([data_name, name, rate[name], final, abs(final - exact),
+                         common.ratio(rate[name], rate["river RollingROCAUC"]),
+                         common.ratio(rate[name], rate["rankeval count window, grouped"])])
+    common.print_table(["data", "contender", "updates/s", "final ROC AUC", "|err| vs sklearn",
+                        "vs river", "vs count window"], rows)
+    print(f"median of {args.repeat} interleaved runs; n = {args.n:,}, window = {args.window:,} "
+          "(time: one case per second of an injected clock)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""A window of time: the cases of the last ``horizon`` seconds, on the count window's store.
+
+Each case carries a time (the evaluator's clock when it was added, or a timestamp given
+with it; never earlier than the one before): a pending add is the pair ``(case, time)``,
+appended under the evaluator's lock. The arrival ring of
+:class:`~rankeval.scored.window.WindowStore` keeps the times beside the cases, in the same
+slots, so the cases to evict at time ``now`` are the ring's oldest ones with a time at or
+before ``now - horizon``: a binary search over the ring, then the count window's own
+eviction. A fold evicts after taking in the pending adds, and a read folds whenever
+something is pending or due to leave, so every value is exact over the cases inside the
+window at the time of the read.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TypeVar
+
+import numpy as np
+
+from rankeval.formulas import TiePolicy
+from rankeval.scored.kernel import BoolArray, FloatArray
+from rankeval.scored.window import WindowStore
+
+_Timed = TypeVar("_Timed", bound="TimeWindowStore")
+
+# A count bound no time window reaches.
+_UNBOUNDED = 1 << 62
+
+
+class TimeWindowStore(WindowStore):
+    """A :class:`WindowStore` that keeps the cases of the last :attr:`horizon` seconds."""
+
+    __slots__ = ("_incoming_times", "_ring_times", "horizon", "now")
+
+    def __init__(self, ties: TiePolicy, horizon: float) -> None:
+        super().__init__(ties, _UNBOUNDED)
+        self.horizon = horizon
+        self.now = -math.inf  # the time of the last fold
+        self._ring_times: FloatArray = np.zeros(0, dtype=np.float64)
+        self._incoming_times: FloatArray = np.zeros(0, dtype=np.float64)
+
+    # ------------------------------------------------------------ the clock
+    def _expired(self, now: float) -> int:
+        """How many of the oldest cases have a time at or before ``now - horizon``. O(log W)."""
+        cutoff = now - self.horizon
+        capacity = max(int(self._ring_times.shape[0]), 1)
+        lo, hi = 0, self._ring_size
+        while lo < hi:  # times are non-decreasing in arrival order
+            mid = (lo + hi) // 2
+            if self._ring_times[(self._ring_start + mid) % capacity] <= cutoff:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    def due(self, now: float) -> bool:
+        """Whether a fold at ``now`` would change anything (adds pending, cases to leave)."""
+        return len(self.pending) > self.taken or self._expired(now) > 0
+
+    def unfolded(self) -> bool:
+        return self.due(self.now)
+
+    # ------------------------------------------------------------- mutation
+    def fold(self) -> bool:
+        """Take in the pending adds, then evict what is older than the horizon at :attr:`now`."""
+        changed = False
+        if len(self.pending) > self.taken:
+            labels, keys = self._take_pending()
+            self._enter(labels, keys)
+            changed = True
+        expired = self._expired(self.now)
+        if expired:
+            self._evict(expired)
+            changed = True
+        return changed
+
+    def stage(self) -> None:
+        """No staging: the times stay with their cases in the pending lists."""
+        self.fold()
+
+    def _take_pending(self) -> tuple[BoolArray, FloatArray]:
+        """The pending ``(case, time)`` pairs as arrays, counted off (see the store's)."""
+        pending = self.pending
+        count = len(pending)
+        pairs: list[tuple[complex, float]] = pending[self.taken : count]  # type: ignore[assignment]
+        batch = np.array([case for case, _ in pairs], dtype=np.complex128)
+        self._incoming_times = np.array([t for _, t in pairs], dtype=np.float64)
+        self.taken = count
+        return batch.imag != 0.0, np.negative(batch.real)
+
+    def _ring_push(self, labels: BoolArray, keys: FloatArray, in_place: bool) -> None:
+        """The count window's push, and the new cases' times into the same slots."""
+        old_keys, old_start, old_size = self._ring_keys, self._ring_start, self._ring_size
+        capacity = max(int(old_keys.shape[0]), 1)
+        super()._ring_push(labels, keys, in_place)
+        if self._ring_keys is not old_keys:  # a new ring: the times move with their cases
+            times = np.zeros(self._ring_keys.shape[0], dtype=np.float64)
+            old = (old_start + np.arange(old_size, dtype=np.int64)) % capacity
+            times[:old_size] = self._ring_times[old]
+            self._ring_times = times
+        count = keys.shape[0]
+        slots = self._ring_slots(self._ring_start + self._ring_size - count, count)
+        self._ring_times[slots] = self._incoming_times
+
+    # ---------------------------------------------------------------- copies
+    def successor(self: _Timed) -> _Timed:
+        clone = super().successor()
+        clone.horizon, clone.now = self.horizon, self.now
+        clone._ring_times = self._ring_times
+        clone._incoming_times = self._incoming_times
+        return clone
+
+    def copy(self: _Timed) -> _Timed:
+        clone = super().copy()
+        clone._ring_times = self._ring_times.copy()
+        return clone
+
+    def _check(self) -> None:
+        super()._check()
+        slots = self._ring_slots(self._ring_start, self._ring_size)
+        times = self._ring_times[slots]
+        assert self._ring_times.shape == self._ring_keys.shape
+        assert bool(np.all(times[1:] >= times[:-1]))
+        assert not times.size or times[0] > self.now - self.horizon
