@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import _common as common
 from bench_streaming import READ_EVERY
-from bench_window import rankeval_contender, river_contender
+from bench_window import rankeval_contender, river_contender, window_streams
 
 
 class Clock:
@@ -59,13 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     common.header("Time window: add_case + area_under_roc_curve() every 1,000th add",
                   "river", "scikit-learn")
     common.require_rankeval()
-    from sklearn.metrics import roc_auc_score
-
     rows = []
-    for data_name, ties in common.data_variants(args.data):
-        y, s = common.make_cases(args.n, ties=ties)
-        labels, scores = y.tolist(), s.tolist()
-        exact = roc_auc_score(y[-args.window:], s[-args.window:])
+    for data_name, labels, scores, exact in window_streams(args):
         contenders: dict[str, Callable[[], float]] = {
             "rankeval time window, grouped": time_window_contender(
                 "grouped", args.window, labels, scores),

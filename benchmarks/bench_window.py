@@ -22,7 +22,7 @@ import gc
 import json
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import _common as common
 from bench_streaming import READ_EVERY, run_stream
@@ -168,6 +168,17 @@ def memory_table(window: int) -> None:
           " orders 2 B); the rest is freed merge temporaries glibc keeps.")
 
 
+def window_streams(args: argparse.Namespace) -> Iterator[tuple[str, list[bool], list[float],
+                                                               float]]:
+    """Per data variant: its name, the stream, and the exact ROC AUC of the last window."""
+    from sklearn.metrics import roc_auc_score
+
+    for data_name, ties in common.data_variants(args.data):
+        y, s = common.make_cases(args.n, ties=ties)
+        exact = float(roc_auc_score(y[-args.window:], s[-args.window:]))
+        yield data_name, y.tolist(), s.tolist(), exact
+
+
 def main(argv: list[str] | None = None) -> int:
     p = common.parser(__doc__.splitlines()[0], data=common.DATA_HELP)
     p.add_argument("--n", type=int, default=1_000_000, help="stream length")
@@ -185,13 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     common.header("Sliding window: add_case + area_under_roc_curve() every 1,000th add",
                   "river", "scikit-learn")
     common.require_rankeval()
-    from sklearn.metrics import roc_auc_score
-
     rows = []
-    for data_name, ties in common.data_variants(args.data):
-        y, s = common.make_cases(args.n, ties=ties)
-        labels, scores = y.tolist(), s.tolist()
-        exact = roc_auc_score(y[-args.window:], s[-args.window:])
+    for data_name, labels, scores, exact in window_streams(args):
         contenders: dict[str, Callable[[], float]] = {}
         for policy in common.TIE_POLICIES:
             contenders[f"rankeval window ties={policy}"] = rankeval_contender(
