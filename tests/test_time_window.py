@@ -41,6 +41,21 @@ operations = st.lists(st.one_of(
        buffer=st.sampled_from([2, 5, 1024]))
 def test_equals_a_fresh_evaluator_of_the_cases_inside(ops: list[Any], ties: str,
                                                       horizon: float, buffer: int) -> None:
+    check_stream(ops, ties, horizon, buffer)
+
+
+def test_evictions_with_nothing_added_after_them() -> None:
+    """Found by the property test: cases leave (the clock moves) while nothing is buffered,
+    so the evicted ones sit in the sorted tier as dead cases that a full read must drop."""
+    ops = [("cases", [(False, -2.0)] * 3), ("tick", 1.0), ("case", False, -2.0),
+           ("tick", 0.5), ("tick", 1.0), ("tick", 7.0), ("case", False, -2.0), ("tick", 0.5),
+           ("tick", 1.0)]
+    check_stream(ops, "insertion", 10.0, 2, full_every=1)
+
+
+def check_stream(ops: list[Any], ties: str, horizon: float, buffer: int,
+                 full_every: int = 5) -> None:
+    """Apply ``ops`` with an injected clock; after each, compare with the cases inside."""
     with small_buffer(buffer):
         clock = Clock()
         ev = ScoredPrecisionRecallEvaluation(ties=ties, horizon=horizon,  # type: ignore[arg-type]
@@ -67,7 +82,7 @@ def test_equals_a_fresh_evaluator_of_the_cases_inside(ops: list[Any], ties: str,
             for k in (1, 3, len(live) + 1):
                 assert close(ev.precision_at(k), ref.precision_at(k))
             ev._store._check()
-            if step % 5 == 4:
+            if step % full_every == full_every - 1:
                 assert_matches_reference(ev, live, misses, 0)
                 for clone in (ev.snapshot(), copy.deepcopy(ev), pickle.loads(pickle.dumps(ev))):
                     assert clone == ev
