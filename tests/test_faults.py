@@ -147,7 +147,8 @@ def small_tiers() -> Iterator[None]:
 
 
 def sweep(ties: str, window: int | None, operation: Operation,
-          error_at: Callable[[int], type[BaseException]]) -> None:
+          error_at: Callable[[int], type[BaseException]],
+          history: Callable[[str, int | None], Evaluation] = history) -> None:
     """Fail ``operation`` at each of its calls in turn, with ``error_at(n)``; check each time."""
     with small_tiers():
         before = state(history(ties, window))
@@ -177,6 +178,40 @@ def test_every_failure_point_leaves_the_evaluator_as_it_was(
     name: str, window: int | None, ties: str
 ) -> None:
     sweep(ties, window, OPERATIONS[name], lambda n: MemoryError if n % 2 else KeyboardInterrupt)
+
+
+class FixedClock:
+    """A clock the test sets: the same times for the twin and every evaluator swept."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def timed_history(ties: str, window: int | None) -> Evaluation:
+    """:func:`history` in a time window of 5 s, with its first 60 cases due to leave."""
+    clock = FixedClock()
+    ev = Evaluation(ties=ties, horizon=5.0, clock=clock)  # type: ignore[arg-type]
+    ev.add_cases([i % 3 == 0 for i in range(60)], [float(i % 11) for i in range(60)])
+    ev.average_precision()  # one sorted tier
+    clock.now = 3.0
+    ev.add_cases([True, False, False], [2.5, 4.0, 2.5])
+    for i in range(7):
+        ev.add_case(i % 2 == 1, float(i % 4) + 0.25)
+    ev.add_misses(2)
+    clock.now = 6.0  # the next fold lets the first 60 go
+    return ev
+
+
+@pytest.mark.parametrize("name", sorted(set(OPERATIONS) - {"merge", "merge_self_snapshot",
+                                                          "plus"}))
+@pytest.mark.parametrize("ties", ["insertion", "grouped"])
+def test_every_failure_point_of_a_time_window(name: str, ties: str) -> None:
+    """The same sweep over a time window, whose next fold also evicts by the clock."""
+    sweep(ties, None, OPERATIONS[name], lambda n: MemoryError if n % 2 else KeyboardInterrupt,
+          timed_history)
 
 
 @pytest.mark.parametrize("error", [MemoryError, KeyboardInterrupt])
