@@ -120,3 +120,43 @@ def test_settings_are_checked() -> None:
         ev.save("never-written.rankeval")
     with pytest.raises(TypeError, match="merging time windows is not supported yet"):
         ev.merge(ScoredPrecisionRecallEvaluation(horizon=5.0, clock=Clock()))
+
+
+def test_eight_writers_lose_nothing() -> None:
+    """Writers add from 8 threads while a reader reads and the clock moves forward."""
+    import threading
+
+    clock = Clock()
+    ev = ScoredPrecisionRecallEvaluation(ties="grouped", horizon=1000.0, clock=clock)
+    per_writer = 3000
+
+    def writer(w: int) -> None:
+        for i in range(per_writer):
+            ev.add_case((i + w) % 3 == 0, float((i * 7 + w) % 13))
+
+    stop = threading.Event()
+
+    def reader() -> None:
+        while not stop.is_set():
+            ev.area_under_roc_curve()
+            clock.now += 0.001  # far from the horizon: nothing leaves yet
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(8)]
+    watcher = threading.Thread(target=reader)
+    watcher.start()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    stop.set()
+    watcher.join()
+    expected = ScoredPrecisionRecallEvaluation(ties="grouped")
+    for w in range(8):
+        expected.add_cases([(i + w) % 3 == 0 for i in range(per_writer)],
+                           [float((i * 7 + w) % 13) for i in range(per_writer)])
+    assert ev.num_cases() == 8 * per_writer
+    assert ev.area_under_roc_curve() == expected.area_under_roc_curve()
+    assert ev.average_precision() == expected.average_precision()
+    clock.now += 2000.0  # the horizon passes: every case leaves
+    assert ev.num_cases() == 0
+    ev._store._check()
