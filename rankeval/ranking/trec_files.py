@@ -542,8 +542,8 @@ def _slow_run(
         runid = fields[5]
         lines.append(number)
     return (
-        _bytes_array(qid),
-        _bytes_array(docid),
+        compact_ids(qid),
+        compact_ids(docid),
         score,
         np.array(lines, dtype=np.int64),
         _decode(runid),
@@ -568,27 +568,19 @@ def _slow_qrels(path: str, data: bytes) -> tuple[BytesArray, BytesArray, list[by
         docid.append(fields[2])
         rel.append(fields[3])
         lines.append(number)
-    return _bytes_array(qid), _bytes_array(docid), rel, np.array(lines, dtype=np.int64)
-
-
-def _bytes_array(values: list[bytes]) -> BytesArray:
-    """Identifiers as a fixed-width ``S`` array, or an object array when width would waste.
-
-    An ``S`` array pads every id to the longest: one 100 KB id among a million short
-    ones would ask for 100 GB. :func:`compact_ids` keeps such columns as Python bytes.
-    """
-    if not values:
-        return np.zeros(0, dtype="S1")
-    return compact_ids(values)
+    return compact_ids(qid), compact_ids(docid), rel, np.array(lines, dtype=np.int64)
 
 
 def compact_ids(values: list[bytes]) -> BytesArray:
     """``values`` as an ``S`` array if padding costs at most about twice an object array.
 
-    An object array costs about 41 + len bytes an id (pointer, header, bytes); an ``S``
-    array the longest length. Object arrays sort, compare and join exactly like ``S``
-    arrays (byte order, equality), only more slowly: every step downstream accepts both.
+    An ``S`` array pads every id to the longest: one 100 KB id among a million short ones
+    would ask for 100 GB. An object array costs about 41 + len bytes an id (pointer,
+    header, bytes). Object arrays sort, compare and join exactly like ``S`` arrays (byte
+    order, equality), only more slowly: every step downstream accepts both.
     """
+    if not values:
+        return np.zeros(0, dtype="S1")
     longest = max(map(len, values))
     if longest <= 64 or longest * len(values) <= 2 * (41 * len(values) + sum(map(len, values))):
         return np.array(values, dtype=np.bytes_)

@@ -44,7 +44,7 @@ class TimeWindowStore(WindowStore):
     def _expired(self, now: float) -> int:
         """How many of the oldest cases have a time at or before ``now - horizon``. O(log W)."""
         cutoff = now - self.horizon
-        capacity = max(int(self._ring_times.shape[0]), 1)
+        capacity = self._capacity()  # the times share the cases' slots
         lo, hi = 0, self._ring_size
         while lo < hi:  # times are non-decreasing in arrival order
             mid = (lo + hi) // 2
@@ -92,7 +92,7 @@ class TimeWindowStore(WindowStore):
     def _ring_push(self, labels: BoolArray, keys: FloatArray, in_place: bool) -> None:
         """The count window's push, and the new cases' times into the same slots."""
         old_keys, old_start, old_size = self._ring_keys, self._ring_start, self._ring_size
-        capacity = max(int(old_keys.shape[0]), 1)
+        capacity = self._capacity()
         super()._ring_push(labels, keys, in_place)
         if self._ring_keys is not old_keys:  # a new ring: the times move with their cases
             times = np.zeros(self._ring_keys.shape[0], dtype=np.float64)

@@ -196,15 +196,17 @@ class WindowStore(CaseStore):
         self.doubled_pairs = 0
         self.pos_added = self.neg_added = 0
         # The ring empties behind the published store's cases, not over them.
-        capacity = max(int(self._ring_keys.shape[0]), 1)
-        self._ring_start = (self._ring_start + self._ring_size) % capacity
+        self._ring_start = (self._ring_start + self._ring_size) % self._capacity()
         self._ring_size = 0
         self._batches = deque()
 
     # ------------------------------------------------------------- the ring
+    def _capacity(self) -> int:
+        """Slots in the ring (1 for an empty ring, so that slots modulo it stay defined)."""
+        return max(int(self._ring_keys.shape[0]), 1)
+
     def _ring_slots(self, start: int, count: int) -> IntArray:
-        capacity = max(int(self._ring_keys.shape[0]), 1)
-        return (start + np.arange(count, dtype=np.int64)) % capacity
+        return (start + np.arange(count, dtype=np.int64)) % self._capacity()
 
     def _ring_push(self, labels: BoolArray, keys: FloatArray, in_place: bool) -> None:
         """Write the new cases behind the ring's; ``in_place`` if no published slot is hit."""
