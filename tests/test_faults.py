@@ -112,8 +112,10 @@ def history(ties: str, window: int | None) -> Evaluation:
 
 def donor(ev: Evaluation) -> Evaluation:
     """Another evaluator with the settings of ``ev``, for merges."""
-    other = Evaluation(ties=ev.ties, window=ev.window)
-    other.add_cases([True, False, True, False], [3.0, 9.0, 0.5, 2.5])
+    other = Evaluation(ties=ev.ties, window=ev.window, horizon=ev.horizon, clock=ev._clock)
+    # A time window's donor has times among and after the history's (see timed_history).
+    times = None if ev.horizon is None else [2.0, 3.0, 5.5, 6.0]
+    other.add_cases([True, False, True, False], [3.0, 9.0, 0.5, 2.5], timestamps=times)
     other.add_misses(1)
     return other
 
@@ -205,8 +207,7 @@ def timed_history(ties: str, window: int | None) -> Evaluation:
     return ev
 
 
-@pytest.mark.parametrize("name", sorted(set(OPERATIONS) - {"merge", "merge_self_snapshot",
-                                                          "plus"}))
+@pytest.mark.parametrize("name", sorted(OPERATIONS))
 @pytest.mark.parametrize("ties", ["insertion", "grouped"])
 def test_every_failure_point_of_a_time_window(name: str, ties: str) -> None:
     """The same sweep over a time window, whose next fold also evicts by the clock."""

@@ -40,22 +40,36 @@ def states(draw: st.DrawFn) -> EvaluatorState:
     """A valid state as an evaluator would hold it: cases sorted stably by -score."""
     cases = draw(st.lists(st.tuples(st.booleans(), strategies.scores), max_size=30))
     n = len(cases)
-    windowed = draw(st.booleans())
+    kind = draw(st.sampled_from(["all", "window", "time"]))
+    windowed = kind != "all"
     first_age = draw(st.integers(0, 2**40)) if windowed else 0
     next_age = first_age + n + draw(st.integers(0, 5))
     keys = -np.array([s for _, s in cases], dtype=np.float64)
     order = np.argsort(keys, kind="stable")
     ages = first_age + np.arange(n, dtype=np.int64)
     big = st.one_of(st.integers(0, 5), st.integers(0, 2**70), st.just(10**5000))
+    timed: dict[str, Any] = {}
+    if kind == "time":  # times in arrival order, none older than now - horizon
+        steps = draw(st.lists(st.sampled_from([0.0, 0.25, 3.0]), min_size=n, max_size=n))
+        start = draw(st.sampled_from([-5.5, 0.0, 1.7e9]))
+        times = start + np.cumsum(np.array(steps, dtype=np.float64))
+        horizon = draw(st.sampled_from([0.5, 10.0, 3600.0]))
+        latest = float(times[-1]) if n else start
+        timed = {
+            "horizon": horizon, "times": times[order],
+            "now": draw(st.sampled_from([-np.inf, start - 1.0, start])),
+            "last_time": latest + draw(st.sampled_from([0.0, 2.0])),
+        }
     return EvaluatorState(
         ties=draw(strategies.ties),
         keys=keys[order],
         labels=np.array([c for c, _ in cases], dtype=np.bool_)[order],
         pos_missed=draw(big),
         neg_missed=draw(big),
-        window=n + draw(st.integers(0 if n else 1, 10)) if windowed else None,
+        window=n + draw(st.integers(0 if n else 1, 10)) if kind == "window" else None,
         ages=ages[order] if windowed else None,
         next_age=next_age,
+        **timed,
     )
 
 
@@ -74,11 +88,11 @@ def small_state(window: int | None = None) -> EvaluatorState:
 
 
 def forge(path: Path, meta: dict[str, Any], keys: bytes, ages: bytes, labels: bytes,
-          version: int = FORMAT_VERSION, flags: int = 0) -> None:
+          version: int = FORMAT_VERSION, flags: int = 0, times: bytes = b"") -> None:
     """Write a file with any content but a correct header and checksum."""
     raw = json.dumps(meta).encode()
     head = HEADER.pack(MAGIC, version, flags, len(raw), len(keys), len(ages), len(labels))
-    body = head + raw + keys + ages + labels
+    body = head + raw + keys + ages + times + labels
     path.write_bytes(body + hashlib.sha256(body).digest())
 
 
@@ -92,6 +106,21 @@ def good_meta(**changes: Any) -> dict[str, Any]:
 
 KEYS = np.array([-0.9, -0.5, -0.5], dtype="<f8").tobytes()
 LABELS = bytes([1, 0, 1])
+AGES = np.array([2, 0, 1], dtype="<i8").tobytes()
+TIMES = np.array([20.0, 10.0, 15.0], dtype="<f8").tobytes()  # by age: 10, 15, 20
+
+
+def timed_state() -> EvaluatorState:
+    """:func:`small_state` as a time window of 30 s: ages 0, 1, 2 at times 10, 15, 20."""
+    return EvaluatorState("insertion", np.array([-0.9, -0.5, -0.5]),
+                          np.array([True, False, True]), 1, 2, None, np.array([2, 0, 1]), 3,
+                          horizon=30.0, times=np.array([20.0, 10.0, 15.0]), now=12.0,
+                          last_time=21.0)
+
+
+def timed_meta(**changes: Any) -> dict[str, Any]:
+    """Metadata of :func:`timed_state`, with ``changes`` applied."""
+    return good_meta(**{"horizon": 30.0, "now": 12.0, "last_time": 21.0, **changes})
 
 
 def load_error(path: Path) -> str:
@@ -178,6 +207,21 @@ class TestLayout:
         assert list(data[at + k + a : at + k + a + lab]) == [1, 0, 1]
         assert data[-32:] == hashlib.sha256(data[:-32]).digest()
 
+    def test_time_window_file_is_version_2_with_times(self, tmp_path: Path) -> None:
+        """A time window: version 2, flag 1, a times section after the ages."""
+        save_state(tmp_path / "s", timed_state())
+        data = (tmp_path / "s").read_bytes()
+        _, version, flags, m, k, a, lab = HEADER.unpack_from(data)
+        assert (version, flags, k, a, lab) == (2, 1, 24, 24, 3)
+        assert len(data) == 48 + m + k + a + 24 + lab + 32
+        meta = json.loads(data[48 : 48 + m])
+        assert meta == {"ties": "insertion", "cases": 3, "pos_missed": "1", "neg_missed": "2",
+                        "window": None, "next_age": 3, "horizon": 30.0, "now": 12.0,
+                        "last_time": 21.0}
+        at = 48 + m + k + a
+        assert np.frombuffer(data, "<f8", 3, at).tolist() == [20.0, 10.0, 15.0]
+        assert list(data[at + 24 : at + 24 + lab]) == [1, 0, 1]
+
     def test_unwindowed_file_has_no_ages_section(self, tmp_path: Path) -> None:
         """Without a window the ages length is 0 and the labels follow the keys."""
         save_state(tmp_path / "s", small_state())
@@ -240,7 +284,8 @@ class TestDamage:
         data = bytearray((tmp_path / "s").read_bytes())
         data[8:12] = struct.pack("<I", 7)
         (tmp_path / "s").write_bytes(bytes(data))
-        assert load_error(tmp_path / "s") == "unsupported format version 7 (this rankeval reads 1)"
+        assert load_error(tmp_path / "s") == (
+            "unsupported format version 7 (this rankeval reads 1 and 2)")
 
     @pytest.mark.parametrize(
         ("content", "problem"),
@@ -337,9 +382,35 @@ class TestForgedContent:
         assert load_error(tmp_path / "f").startswith("bad metadata")
 
     def test_unknown_flags_are_refused(self, tmp_path: Path) -> None:
-        """Version 1 defines no header flag; a set flag is refused."""
+        """Version 1 defines no header flag, version 2 only 0x1; another flag is refused."""
         forge(tmp_path / "f", good_meta(), KEYS, b"", LABELS, flags=4)
-        assert load_error(tmp_path / "f").startswith("unknown header flags 0x4")
+        assert load_error(tmp_path / "f").startswith("unknown header flags 0x4 (version 2")
+        forge(tmp_path / "f", timed_meta(), KEYS, AGES, LABELS, version=1, flags=1,
+              times=TIMES)
+        assert load_error(tmp_path / "f").startswith("unknown header flags 0x1 (version 1")
+
+    def test_forged_time_window_loads(self, tmp_path: Path) -> None:
+        forge(tmp_path / "f", timed_meta(), KEYS, AGES, LABELS, flags=1, times=TIMES)
+        assert load_state(tmp_path / "f") == timed_state()
+
+    @pytest.mark.parametrize(
+        ("meta", "times", "problem"),
+        [
+            (good_meta(), TIMES, "bad metadata: members"),
+            (timed_meta(horizon=None), TIMES, "horizon must be a number"),
+            (timed_meta(now="12"), TIMES, "now must be a number or null"),
+            (timed_meta(horizon=-1.0), TIMES, "invalid state: horizon must be positive"),
+            (timed_meta(window=3), TIMES, "window of cases or a horizon of time"),
+            (timed_meta(), np.array([20.0, 15.0, 10.0]).tobytes(), "must not decrease"),
+            (timed_meta(), np.array([20.0, np.inf, 15.0]).tobytes(), "times must be finite"),
+            (timed_meta(now=40.0), TIMES, "time 10.0 has left the window"),
+            (timed_meta(last_time=19.0), TIMES, "time 20.0 is after last_time 19.0"),
+        ],
+    )
+    def test_broken_time_window_is_refused(self, tmp_path: Path, meta: dict[str, Any],
+                                           times: bytes, problem: str) -> None:
+        forge(tmp_path / "f", meta, KEYS, AGES, LABELS, flags=1, times=times)
+        assert problem in load_error(tmp_path / "f")
 
 
 class TestStateValidation:
@@ -361,6 +432,13 @@ class TestStateValidation:
             ({"ages": np.array([0, 1, 2])}, ValueError),
             ({"window": 5, "ages": np.array([0.0, 1.0, 2.0])}, TypeError),
             ({"next_age": 2**63}, ValueError),
+            ({"times": np.zeros(3)}, ValueError),  # times without a horizon
+            ({"horizon": 5.0}, ValueError),  # a horizon without ages and times
+            ({"horizon": 5.0, "ages": np.array([0, 1, 2]), "times": [0.0, 1.0, 2.0]},
+             TypeError),
+            ({"horizon": "5", "ages": np.array([0, 1, 2]), "times": np.zeros(3)}, TypeError),
+            ({"horizon": 5.0, "ages": np.array([0, 1, 2]), "times": np.zeros(3),
+              "now": np.nan}, ValueError),
         ],
     )
     def test_bad_fields_are_refused(self, changes: dict[str, Any], error: type) -> None:

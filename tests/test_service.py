@@ -89,6 +89,31 @@ class TestThreads:
         assert same(snapshot(ev), snapshot(serial))
 
 
+    @pytest.mark.parametrize("window", [None, 50])
+    def test_an_add_landing_between_the_fold_and_the_ranking(
+            self, monkeypatch: pytest.MonkeyPatch, window: int | None) -> None:
+        """add_case appends without the lock, so a case may arrive after a read folded and
+        before it reads the ranking (found once by the Prometheus test's 8 writers). The
+        read must use the ranking it folded; the late case waits for the next read."""
+        from rankeval.scored.store import CaseStore
+
+        ev = ScoredPrecisionRecallEvaluation(window=window)
+        ev.add_cases([True, False, True], [0.9, 0.5, 0.1])
+        ev.add_case(False, 0.3)  # pending, and the buffer unmerged: the read merges
+        original = CaseStore.ranking
+        late = [(True, 0.95)]
+
+        def ranking(store: CaseStore) -> Any:
+            while late:  # what another thread's add_case does, at the worst moment
+                ev.add_case(*late.pop())
+            return original(store)
+
+        monkeypatch.setattr(CaseStore, "ranking", ranking)
+        assert ev.average_precision() == (1 + 2 / 4) / 2  # the four cases before the late one
+        assert ev.num_cases() == 5  # the next read takes it in
+        assert (ev.precision_at(1), ev.average_precision()) == (1.0, (1 + 1 + 3 / 5) / 3)
+
+
 class TestMerge:
     """merge and + equal one evaluator that saw both streams."""
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import copy
+import os
 import pickle
+import tempfile
 from datetime import timedelta
 from typing import Any
 
@@ -33,6 +35,11 @@ operations = st.lists(st.one_of(
     st.tuples(st.just("case"), st.booleans(), strategies.scores),
     st.tuples(st.just("cases"), strategies.cases),
     st.tuples(st.just("misses"), st.integers(0, 2)),
+    st.tuples(st.just("reload")),
+    # Merge a time window whose cases came up to ``lag`` seconds ago (1 s apart, oldest
+    # first), so their times interleave with ours.
+    st.tuples(st.just("merge"), strategies.cases, st.sampled_from([0.0, 1.0, 4.0]),
+              st.integers(0, 1)),
 ), max_size=40)
 
 
@@ -55,8 +62,13 @@ def test_evictions_with_nothing_added_after_them() -> None:
 
 def check_stream(ops: list[Any], ties: str, horizon: float, buffer: int,
                  full_every: int = 5) -> None:
-    """Apply ``ops`` with an injected clock; after each, compare with the cases inside."""
-    with small_buffer(buffer):
+    """Apply ``ops`` with an injected clock; after each, compare with the cases inside.
+
+    ``reload`` saves the evaluator and loads it back in its place; ``merge`` merges in
+    another time window, after which the reference is every case in time order (ours
+    first among equal times), as a window that saw them all in that order.
+    """
+    with small_buffer(buffer), tempfile.TemporaryDirectory() as tmp:
         clock = Clock()
         ev = ScoredPrecisionRecallEvaluation(ties=ties, horizon=horizon,  # type: ignore[arg-type]
                                              clock=clock)
@@ -71,9 +83,26 @@ def check_stream(ops: list[Any], ties: str, horizon: float, buffer: int,
             elif op[0] == "cases":
                 ev.add_cases([c for c, _ in op[1]], [s for _, s in op[1]])
                 added += [(c, s, clock.now) for c, s in op[1]]
-            else:
+            elif op[0] == "misses":
                 ev.add_misses(op[1])
                 misses += op[1]
+            elif op[0] == "reload":
+                path = os.path.join(tmp, "window.rankeval")
+                ev.save(path)
+                loaded = ScoredPrecisionRecallEvaluation.load(path, clock=clock)
+                assert loaded == ev
+                ev = loaded
+            else:
+                _, cases, lag, their_misses = op
+                other = ScoredPrecisionRecallEvaluation(
+                    ties=ties, horizon=horizon, clock=clock)  # type: ignore[arg-type]
+                times = [clock.now - lag + min(i, lag) for i in range(len(cases))]
+                other.add_cases([c for c, _ in cases], [s for _, s in cases], timestamps=times)
+                other.add_misses(their_misses)
+                ev.merge(other)
+                added += [(c, s, t) for (c, s), t in zip(cases, times, strict=True)]
+                added.sort(key=lambda case: case[2])  # stable: ours first among equal times
+                misses += their_misses
             live = [(c, s) for c, s, t in added if t > clock.now - horizon]
             ref = Reference(live, misses, 0, ties)
             assert ev.num_cases() == len(live) + misses
@@ -116,10 +145,72 @@ def test_settings_are_checked() -> None:
         ScoredPrecisionRecallEvaluation().add_case(True, 0.5, timestamp=1.0)
     ev = ScoredPrecisionRecallEvaluation(horizon=5.0, clock=Clock())
     assert (ev.window, ev.horizon) == (None, 5.0)
-    with pytest.raises(TypeError, match="saving a time window is not supported yet"):
-        ev.save("never-written.rankeval")
-    with pytest.raises(TypeError, match="merging time windows is not supported yet"):
-        ev.merge(ScoredPrecisionRecallEvaluation(horizon=5.0, clock=Clock()))
+    ev.add_case(True, 0.5)
+    for other, message in [
+        (ScoredPrecisionRecallEvaluation(horizon=6.0), "horizon=6.0 into ties='insertion', "
+                                                       "horizon=5.0"),
+        (ScoredPrecisionRecallEvaluation(window=5), "window=5 into ties='insertion', horizon"),
+        (ScoredPrecisionRecallEvaluation(), "window=None into"),
+        (ScoredPrecisionRecallEvaluation(ties="grouped", horizon=5.0), "ties='grouped'"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            ev.merge(other)
+        with pytest.raises(ValueError, match="cannot merge"):
+            other.merge(ev)
+    assert ev.num_cases() == 1
+    with pytest.raises(ValueError, match="not finite"):
+        ev.add_case(True, 0.5, timestamp=float("inf"))
+    broken = ScoredPrecisionRecallEvaluation(horizon=5.0, clock=lambda: float("nan"))
+    with pytest.raises(ValueError, match="the clock returned nan"):
+        broken.add_case(True, 0.5)
+    with pytest.raises(ValueError, match="the clock returned nan"):
+        broken.num_cases()
+
+
+def test_load_takes_a_clock_for_a_time_window_only(tmp_path: Any) -> None:
+    plain = ScoredPrecisionRecallEvaluation()
+    plain.save(tmp_path / "plain")
+    with pytest.raises(ValueError, match="clock applies to a time window"):
+        ScoredPrecisionRecallEvaluation.load(tmp_path / "plain", clock=Clock())
+
+
+def test_a_saved_window_goes_on_by_the_wall_clock() -> None:
+    """Saved under the default clock (time.time), then loaded where an hour has passed:
+    the cases older than the horizon leave at the first read; the rest stay exact."""
+    import time
+
+    ev = ScoredPrecisionRecallEvaluation(horizon=timedelta(minutes=30))
+    now = time.time()
+    ev.add_cases([True, False, True], [0.9, 0.8, 0.7], timestamps=[now - 3600, now - 60, now])
+    assert ev.num_cases() == 2  # the first left at once
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "w")
+        ev.save(path)
+        later = ScoredPrecisionRecallEvaluation.load(path, clock=lambda: now + 1750)
+        assert (later.num_cases(), later.precision_at(1)) == (1, 1.0)
+        restored = ScoredPrecisionRecallEvaluation.load(path)  # the wall clock
+        assert restored == ev
+
+
+def test_merge_interleaves_by_time_and_misses_add_up() -> None:
+    clock = Clock()
+    a = ScoredPrecisionRecallEvaluation(horizon=10.0, clock=clock)
+    b = ScoredPrecisionRecallEvaluation(horizon=10.0, clock=clock)
+    a.add_cases([True, False], [0.5, 0.5], timestamps=[1.0, 3.0])
+    b.add_cases([False, True], [0.5, 0.5], timestamps=[2.0, 3.0])
+    b.add_misses(2)
+    clock.now = 3.0
+    a.merge(b)
+    # Insertion order among the tie: times 1, 2, 3 (a's), 3 (b's).
+    expected = ScoredPrecisionRecallEvaluation()
+    expected.add_cases([True, False, False, True], [0.5] * 4)
+    expected.add_misses(2)
+    assert (a.precision_at(1), a.precision_at(2)) == (1.0, 0.5)
+    assert a.average_precision() == expected.average_precision()
+    clock.now = 12.5  # times 1 and 2 have left: [a's False, b's True]
+    assert (a.num_cases(), a.precision_at(1)) == (4, 0.0)
+    with pytest.raises(ValueError, match="earlier than the one before it"):
+        a.add_case(True, 0.1, timestamp=2.5)  # the merge took b's latest time too
 
 
 def test_eight_writers_lose_nothing() -> None:

@@ -143,8 +143,10 @@ class ScoredPrecisionRecallEvaluation:
             raise ValueError("clock applies to a time window: give horizon too")
         if clock is not None and not callable(clock):
             raise TypeError(f"clock must be a function returning seconds, got {clock!r}")
+        # The wall clock by default: its times mean the same in the next process (a
+        # saved window), and in a log's timestamps. It may step back: see _folded and _add_timed.
         self._clock: Callable[[], float] | None = (
-            None if seconds is None else (clock or time.monotonic))
+            None if seconds is None else (clock or time.time))
         self._last_time = -math.inf
         self._attach(_new_store(check_ties(ties), check_window(window), seconds),
                      read_only=False)
@@ -177,7 +179,7 @@ class ScoredPrecisionRecallEvaluation:
             cases = sum(self._folded().counts())
             pos_missed, neg_missed = self._pos_missed, self._neg_missed
         return (
-            f"{type(self).__name__}(ties={self.ties!r}, window={self.window!r}) with "
+            f"{type(self).__name__}(ties={self.ties!r}, {self._extent()}) with "
             f"{cases} cases, {pos_missed} misses, {neg_missed} negative misses"
         )
 
@@ -205,7 +207,7 @@ class ScoredPrecisionRecallEvaluation:
         store = self._store
         if self._clock is not None:
             assert isinstance(store, TimeWindowStore)
-            now = float(self._clock())
+            now = self._now()
             if store.due(now):
                 store = store.successor()
                 store.now = max(now, store.now)
@@ -221,7 +223,7 @@ class ScoredPrecisionRecallEvaluation:
     def _merged(self) -> CaseStore:
         """The store folded and in one tier, so that its ranking can be read."""
         store = self._folded()
-        if not store.merged():
+        if not store.one_tier():  # an add racing in stays pending
             store = store.successor()
             store.merge_tiers()
             self._publish(store, self._pos_missed, self._neg_missed)
@@ -298,6 +300,15 @@ class ScoredPrecisionRecallEvaluation:
             store.add_batch(labels, keys)
             self._publish(store, self._pos_missed, self._neg_missed)
 
+    def _now(self) -> float:
+        """The clock's time, checked (a time window only)."""
+        assert self._clock is not None
+        now = self._clock()
+        value = check_real(now, "the clock's time")
+        if not math.isfinite(value):
+            raise ValueError(f"the clock returned {now!r}; a time needs a finite number")
+        return value
+
     def _add_timed(self, cases: list[complex], times: list[Any] | None) -> None:
         """A time window's adds: ``(case, time)`` pairs, appended under the lock."""
         if self._clock is None:
@@ -306,13 +317,15 @@ class ScoredPrecisionRecallEvaluation:
             if self._read_only:
                 self._refuse()
             if times is None:
-                now = float(self._clock())
+                now = self._now()
                 stamped = [max(now, self._last_time)] * len(cases)  # a clock may step back
             else:
                 stamped = [check_real(t, "timestamp") for t in times]
                 previous = self._last_time
                 for i, t in enumerate(stamped):
-                    if not t >= previous:  # NaN too
+                    if not math.isfinite(t):
+                        raise ValueError(f"timestamp {t!r} (case {i}) is not finite")
+                    if not t >= previous:
                         raise ValueError(
                             f"timestamp {t!r} (case {i}) is earlier than the one before it "
                             f"({previous!r}); a time window takes cases in time order")
@@ -672,8 +685,8 @@ class ScoredPrecisionRecallEvaluation:
             store = _new_store(self.ties, self.window, self.horizon)
             # One block of assignments (see _publish); an add racing with the
             # reset lands in the old list and goes with it.
-            self._store, self._pending, self._pos_missed, self._neg_missed = (
-                store, store.pending, 0, 0
+            self._store, self._pending, self._pos_missed, self._neg_missed, self._last_time = (
+                store, store.pending, 0, 0, -math.inf
             )
 
     def snapshot(self) -> ScoredPrecisionRecallEvaluation:
@@ -739,15 +752,26 @@ class ScoredPrecisionRecallEvaluation:
                 order = np.lexsort((labels, keys))
                 keys, labels = keys[order], labels[order]
             settings = (self.ties, self.window, self.horizon)
-            return settings, self._pos_missed, self._neg_missed, keys, labels
+            store = self._store
+            if not isinstance(store, TimeWindowStore):
+                return settings, self._pos_missed, self._neg_missed, keys, labels
+            # A time window's future depends on each case's time too.
+            arrival_keys, arrival_labels = store.arrival_order()
+            times = store.arrival_times()
+            order = np.lexsort((arrival_labels, arrival_keys, times))
+            return (settings, self._pos_missed, self._neg_missed, keys, labels, times[order],
+                    arrival_keys[order], arrival_labels[order])
 
     def __eq__(self, other: object) -> bool:
-        """Same settings, misses and ranked cases (equal derived values follow)."""
+        """Same settings, misses and ranked cases (equal derived values follow).
+
+        Time windows must also hold the same cases at the same times.
+        """
         if not isinstance(other, ScoredPrecisionRecallEvaluation):
             return NotImplemented
         mine, theirs = self._canonical(), other._canonical()
         # Not np.array_equal: it answers False when comparing fails (a MemoryError).
-        return mine[:3] == theirs[:3] and all(
+        return mine[:3] == theirs[:3] and len(mine) == len(theirs) and all(
             a.shape == b.shape and bool((a == b).all())
             for a, b in zip(mine[3:], theirs[3:], strict=True)
         )
@@ -761,6 +785,11 @@ class ScoredPrecisionRecallEvaluation:
         cases, then ``other``'s, in order. Grouped: any order. Evaluators with
         different settings cannot be merged (``ValueError``).
 
+        Time windows (equal horizons) merge by time: the result holds both windows'
+        cases in time order (this one's first among equal times), with the later of the
+        two clocks' last evictions, so it equals one time window that saw the cases of
+        both in that order.
+
         >>> a, b = ScoredPrecisionRecallEvaluation(), ScoredPrecisionRecallEvaluation()
         >>> a.add_case(True, 1.0); b.add_case(False, 1.0); b.add_misses(1)
         >>> a.merge(b); a.num_cases(), a.reciprocal_rank()
@@ -772,13 +801,14 @@ class ScoredPrecisionRecallEvaluation:
             raise TypeError(
                 f"can only merge a ScoredPrecisionRecallEvaluation, got {type(other).__name__}"
             )
-        if self.horizon is not None or other.horizon is not None:
-            raise TypeError("merging time windows is not supported yet")
-        if (other.ties, other.window) != (self.ties, self.window):
+        if (other.ties, other.window, other.horizon) != (self.ties, self.window, self.horizon):
             raise ValueError(
-                f"cannot merge ties={other.ties!r}, window={other.window!r} into "
-                f"ties={self.ties!r}, window={self.window!r}"
+                f"cannot merge ties={other.ties!r}, {other._extent()} into "
+                f"ties={self.ties!r}, {self._extent()}"
             )
+        if self.horizon is not None:
+            self._merge_timed(other)
+            return
         with other._lock:
             keys, labels = other._arrival_order()
             their_pos_missed, their_neg_missed = other._pos_missed, other._neg_missed
@@ -795,6 +825,41 @@ class ScoredPrecisionRecallEvaluation:
             check_total(store.neg_added + neg_missed, "numNegativeRef")
             self._publish(store, pos_missed, neg_missed)
 
+    def _extent(self) -> str:
+        horizon = self.horizon
+        return f"window={self.window!r}" if horizon is None else f"horizon={horizon!r}"
+
+    def _merge_timed(self, other: ScoredPrecisionRecallEvaluation) -> None:
+        """Merge two time windows by time (see :meth:`merge`), into a new store."""
+        with other._lock:
+            theirs = other._folded()
+            assert isinstance(theirs, TimeWindowStore)
+            their_keys, their_labels = theirs.arrival_order()
+            their_times, their_now = theirs.arrival_times(), theirs.now
+            their_last, their_pos_missed = other._last_time, other._pos_missed
+            their_neg_missed = other._neg_missed
+        with self._lock:
+            if self._read_only:
+                self._refuse()
+            mine = self._folded()
+            assert isinstance(mine, TimeWindowStore)
+            keys, labels = mine.arrival_order()
+            times = np.concatenate([mine.arrival_times(), their_times])
+            order = np.argsort(times, kind="stable")  # ours first among equal times
+            keys = np.concatenate([keys, their_keys])[order]
+            labels = np.concatenate([labels, their_labels])[order]
+            store = TimeWindowStore(self.ties, mine.horizon)
+            store.pending, store.taken = mine.pending, mine.taken  # add_case's list stays
+            store.now = max(mine.now, their_now)
+            store.add_timed(labels, keys, times[order])
+            pos_missed = self._pos_missed + their_pos_missed
+            neg_missed = self._neg_missed + their_neg_missed
+            check_total(store.pos_added + pos_missed, "numPositiveRef")
+            check_total(store.neg_added + neg_missed, "numNegativeRef")
+            last_time = max(self._last_time, their_last)
+            self._publish(store, pos_missed, neg_missed)
+            self._last_time = last_time
+
     def __add__(self, other: object) -> ScoredPrecisionRecallEvaluation:
         """A new evaluator: this one's cases, then ``other``'s (see :meth:`merge`)."""
         if not isinstance(other, ScoredPrecisionRecallEvaluation):
@@ -810,16 +875,25 @@ class ScoredPrecisionRecallEvaluation:
 
         The file format is documented in :mod:`rankeval.scored.state_file`: versioned,
         checksummed; a crash at any moment leaves the old file or the new one.
-        A time window cannot be saved yet (``TypeError``).
+        A time window saves each case's time, the time of its last eviction and the
+        latest time given (the clock itself is code: :meth:`load` takes it again).
         Complexity: O(n).
         """
-        if self.horizon is not None:
-            raise TypeError("saving a time window is not supported yet")
         from rankeval.scored.state_file import EvaluatorState, save_state
 
         with self._lock:
             store = self._folded()
-            if isinstance(store, WindowStore):
+            if isinstance(store, TimeWindowStore):
+                keys, labels = store.arrival_order()
+                times = store.arrival_times()
+                ages = np.arange(store.added - keys.shape[0], store.added, dtype=np.int64)
+                order = np.argsort(keys, kind="stable")
+                state = EvaluatorState(
+                    self.ties, keys[order], labels[order], self._pos_missed,
+                    self._neg_missed, None, ages[order], store.added, horizon=store.horizon,
+                    times=times[order], now=store.now, last_time=self._last_time,
+                )
+            elif isinstance(store, WindowStore):
                 keys, labels = store.arrival_order()
                 ages = np.arange(store.added - keys.shape[0], store.added, dtype=np.int64)
                 order = np.argsort(keys, kind="stable")
@@ -836,8 +910,14 @@ class ScoredPrecisionRecallEvaluation:
         save_state(path, state)
 
     @classmethod
-    def load(cls: type[Self], path: str | os.PathLike[str]) -> Self:
+    def load(cls: type[Self], path: str | os.PathLike[str], *,
+             clock: Callable[[], float] | None = None) -> Self:
         """Read an evaluator written by :meth:`save`.
+
+        A time window reads its cases' times back and goes on by ``clock`` (default the
+        wall clock, ``time.time``): a window saved with ``time.time`` and loaded an hour
+        later has lost the cases older than its horizon at the first read. ``clock`` is
+        refused for a file that holds no time window.
 
         Raises :class:`rankeval.PersistenceError` (a ``ValueError``) naming the
         file and the problem for a truncated, corrupted, foreign or
@@ -856,13 +936,23 @@ class ScoredPrecisionRecallEvaluation:
             check_total(state.num_cases - positives + state.neg_missed, "numNegativeRef")
         except ValueError as error:
             raise PersistenceError(os.fspath(path), str(error)) from None
-        evaluation = cls(ties=state.ties, window=state.window)
-        keys, labels = state.keys, state.labels
+        if clock is not None and state.horizon is None:
+            raise ValueError(f"clock applies to a time window; {os.fspath(path)!r} holds none")
+        evaluation = cls(ties=state.ties, window=state.window, horizon=state.horizon,
+                         clock=clock)
+        keys, labels, times = state.keys, state.labels, state.times
         if state.ages is not None:  # a window: replay in arrival order
             order = np.argsort(state.ages, kind="stable")
             keys, labels = keys[order], labels[order]
-        if keys.shape[0]:
-            evaluation._store.add_batch(labels, keys.copy())
+            times = None if times is None else times[order]
+        store = evaluation._store
+        if isinstance(store, TimeWindowStore):
+            assert times is not None
+            store.now = state.now
+            store.add_timed(labels, keys.copy(), times)
+            evaluation._last_time = state.last_time
+        elif keys.shape[0]:
+            store.add_batch(labels, keys.copy())
         if isinstance(evaluation._store, WindowStore):
             evaluation._store.added = state.next_age
         evaluation._pos_missed = state.pos_missed
@@ -894,7 +984,8 @@ class ScoredPrecisionRecallEvaluation:
         """
         if self._read_only:
             self._refuse()
-        combined = type(self)(ties=self.ties, window=self.window)
+        combined = type(self)(ties=self.ties, window=self.window, horizon=self.horizon,
+                              clock=self._clock)
         for other in others:
             combined.merge(other)
         self.merge(combined)

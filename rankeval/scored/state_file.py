@@ -5,16 +5,18 @@ it back; ``ScoredPrecisionRecallEvaluation.save`` / ``.load`` are thin wrappers.
 The format is simple enough to read without rankeval (a dozen lines of Python
 with ``struct``, ``json`` and ``numpy.frombuffer``, or any language).
 
-File format, version 1
-----------------------
-All integers are little-endian. ``n`` is the number of ranked cases.
+File format, versions 1 and 2
+-----------------------------
+All integers are little-endian. ``n`` is the number of ranked cases. Version 2 adds one
+thing, the time window (header flag ``1``, below); a save writes version 1 whenever the
+state has no time window, so those files stay readable by every release.
 
 ======  ======  ==========  ===============================================
 offset  size    type        field
 ======  ======  ==========  ===============================================
 0       8       bytes       magic ``89 52 4B 56 0D 0A 1A 0A`` (``b"\x89RKV\r\n\x1a\n"``)
-8       4       uint32      format version, ``1``
-12      4       uint32      flags, ``0`` (no flag is defined in version 1)
+8       4       uint32      format version, ``1`` or ``2``
+12      4       uint32      flags: ``0``, or in version 2 ``1`` (a time window)
 16      8       uint64      ``M``: metadata length in bytes
 24      8       uint64      ``K``: keys length in bytes, ``8 n``
 32      8       uint64      ``A``: ages length in bytes, ``8 n`` with a window, else ``0``
@@ -24,11 +26,13 @@ offset  size    type        field
 48+M    K       float64     keys, ``-score`` in rank order (ascending; equal keys in
                             insertion order); never NaN
 \+K     A       int64       ages: insertion sequence number of each case, same order
-\+A     L       uint8       labels: ``1`` positive, ``0`` negative, same order
+\+A     T       float64     times (flag ``1`` only, ``T = 8 n``, else ``T = 0``): each
+                            case's time in the clock's seconds, same order
+\+T     L       uint8       labels: ``1`` positive, ``0`` negative, same order
 \+L     32      bytes       SHA-256 of every preceding byte of the file
 ======  ======  ==========  ===============================================
 
-The file is exactly ``48 + M + K + A + L + 32`` bytes long. The metadata object
+The file is exactly ``48 + M + K + A + T + L + 32`` bytes long. The metadata object
 has exactly these members:
 
 - ``"ties"``: ``"insertion"`` or ``"grouped"``;
@@ -40,7 +44,15 @@ has exactly these members:
 - ``"next_age"``: the sequence number the next case will get, a JSON integer
   in ``[n, 2**63)``, above every age.
 
-Ages are unique, non-negative, and increase along each run of equal keys.
+A time window (flag ``1``) has ``"window": null``, an ages section, and three more members:
+
+- ``"horizon"``: the seconds of cases kept, a positive finite JSON number;
+- ``"now"``: the clock's time at the last eviction, and ``"last_time"``: the latest time a
+  case was given; each a finite JSON number, or ``null`` before the first one.
+
+Ages are unique, non-negative, and increase along each run of equal keys. Times are finite
+and never decrease in age order; each is above ``now - horizon`` (the older ones have left)
+and at most ``last_time``.
 
 The magic is built like PNG's: the high-bit first byte catches 7-bit
 transfers, ``\r\n`` and the final ``\n`` catch newline translation, and
@@ -85,6 +97,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import numbers
 import os
 import re
@@ -117,7 +130,8 @@ __all__ = [
 ]
 
 MAGIC = b"\x89RKV\r\n\x1a\n"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # the newest version this module reads; see save_state for what it writes
+_TIMED = 1  # header flag: a time window, with a times section
 
 _HEADER = struct.Struct("<8sIIQQQQ")  # magic, version, flags, M, K, A, L
 _DIGEST_SIZE = hashlib.sha256().digest_size
@@ -125,6 +139,7 @@ _ALIGN = 8
 _MAX_AGE = 2**63 - 1
 _DECIMAL = re.compile(r"(?:0|[1-9][0-9]*)\Z")
 _META_MEMBERS = frozenset({"ties", "cases", "pos_missed", "neg_missed", "window", "next_age"})
+_TIMED_MEMBERS = _META_MEMBERS | {"horizon", "now", "last_time"}
 # Bitmap uniqueness check for ages when their span is at most this many times n;
 # past that, sorting is cheaper in memory.
 _BITMAP_SPAN_FACTOR = 8
@@ -154,6 +169,15 @@ class EvaluatorState:
         exactly when ``window`` is not None.
     next_age : int
         The sequence number the next case will get; ``n <= next_age < 2**63``.
+    horizon : float or None
+        A time window's length in seconds (then ``window`` is None and ``ages`` and
+        ``times`` are given), or None.
+    times : ndarray of float64, shape (n,), or None
+        A time window only: each case's time (same order), finite, non-decreasing in age
+        order, above ``now - horizon`` and at most ``last_time``.
+    now, last_time : float
+        A time window only: the clock's time at the last eviction, and the latest time
+        given to a case; ``-inf`` before the first one.
 
     Raises
     ------
@@ -190,6 +214,10 @@ class EvaluatorState:
     window: int | None
     ages: NDArray[np.int64] | None
     next_age: int
+    horizon: float | None = None
+    times: NDArray[np.float64] | None = None
+    now: float = -math.inf
+    last_time: float = -math.inf
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -203,16 +231,12 @@ class EvaluatorState:
             and self.neg_missed == other.neg_missed
             and self.window == other.window
             and self.next_age == other.next_age
+            and (self.horizon, self.now, self.last_time)
+            == (other.horizon, other.now, other.last_time)
             and np.array_equal(self.keys.view(np.int64), other.keys.view(np.int64))
             and np.array_equal(self.labels, other.labels)
-            and (
-                (self.ages is None and other.ages is None)
-                or (
-                    self.ages is not None
-                    and other.ages is not None
-                    and np.array_equal(self.ages, other.ages)
-                )
-            )
+            and _same_optional(self.ages, other.ages)
+            and _same_optional(self.times, other.times)
         )
 
     __hash__ = None  # type: ignore[assignment]  # holds mutable arrays
@@ -221,6 +245,12 @@ class EvaluatorState:
     def num_cases(self) -> int:
         """n, the number of ranked cases."""
         return int(self.keys.shape[0])
+
+
+def _same_optional(mine: NDArray[Any] | None, theirs: NDArray[Any] | None) -> bool:
+    if mine is None or theirs is None:
+        return mine is None and theirs is None
+    return np.array_equal(mine, theirs)
 
 
 # ---------------------------------------------------------------- validation
@@ -280,10 +310,65 @@ def _validate(state: EvaluatorState) -> None:
                 "keys must be sorted ascending (rank order); "
                 f"keys[{i}] = {float(keys[i])!r} < keys[{i - 1}] = {float(keys[i - 1])!r}"
             )
-    if (state.window is None) != (state.ages is None):
-        raise ValueError("ages must be given exactly when window is not None")
+    _validate_time(state)
+    if (state.window is None and state.horizon is None) != (state.ages is None):
+        raise ValueError("ages must be given exactly when window or horizon is not None")
     if state.ages is not None:
         _validate_ages(state.ages, keys, state.next_age)
+    if state.times is not None:
+        assert state.ages is not None
+        assert state.horizon is not None
+        _validate_times(state.times, state.ages, state.horizon, state.now, state.last_time)
+
+
+def _time(name: str, value: object, finite: bool) -> float:
+    """A float field (``-inf`` allowed unless ``finite``), never NaN or ``+inf``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a float, got {type(value).__name__} {value!r}")
+    number = float(value)
+    if not (math.isfinite(number) or (number == -math.inf and not finite)):
+        raise ValueError(f"{name} must be finite{'' if finite else ' or -inf'}, got {number!r}")
+    return number
+
+
+def _validate_time(state: EvaluatorState) -> None:
+    """The time window's fields: all given (horizon, times) or all left at their defaults."""
+    if state.horizon is None:
+        if state.times is not None or state.now != -math.inf or state.last_time != -math.inf:
+            raise ValueError("times, now and last_time belong to a time window: give horizon")
+        return
+    horizon = _time("horizon", state.horizon, finite=True)
+    if horizon <= 0:
+        raise ValueError(f"horizon must be positive, got {horizon!r}")
+    if state.window is not None:
+        raise ValueError("a state has a window of cases or a horizon of time, not both")
+    if state.times is None:
+        raise ValueError("a time window's state needs times")
+    object.__setattr__(state, "horizon", horizon)
+    for name in ("now", "last_time"):
+        object.__setattr__(state, name, _time(name, getattr(state, name), finite=False))
+
+
+def _validate_times(times: object, ages: NDArray[np.int64], horizon: float, now: float,
+                    last_time: float) -> None:
+    _array("times", times, np.float64)
+    assert isinstance(times, np.ndarray)
+    n = ages.shape[0]
+    if times.shape[0] != n:
+        raise ValueError(f"times has {times.shape[0]} entries, keys has {n}")
+    if not n:
+        return
+    bad = ~np.isfinite(times)
+    if bad.any():
+        raise ValueError(f"times must be finite; times[{int(np.argmax(bad))}] is not")
+    in_age_order = times[np.argsort(ages, kind="stable")]
+    if (in_age_order[1:] < in_age_order[:-1]).any():
+        raise ValueError("times must not decrease in age (arrival) order")
+    if not in_age_order[0] > now - horizon:
+        raise ValueError(f"time {float(in_age_order[0])!r} has left the window "
+                         f"(now {now!r}, horizon {horizon!r})")
+    if in_age_order[-1] > last_time:
+        raise ValueError(f"time {float(in_age_order[-1])!r} is after last_time {last_time!r}")
 
 
 def _validate_ages(ages: object, keys: NDArray[np.float64], next_age: int) -> None:
@@ -328,7 +413,7 @@ def _all_unique(values: NDArray[np.int64], lo: int, hi: int) -> bool:
 # --------------------------------------------------------------------- save
 def _metadata(state: EvaluatorState) -> bytes:
     """The JSON metadata, space-padded so the arrays after it are 8-byte aligned."""
-    meta = {
+    meta: dict[str, object] = {
         "ties": state.ties,
         "cases": state.num_cases,
         # str(int) refuses more than 4300 digits; Decimal has no such limit.
@@ -337,6 +422,10 @@ def _metadata(state: EvaluatorState) -> bytes:
         "window": state.window,
         "next_age": state.next_age,
     }
+    if state.horizon is not None:
+        meta["horizon"] = state.horizon  # json writes repr: the double round-trips
+        meta["now"] = None if state.now == -math.inf else state.now
+        meta["last_time"] = None if state.last_time == -math.inf else state.last_time
     text = json.dumps(meta, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     raw = text.encode("utf-8")
     pad = -(_HEADER.size + len(raw)) % _ALIGN
@@ -348,12 +437,14 @@ def _sections(state: EvaluatorState) -> list[NDArray[Any]]:
     parts: list[NDArray[Any]] = [np.ascontiguousarray(state.keys, dtype="<f8")]
     if state.ages is not None:
         parts.append(np.ascontiguousarray(state.ages, dtype="<i8"))
+    if state.times is not None:
+        parts.append(np.ascontiguousarray(state.times, dtype="<f8"))
     parts.append(np.ascontiguousarray(state.labels).view(np.uint8))
     return parts
 
 
 def save_state(path: str | os.PathLike[str], state: EvaluatorState) -> None:
-    """Write ``state`` to ``path`` atomically, in format version 1.
+    """Write ``state`` to ``path`` atomically: format version 1, or 2 for a time window.
 
     Parameters
     ----------
@@ -405,7 +496,8 @@ def save_state(path: str | os.PathLike[str], state: EvaluatorState) -> None:
     keys_bytes = parts[0].nbytes
     ages_bytes = parts[1].nbytes if state.ages is not None else 0
     labels_bytes = parts[-1].nbytes
-    header = _HEADER.pack(MAGIC, FORMAT_VERSION, 0, len(meta), keys_bytes, ages_bytes, labels_bytes)
+    version, flags = (2, _TIMED) if state.horizon is not None else (1, 0)
+    header = _HEADER.pack(MAGIC, version, flags, len(meta), keys_bytes, ages_bytes, labels_bytes)
     with atomic_output(target, binary=True) as out:
         digest = hashlib.sha256()
         for chunk in (header, meta):
@@ -452,11 +544,11 @@ def load_state(path: str | os.PathLike[str]) -> EvaluatorState:
     FileNotFoundError
         No such file (other ``OSError``\\ s likewise propagate).
     PersistenceError
-        The file is not a complete, intact version-1 state file; the message
+        The file is not a complete, intact state file (version 1 or 2); the message
         names the file and the problem, e.g. ``"checksum mismatch"``,
         ``"truncated: expected 203 bytes, found 100"``, ``"not a rankeval
         state file (bad magic)"``, ``"unsupported format version 7 (this
-        rankeval reads 1)"``.
+        rankeval reads 1 and 2)"``.
 
     Notes
     -----
@@ -497,23 +589,27 @@ def load_state(path: str | os.PathLike[str]) -> EvaluatorState:
         if len(head) < _HEADER.size:
             fail(f"truncated: expected at least {_HEADER.size} bytes, found {len(head)}")
         _, version, flags, meta_len, keys_len, ages_len, labels_len = _HEADER.unpack(head)
-        if version != FORMAT_VERSION:
-            fail(f"unsupported format version {version} (this rankeval reads {FORMAT_VERSION})")
-        if flags != 0:
-            fail(f"unknown header flags {flags:#x} (version {FORMAT_VERSION} defines none)")
+        if version not in (1, FORMAT_VERSION):
+            fail(f"unsupported format version {version} (this rankeval reads 1 and 2)")
+        if flags & ~(_TIMED if version == 2 else 0):
+            fail(f"unknown header flags {flags:#x} (version {version} defines "
+                 f"{'only 0x1' if version == 2 else 'none'})")
         n = labels_len
-        if keys_len != 8 * n or ages_len not in (0, 8 * n):
+        timed = bool(flags & _TIMED)
+        times_len = 8 * n if timed else 0
+        if keys_len != 8 * n or ages_len not in (0, 8 * n) or (timed and ages_len != 8 * n):
             fail(
                 f"inconsistent header: {keys_len} key bytes, {ages_len} age bytes "
                 f"and {labels_len} label bytes do not describe one number of cases"
             )
-        expected = _HEADER.size + meta_len + keys_len + ages_len + labels_len + _DIGEST_SIZE
+        expected = (_HEADER.size + meta_len + keys_len + ages_len + times_len + labels_len
+                    + _DIGEST_SIZE)
         if size < expected:
             fail(f"truncated: expected {expected} bytes, found {size}")
         if size > expected:
             fail(f"trailing data: expected {expected} bytes, found {size}")
 
-        _check_room(n, ages_len, name, fail)
+        _check_room(n, ages_len + times_len, name, fail)
         if _has_holes(stream):
             # A file of mostly holes (a crafted sparse file) can claim any size
             # on no disk: prove the checksum before allocating anything for it.
@@ -524,12 +620,15 @@ def load_state(path: str | os.PathLike[str]) -> EvaluatorState:
         try:
             keys = np.empty(n, dtype="<f8")
             ages = np.empty(n, dtype="<i8") if ages_len else None
+            times = np.empty(n, dtype="<f8") if timed else None
             labels = np.empty(n, dtype=np.uint8)
         except MemoryError:
             fail(f"not enough memory to load {n} cases")
         got = len(meta_raw) + _read_into(stream, keys, digest)
         if ages is not None:
             got += _read_into(stream, ages, digest)
+        if times is not None:
+            got += _read_into(stream, times, digest)
         got += _read_into(stream, labels, digest)
         stored = stream.read(_DIGEST_SIZE)
         if got + len(stored) != expected - _HEADER.size:  # the file shrank while we read
@@ -537,12 +636,13 @@ def load_state(path: str | os.PathLike[str]) -> EvaluatorState:
         if stored != digest.digest():
             fail("checksum mismatch (the file is corrupted)")
 
-    meta = _parse_metadata(meta_raw, fail)
+    meta = _parse_metadata(meta_raw, timed, fail)
     if meta["cases"] != n:
         fail(f"metadata says {meta['cases']} cases, the header {n}")
-    if meta["window"] is not None and ages is None and n == 0:
+    windowed = meta["window"] is not None or timed
+    if windowed and ages is None and n == 0:
         ages = np.empty(0, dtype="<i8")  # an empty ages section is indistinguishable from none
-    if (meta["window"] is None) != (ages is None):
+    if windowed != (ages is not None):
         fail("ages section must be present exactly when the metadata has a window")
     if n and int(labels.max()) > 1:
         fail(f"label bytes must be 0 or 1, found {int(labels.max())}")
@@ -556,6 +656,10 @@ def load_state(path: str | os.PathLike[str]) -> EvaluatorState:
             window=meta["window"],
             ages=None if ages is None else ages.astype(np.int64, copy=False),
             next_age=meta["next_age"],
+            horizon=meta.get("horizon"),
+            times=None if times is None else times.astype(np.float64, copy=False),
+            now=-math.inf if meta.get("now") is None else meta["now"],
+            last_time=-math.inf if meta.get("last_time") is None else meta["last_time"],
         )
     except (TypeError, ValueError) as error:
         fail(f"invalid state: {error}")
@@ -575,13 +679,13 @@ def _open_regular(name: str, fail: Callable[[str], NoReturn]) -> BufferedReader:
     return open(fd, "rb")  # the caller's with block closes it
 
 
-def _check_room(n: int, ages_len: int, name: str, fail: Callable[[str], NoReturn]) -> None:
+def _check_room(n: int, extra_len: int, name: str, fail: Callable[[str], NoReturn]) -> None:
     """Refuse a declared number of cases this machine's memory cannot hold, before allocating."""
     try:
         memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):  # not a POSIX system: let allocation decide
         return
-    needed = n * (17 if ages_len else 9)
+    needed = 9 * n + extra_len  # keys and labels, then ages and times
     if needed > memory:
         fail(
             f"declares {n} cases ({needed / 2**30:.1f} GiB to load), more than this "
@@ -633,7 +737,7 @@ def _unique_members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _parse_metadata(raw: bytes, fail: Callable[[str], NoReturn]) -> dict[str, Any]:
+def _parse_metadata(raw: bytes, timed: bool, fail: Callable[[str], NoReturn]) -> dict[str, Any]:
     """Decode and type-check the metadata object (values are checked by EvaluatorState)."""
     try:
         meta = json.loads(
@@ -645,8 +749,15 @@ def _parse_metadata(raw: bytes, fail: Callable[[str], NoReturn]) -> dict[str, An
         fail(f"bad metadata: {error}")
     if not isinstance(meta, dict):
         fail(f"bad metadata: expected a JSON object, got {type(meta).__name__}")
-    if set(meta) != _META_MEMBERS:
-        fail(f"bad metadata: members {sorted(meta)}, expected {sorted(_META_MEMBERS)}")
+    members = _TIMED_MEMBERS if timed else _META_MEMBERS
+    if set(meta) != members:
+        fail(f"bad metadata: members {sorted(meta)}, expected {sorted(members)}")
+    if timed and type(meta["horizon"]) not in (int, float):
+        fail(f"bad metadata: horizon must be a number, got {meta['horizon']!r}")
+    for member in ("now", "last_time"):
+        value = meta.get(member)
+        if not (value is None or type(value) in (int, float)):
+            fail(f"bad metadata: {member} must be a number or null, got {value!r}")
     if meta["ties"] not in TIE_POLICIES:
         fail(f"bad metadata: ties {meta['ties']!r} is not one of {TIE_POLICIES}")
     for member in ("cases", "next_age"):

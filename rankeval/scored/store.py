@@ -498,8 +498,12 @@ class CaseStore:
         self._merge_buffer()
 
     def merged(self) -> bool:
-        """Whether :meth:`ranking` can be read (one tier, nothing pending)."""
-        return not (self.unfolded() or self._buffer.size)
+        """Whether :meth:`ranking` can be read and is complete (one tier, nothing pending)."""
+        return not self.unfolded() and self.one_tier()
+
+    def one_tier(self) -> bool:
+        """Whether the sorted cases are all in the main tier (adds may be pending)."""
+        return not (self._staged or self._buffer.size)
 
     def _merge_buffer(self) -> None:
         if self._buffer.size:
@@ -515,8 +519,12 @@ class CaseStore:
     # ---------------------------------------------------------------- reads
     # Reads need a folded store (see unfolded()); the evaluator folds first.
     def ranking(self) -> tuple[FloatArray, BoolArray, IntArray]:
-        """Keys, labels and running positive counts in rank order (after :meth:`merge_tiers`)."""
-        assert self.merged()
+        """Keys, labels and running positive counts in rank order (after :meth:`merge_tiers`).
+
+        Cases that ``add_case`` appended after the fold, without the lock, wait for the next
+        read: they are not in this ranking, and need not be (see the evaluator's threads).
+        """
+        assert self.one_tier()
         return self._main.keys, self._main.labels, self._main.cum
 
     # The tiers as the pair kernel sees them, and the main tier seen through

@@ -75,6 +75,19 @@ class TimeWindowStore(WindowStore):
             changed = True
         return changed
 
+    def add_timed(self, labels: BoolArray, keys: FloatArray, times: FloatArray) -> None:
+        """Add cases in arrival order with their times (non-decreasing, none before the
+        newest held), then evict what is older than the horizon at :attr:`now`."""
+        self.fold()
+        if keys.shape[0]:
+            self._incoming_times = times
+            self._enter(labels, keys)
+            self.fold()
+
+    def arrival_times(self) -> FloatArray:
+        """The times of :meth:`arrival_order`'s cases, oldest first (of a folded store)."""
+        return self._ring_times[self._ring_slots(self._ring_start, self._ring_size)]
+
     def stage(self) -> None:
         """No staging: the times stay with their cases in the pending lists."""
         self.fold()

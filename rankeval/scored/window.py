@@ -380,9 +380,9 @@ class WindowStore(CaseStore):
     def _merge_buffer(self) -> None:
         self._rebuild()
 
-    def merged(self) -> bool:
+    def one_tier(self) -> bool:
         # Evicted cases still in main must go too (a time window evicts without adding).
-        return super().merged() and not self._dead.size
+        return super().one_tier() and not self._dead.size
 
     def _tiers(self) -> Tiers:
         return (self._main, 1), (self._dead, -1), (self._buffer, 1)
