@@ -58,6 +58,7 @@ from rankeval.io import (
     ScoredCaseReader,
     atomic_output,
     os_reason,
+    progress_bar,
     silence_stdout,
     standard_output,
     write_json,
@@ -74,10 +75,6 @@ CurveName = Literal["pr", "roc", "score"]
 
 #: Rows the reader parses before handing them on.
 CHUNK_ROWS = DEFAULT_CHUNK_ROWS
-#: Progress appears on a terminal once a read has taken this many seconds,
-PROGRESS_DELAY = 1.0
-#: and is redrawn at most this often (seconds).
-PROGRESS_INTERVAL = 0.2
 #: Ranks reported as "Precision at r" (those of LingPipe's ``toString``).
 PRECISION_AT_RANKS = (5, 10, 25, 100, 500)
 
@@ -203,26 +200,6 @@ def summarize_queries(
 # --------------------------------------------------------------------------- reading
 
 
-def _progress(name: str, total_bytes: int | None) -> Any:
-    """A tqdm bar on standard error for a long read: bytes when the size is known, else
-    lines; only on a terminal, only after :data:`PROGRESS_DELAY` seconds, cleared at the end.
-    """
-    from tqdm import tqdm
-
-    return tqdm(
-        total=total_bytes, unit="B" if total_bytes else " lines", unit_scale=True,
-        desc=f"rankeval: reading {name}", file=sys.stderr, leave=False,
-        disable=not _isatty(sys.stderr), delay=PROGRESS_DELAY, mininterval=PROGRESS_INTERVAL,
-    )
-
-
-def _isatty(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
 class _Feeder:
     """Hands the reader's chunks to the evaluators in geometrically growing batches.
 
@@ -313,7 +290,7 @@ def _evaluate_stream(
     check_layout(reader)
     feeder = _Feeder(lambda: ScoredPrecisionRecallEvaluation(ties=ties))
     done = 0
-    with _progress(name, size) as progress:
+    with progress_bar(f"rankeval: reading {name}", size, "B" if size else " lines") as progress:
         for cases in reader:
             feeder.add(cases)
             now = reader.bytes_read if size else reader.lines_read

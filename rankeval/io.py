@@ -622,6 +622,52 @@ class ScoredCaseReader:
             yield from self._emit(queries, labels, scores)
 
 
+#: Progress appears on a terminal once a read has taken this many seconds,
+PROGRESS_DELAY = 1.0
+#: and is redrawn at most this often (seconds).
+PROGRESS_INTERVAL = 0.2
+
+
+class _NoProgress:
+    """What :func:`progress_bar` gives when nothing is shown: every call does nothing."""
+
+    def __enter__(self) -> _NoProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, n: float = 1) -> None:
+        return None
+
+    def set_description_str(self, desc: str) -> None:
+        return None
+
+
+def progress_bar(desc: str, total: int | None, unit: str = "B") -> Any:
+    """A tqdm bar on standard error for a long job, or an object that shows nothing.
+
+    Shown only when standard error is a terminal (tqdm is not even imported otherwise, so
+    piped runs pay nothing), only once the job has taken :data:`PROGRESS_DELAY` seconds,
+    and cleared at the end. ``total`` in ``unit`` (bytes scale as kB, MB), or None.
+    """
+    if not _isatty(sys.stderr):
+        return _NoProgress()
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total, unit=unit, unit_scale=True, desc=desc, file=sys.stderr, leave=False,
+        delay=PROGRESS_DELAY, mininterval=PROGRESS_INTERVAL,
+    )
+
+
+def _isatty(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 @contextlib.contextmanager
 def standard_output() -> Iterator[IO[str]]:
     """Standard output for a command's report; a failed write becomes a :class:`DataError`.

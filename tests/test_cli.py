@@ -15,8 +15,10 @@ from typing import Any
 
 import pytest
 
+import rankeval.io
 from rankeval import cli
 from rankeval.cli import main
+from rankeval.ranking import trec_files
 from tests.conftest import RUNNING_EXAMPLE as RUNNING_EXAMPLE_CASES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -636,8 +638,8 @@ class TestProgress:
         """On a terminal, a long read shows tqdm's bar (bytes, percentage), then clears it."""
         terminal = _Terminal()
         monkeypatch.setattr(sys, "stderr", terminal)
-        monkeypatch.setattr(cli, "PROGRESS_DELAY", 0.0)
-        monkeypatch.setattr(cli, "PROGRESS_INTERVAL", 0.0)
+        monkeypatch.setattr(rankeval.io, "PROGRESS_DELAY", 0.0)
+        monkeypatch.setattr(rankeval.io, "PROGRESS_INTERVAL", 0.0)
         monkeypatch.setattr(cli, "CHUNK_ROWS", 1000)
         path = str(ROOT / "rankeval/data/spam_filter_20k.tsv")
         assert main(["scored", path]) == 0
@@ -646,11 +648,30 @@ class TestProgress:
         assert re.search(r"[1-9]\d%\|[#\d ]+\| [\d.]+k/180k", shown)  # bytes and percentage
         assert shown.split("\r")[-1].strip() == ""  # the bar is cleared at the end
 
+    def test_trec_progress_on_a_terminal(self, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+        """rankeval trec shows the bytes of both files parsed, then clears the bar."""
+        terminal = _Terminal()
+        monkeypatch.setattr(sys, "stderr", terminal)
+        monkeypatch.setattr(rankeval.io, "PROGRESS_DELAY", 0.0)
+        monkeypatch.setattr(rankeval.io, "PROGRESS_INTERVAL", 0.0)
+        monkeypatch.setattr(trec_files, "_CHUNK_BYTES", 1 << 12)
+        data = ROOT / "tests/data/trec_eval_tests"
+        qrels, results = data / "qrels.test", data / "results.test"
+        total = qrels.stat().st_size + results.stat().st_size
+        assert main(["trec", str(qrels), str(results)]) == 0
+        shown = terminal.getvalue()
+        assert "rankeval: reading:" in shown
+        assert f"/{total / 1000:.0f}k" in shown or f"/{total / 1000:.1f}k" in shown
+        assert re.search(r"100%\|#+\|", shown)
+        assert shown.split("\r")[-1].strip() == ""
+        assert "runid" in capsys.readouterr().out
+
     def test_no_progress_when_piped(
         self, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
     ) -> None:
         """When stderr is not a terminal nothing is shown, however long the read."""
-        monkeypatch.setattr(cli, "PROGRESS_DELAY", 0.0)
+        monkeypatch.setattr(rankeval.io, "PROGRESS_DELAY", 0.0)
         monkeypatch.setattr(cli, "CHUNK_ROWS", 1000)
         status, _, err = run(capsys, "scored", str(ROOT / "rankeval/data/spam_filter_20k.tsv"))
         assert (status, err) == (0, "")

@@ -156,9 +156,12 @@ def test_chunked_split_equals_one_chunk(rows: list[tuple[str, str, float]], chun
     saved = trec_files._CHUNK_BYTES
     try:
         trec_files._CHUNK_BYTES = chunk
-        pieces = trec_files.parse_run(data, "run")
+        reports: list[int] = []
+        pieces = trec_files.parse_run(data, "run", reports.append)
     finally:
         trec_files._CHUNK_BYTES = saved
+    assert sum(reports) == len(data)  # a progress bar's updates reach the size exactly
+    assert len(reports) >= min(len(data) // (chunk + 200), 2)
     assert pieces.qid.tolist() == whole.qid.tolist()
     assert pieces.docid.tolist() == whole.docid.tolist()
     assert pieces.score.tolist() == whole.score.tolist()
@@ -188,3 +191,20 @@ def test_utf8_ids_are_bytes(tmp_path: Path) -> None:
     table = trec_files.read_run(write(tmp_path, "q Q0 é 1 0.5 r\n".encode()))
     assert table.docid.tolist() == ["é".encode()]
     assert np.argsort(np.array([b"z", "é".encode()])).tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("text", [
+    "q1 0 d1 1\n# a comment\nq1 0 d2 0\n",  # falls back before the first chunk
+    "q1 0 d1 1\n" * 40 + "q1 0 d2 " + "1" * 300 + "\n",  # falls back in the last chunk
+])
+def test_progress_reaches_the_size_when_the_line_parser_takes_over(
+        text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(trec_files, "_CHUNK_BYTES", 64)
+    reports: list[int] = []
+    data = text.encode()
+    if b"1" * 300 in data:  # refused by the line parser, after the bar was finished
+        with pytest.raises(DataError, match="qrels:41:"):
+            trec_files.parse_qrels(data, "qrels", reports.append)
+    else:
+        assert trec_files.parse_qrels(data, "qrels", reports.append).rel.tolist() == [1, 0]
+    assert sum(reports) == len(data)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import getopt
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from typing import TextIO, TypeVar
 from rankeval.checks import MAX_COUNT
 from rankeval.errors import DataError
 from rankeval.formulas import NO_RELEVANT, NoRelevant
-from rankeval.io import os_reason, silence_stdout, standard_output
+from rankeval.io import os_reason, progress_bar, silence_stdout, standard_output
 from rankeval.ranking import Qrels, Run, catalogue, evaluate_run, trec_files
 from rankeval.ranking.catalogue import Profile
 
@@ -227,25 +228,38 @@ def _one_of(flag: str, value: str, allowed: tuple[_T, ...]) -> _T:
     raise _UsageError(f"{flag} must be one of {', '.join(map(str, allowed))}, found {value!r}")
 
 
+def _size(qrels_path: str, run_path: str) -> int | None:
+    """The bytes to parse, for the progress bar (None when the run comes from a pipe)."""
+    if run_path == "-":
+        return None
+    try:
+        return os.path.getsize(qrels_path) + os.path.getsize(run_path)
+    except OSError:
+        return None  # reading it will name the problem
+
+
 def _main(args: list[str], out: TextIO) -> int:
     o = _parse(args)
     if o.stop is not None:
         out.write(o.stop)
         return 0
     qrels_path, run_path = o.files
-    qrels = Qrels.from_file(qrels_path)
-    if run_path == "-":
-        run = Run.from_table(trec_files.parse_run(sys.stdin.buffer.read(), "-"))
-    else:
-        run = Run.from_file(run_path)
-    try:
-        evaluation = evaluate_run(
-            qrels, run, o.specs, profile=o.profile, relevance_level=o.level,
-            complete=o.complete, max_docs=o.max_docs, judged_only=o.judged_only,
-            num_docs=o.num_docs, first_params_win=True, no_relevant=o.no_relevant,
-        )
-    except ValueError as problem:
-        raise DataError(run_path, None, str(problem)) from None
+    with progress_bar("rankeval: reading", _size(qrels_path, run_path)) as progress:
+        qrels = Qrels.from_table(trec_files.read_qrels(qrels_path, progress.update))
+        if run_path == "-":
+            data = sys.stdin.buffer.read()
+            run = Run.from_table(trec_files.parse_run(data, "-", progress.update))
+        else:
+            run = Run.from_table(trec_files.read_run(run_path, progress.update))
+        progress.set_description_str("rankeval: evaluating")
+        try:
+            evaluation = evaluate_run(
+                qrels, run, o.specs, profile=o.profile, relevance_level=o.level,
+                complete=o.complete, max_docs=o.max_docs, judged_only=o.judged_only,
+                num_docs=o.num_docs, first_params_win=True, no_relevant=o.no_relevant,
+            )
+        except ValueError as problem:
+            raise DataError(run_path, None, str(problem)) from None
     text = evaluation.format(per_query=o.per_query, summary=o.summary)
     with standard_output() if out is sys.stdout else contextlib.nullcontext(out) as stream:
         stream.write(text)

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,6 +62,8 @@ __all__ = [
 BytesArray = NDArray[np.bytes_]
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
+#: A progress report: called with the number of bytes just parsed.
+Progress = Callable[[int], None]
 
 # Plain decimals with at most this many digits convert exactly as m / 10**f (Clinger's fast
 # path: both operands are exact doubles, so the quotient is the correctly rounded value).
@@ -123,13 +126,16 @@ class QrelsTable:
     line: IntArray
 
 
-def read_run(path: str | os.PathLike[str]) -> RunTable:
+def read_run(path: str | os.PathLike[str], progress: Progress | None = None) -> RunTable:
     """Read a TREC run (results) file.
 
     Parameters
     ----------
     path : str or path-like
         The file; ``qid iter docno rank score run_id`` per line, extra fields ignored.
+    progress : callable, optional
+        Called with the number of bytes parsed, as the parse goes on (a progress bar's
+        ``update``); the calls add up to the file's size.
 
     Returns
     -------
@@ -159,10 +165,10 @@ def read_run(path: str | os.PathLike[str]) -> RunTable:
     name = os.fspath(path)
     with open(name, "rb") as handle:
         data = handle.read()
-    return parse_run(data, name)
+    return parse_run(data, name, progress)
 
 
-def parse_run(data: bytes, name: str = "<run>") -> RunTable:
+def parse_run(data: bytes, name: str = "<run>", progress: Progress | None = None) -> RunTable:
     """Parse the bytes of a run file (see :func:`read_run`); ``name`` appears in messages.
 
     >>> parse_run(b"q1 Q0 d1 1 0.5 r\\n", "stdin").score.tolist()
@@ -170,7 +176,7 @@ def parse_run(data: bytes, name: str = "<run>") -> RunTable:
 
     Complexity: O(b + n log n).
     """
-    fields = _fast_fields(data, 6, (0, 2, 4), exact=False)
+    fields = _fast_fields(data, 6, (0, 2, 4), exact=False, progress=progress)
     if fields is None:
         qid, docid, score_tokens, lines, runid = _slow_run(name, data)
         score = _parse_scores_slow(name, score_tokens, lines)
@@ -185,13 +191,15 @@ def parse_run(data: bytes, name: str = "<run>") -> RunTable:
     return table
 
 
-def read_qrels(path: str | os.PathLike[str]) -> QrelsTable:
+def read_qrels(path: str | os.PathLike[str], progress: Progress | None = None) -> QrelsTable:
     """Read a TREC qrels file.
 
     Parameters
     ----------
     path : str or path-like
         The file; ``qid iter docno rel`` per line.
+    progress : callable, optional
+        As for :func:`read_run`.
 
     Returns
     -------
@@ -219,10 +227,11 @@ def read_qrels(path: str | os.PathLike[str]) -> QrelsTable:
     name = os.fspath(path)
     with open(name, "rb") as handle:
         data = handle.read()
-    return parse_qrels(data, name)
+    return parse_qrels(data, name, progress)
 
 
-def parse_qrels(data: bytes, name: str = "<qrels>") -> QrelsTable:
+def parse_qrels(data: bytes, name: str = "<qrels>",
+                progress: Progress | None = None) -> QrelsTable:
     """Parse the bytes of a qrels file (see :func:`read_qrels`); ``name`` appears in messages.
 
     >>> parse_qrels(b"q1 0 d1 2\\n", "qrels").rel.tolist()
@@ -230,7 +239,7 @@ def parse_qrels(data: bytes, name: str = "<qrels>") -> QrelsTable:
 
     Complexity: O(b + m log m).
     """
-    fields = _fast_fields(data, 4, (0, 2, 3), exact=True)
+    fields = _fast_fields(data, 4, (0, 2, 3), exact=True, progress=progress)
     if fields is None:
         qid, docid, rel_tokens, lines = _slow_qrels(name, data)
         rel = _parse_rels_slow(name, rel_tokens, lines)
@@ -290,7 +299,8 @@ def _group_codes(qid: BytesArray) -> IntArray:
 
 
 def _fast_fields(
-    data: bytes, width: int, columns: tuple[int, ...], *, exact: bool
+    data: bytes, width: int, columns: tuple[int, ...], *, exact: bool,
+    progress: Progress | None = None,
 ) -> tuple[list[BytesArray], IntArray, bytes] | None:
     """The ``columns`` of every content line of ``data``, or ``None`` to fall back.
 
@@ -302,9 +312,12 @@ def _fast_fields(
 
     Large inputs are split at line ends into chunks of a few megabytes: the temporaries of
     one chunk stay small (cache-friendly, memory reused), which is faster than one pass over
-    everything.
+    everything. ``progress`` hears of each chunk's bytes; on a fall back, of the rest (the
+    line parser then runs without reports).
     """
+    report = progress or _ignore
     if not data or b"#" in data:
+        report(len(data))
         return None
     pieces: list[tuple[list[BytesArray], IntArray, bytes]] = []
     start, lines_before = 0, 0
@@ -315,7 +328,9 @@ def _fast_fields(
             stop = len(data) if newline < 0 else newline + 1
         piece = _chunk_fields(data, start, stop, width, columns, exact=exact)
         if piece is None:
+            report(len(data) - start)
             return None
+        report(stop - start)
         fields, lines, last = piece
         pieces.append((fields, lines + lines_before, last))
         lines_before += data.count(b"\n", start, stop)
@@ -325,6 +340,10 @@ def _fast_fields(
     last_field = next((p[2] for p in reversed(pieces) if p[1].size), b"")
     merged = [_joined([p[0][k] for p in pieces]) for k in range(len(columns))]
     return merged, np.concatenate([p[1] for p in pieces]), last_field
+
+
+def _ignore(parsed: int) -> None:
+    return None
 
 
 def _chunk_fields(
