@@ -4,8 +4,8 @@ Question: how fast does ``ScoredPrecisionRecallEvaluation(horizon=W seconds)`` t
 stream of n cases, one per second of an injected clock (so the window holds W cases), with
 ``area_under_roc_curve()`` read every 1,000th add, against the count window of W cases and
 river's ``RollingROCAUC(window_size=W)`` in the same run? All three give the exact ROC AUC
-of the last W cases. No target yet: the time window takes its adds under the lock (each add
-carries its time), where the count window appends without one.
+of the last W cases. No target was set; both windows append an add without a lock (the
+time window's add also reads the clock and carries its time).
 """
 
 from __future__ import annotations

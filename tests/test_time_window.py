@@ -251,3 +251,22 @@ def test_eight_writers_lose_nothing() -> None:
     clock.now += 2000.0  # the horizon passes: every case leaves
     assert ev.num_cases() == 0
     ev._store._check()
+
+
+def test_a_clock_that_steps_back_never_makes_a_case_older() -> None:
+    """add_case stamps without the lock, so racing threads (or a wall clock set back) may
+    append times out of order: each case takes the latest time before it, and leaves then."""
+    clock = Clock()
+    ev = ScoredPrecisionRecallEvaluation(horizon=10.0, clock=clock)
+    clock.now = 20.0
+    ev.add_case(True, 0.9)
+    clock.now = 5.0  # set back
+    ev.add_case(False, 0.8)  # time 20, not 5
+    with pytest.raises(ValueError, match=r"timestamp 19\.0 \(case 0\) is earlier"):
+        ev.add_case(True, 0.1, timestamp=19.0)
+    ev.add_case(True, 0.7, timestamp=21.0)
+    clock.now = 29.5
+    assert ev.num_cases() == 3  # a time of 5 would have left at 15
+    clock.now = 30.0
+    assert (ev.num_cases(), ev.precision_at(1)) == (1, 1.0)
+    ev._store._check()

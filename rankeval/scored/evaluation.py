@@ -147,9 +147,9 @@ class ScoredPrecisionRecallEvaluation:
         # saved window), and in a log's timestamps. It may step back: see _folded and _add_timed.
         self._clock: Callable[[], float] | None = (
             None if seconds is None else (clock or time.time))
-        self._last_time = -math.inf
         self._attach(_new_store(check_ties(ties), check_window(window), seconds),
                      read_only=False)
+        self._clock_latest = -math.inf  # the latest time add_case took from the clock
         self._pos_missed = 0
         self._neg_missed = 0
         self._cache: dict[object, Any] = {}
@@ -251,9 +251,20 @@ class ScoredPrecisionRecallEvaluation:
             case = score - _LABEL_PART[correct]  # the common case, validated inline for speed
         else:
             case = check_score(score) - _LABEL_PART[check_correct(correct)]
-        if self._clock is not None or timestamp is not None:
-            self._add_timed([case], None if timestamp is None else [timestamp])
-            return
+        item: complex | tuple[complex, float] = case
+        clock = self._clock
+        if clock is not None or timestamp is not None:
+            if timestamp is not None or clock is None:
+                self._add_timed([case], [timestamp])
+                return
+            # A time window's pending add is the pair (case, time). Racing adds may append
+            # their times out of order; the fold raises each time to the latest before it.
+            now = clock()
+            if type(now) is not float or now - now != 0.0:  # not a finite float: check it
+                now = self._checked_time(now)
+            if now > self._clock_latest:  # for timestamps given later (see _latest_time)
+                self._clock_latest = now
+            item = (case, now)
         # No lock: list.append is atomic, and folds consume the pending list by
         # prefix under the lock, so a racing add is never lost. A snapshot's
         # list refuses the append (see _attach). The append comes last: if
@@ -266,7 +277,7 @@ class ScoredPrecisionRecallEvaluation:
                     store = store.successor()
                     store.stage()
                     self._publish(store, self._pos_missed, self._neg_missed)
-        pending.append(case)
+        pending.append(item)  # type: ignore[arg-type]
 
     def add_cases(self, correct: ArrayLike, scores: ArrayLike,
                   timestamps: ArrayLike | None = None) -> None:
@@ -303,25 +314,40 @@ class ScoredPrecisionRecallEvaluation:
     def _now(self) -> float:
         """The clock's time, checked (a time window only)."""
         assert self._clock is not None
-        now = self._clock()
+        return self._checked_time(self._clock())
+
+    @staticmethod
+    def _checked_time(now: object) -> float:
         value = check_real(now, "the clock's time")
         if not math.isfinite(value):
             raise ValueError(f"the clock returned {now!r}; a time needs a finite number")
         return value
 
+    def _latest_time(self) -> float:
+        """The latest time given to a case so far. Callers hold the lock.
+
+        Exact for adds made one after another. add_case updates ``_clock_latest`` without
+        the lock, so a racing add may lose an update; the fold then still raises each time
+        to the latest before it.
+        """
+        store = self._store
+        assert isinstance(store, TimeWindowStore)
+        pending = self._pending
+        last = pending[-1][1] if pending else -math.inf  # type: ignore[index]
+        return max(store.latest, last, self._clock_latest)
+
     def _add_timed(self, cases: list[complex], times: list[Any] | None) -> None:
-        """A time window's adds: ``(case, time)`` pairs, appended under the lock."""
+        """A time window's adds given timestamps, or many at once: pairs, under the lock."""
         if self._clock is None:
             raise TypeError("timestamps apply to a time window (horizon=...)")
         with self._lock:
             if self._read_only:
                 self._refuse()
             if times is None:
-                now = self._now()
-                stamped = [max(now, self._last_time)] * len(cases)  # a clock may step back
+                stamped = [self._now()] * len(cases)  # the fold raises it if the clock stepped back
             else:
                 stamped = [check_real(t, "timestamp") for t in times]
-                previous = self._last_time
+                previous = self._latest_time()
                 for i, t in enumerate(stamped):
                     if not math.isfinite(t):
                         raise ValueError(f"timestamp {t!r} (case {i}) is not finite")
@@ -331,10 +357,8 @@ class ScoredPrecisionRecallEvaluation:
                             f"({previous!r}); a time window takes cases in time order")
                     previous = t
             pairs = list(zip(cases, stamped, strict=True))
-            last = stamped[-1] if stamped else self._last_time
             # One C call: all of them or none. A time window's pending list holds pairs.
             self._pending.extend(pairs)  # type: ignore[arg-type]
-            self._last_time = last
 
     def add_misses(self, count: int) -> None:
         """Declare ``count`` positives that were never returned (0 allowed).
@@ -685,9 +709,10 @@ class ScoredPrecisionRecallEvaluation:
             store = _new_store(self.ties, self.window, self.horizon)
             # One block of assignments (see _publish); an add racing with the
             # reset lands in the old list and goes with it.
-            self._store, self._pending, self._pos_missed, self._neg_missed, self._last_time = (
-                store, store.pending, 0, 0, -math.inf
+            self._store, self._pending, self._pos_missed, self._neg_missed = (
+                store, store.pending, 0, 0
             )
+            self._clock_latest = -math.inf
 
     def snapshot(self) -> ScoredPrecisionRecallEvaluation:
         """A read-only copy that later adds to this evaluator do not change.
@@ -723,7 +748,7 @@ class ScoredPrecisionRecallEvaluation:
                 "neg_missed": self._neg_missed,
                 "read_only": self._read_only,
                 "clock": self._clock,
-                "last_time": self._last_time,
+                "clock_latest": self._clock_latest,
             }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -734,7 +759,7 @@ class ScoredPrecisionRecallEvaluation:
         self._cache_state = None
         self._lock = threading.RLock()
         self._clock = state.get("clock")
-        self._last_time = state.get("last_time", -math.inf)
+        self._clock_latest = state.get("clock_latest", -math.inf)
 
     def _arrival_order(self) -> tuple[FloatArray, BoolArray]:
         """Cases in an order that, replayed, rebuilds this evaluator (ties included)."""
@@ -836,7 +861,7 @@ class ScoredPrecisionRecallEvaluation:
             assert isinstance(theirs, TimeWindowStore)
             their_keys, their_labels = theirs.arrival_order()
             their_times, their_now = theirs.arrival_times(), theirs.now
-            their_last, their_pos_missed = other._last_time, other._pos_missed
+            their_latest, their_pos_missed = theirs.latest, other._pos_missed
             their_neg_missed = other._neg_missed
         with self._lock:
             if self._read_only:
@@ -852,13 +877,12 @@ class ScoredPrecisionRecallEvaluation:
             store.pending, store.taken = mine.pending, mine.taken  # add_case's list stays
             store.now = max(mine.now, their_now)
             store.add_timed(labels, keys, times[order])
+            store.latest = max(mine.latest, their_latest, store.latest)
             pos_missed = self._pos_missed + their_pos_missed
             neg_missed = self._neg_missed + their_neg_missed
             check_total(store.pos_added + pos_missed, "numPositiveRef")
             check_total(store.neg_added + neg_missed, "numNegativeRef")
-            last_time = max(self._last_time, their_last)
             self._publish(store, pos_missed, neg_missed)
-            self._last_time = last_time
 
     def __add__(self, other: object) -> ScoredPrecisionRecallEvaluation:
         """A new evaluator: this one's cases, then ``other``'s (see :meth:`merge`)."""
@@ -891,7 +915,7 @@ class ScoredPrecisionRecallEvaluation:
                 state = EvaluatorState(
                     self.ties, keys[order], labels[order], self._pos_missed,
                     self._neg_missed, None, ages[order], store.added, horizon=store.horizon,
-                    times=times[order], now=store.now, last_time=self._last_time,
+                    times=times[order], now=store.now, last_time=store.latest,
                 )
             elif isinstance(store, WindowStore):
                 keys, labels = store.arrival_order()
@@ -950,7 +974,7 @@ class ScoredPrecisionRecallEvaluation:
             assert times is not None
             store.now = state.now
             store.add_timed(labels, keys.copy(), times)
-            evaluation._last_time = state.last_time
+            store.latest = state.last_time
         elif keys.shape[0]:
             store.add_batch(labels, keys.copy())
         if isinstance(evaluation._store, WindowStore):

@@ -1,8 +1,10 @@
 """A window of time: the cases of the last ``horizon`` seconds, on the count window's store.
 
 Each case carries a time (the evaluator's clock when it was added, or a timestamp given
-with it; never earlier than the one before): a pending add is the pair ``(case, time)``,
-appended under the evaluator's lock. The arrival ring of
+with it): a pending add is the pair ``(case, time)``. ``add_case`` appends it without a lock,
+as for the other stores, so two threads may append their clock's times out of order (and a
+wall clock may step back); the fold raises each time to :attr:`latest`, the latest before
+it, so that times never go back in arrival order. The arrival ring of
 :class:`~rankeval.scored.window.WindowStore` keeps the times beside the cases, in the same
 slots, so the cases to evict at time ``now`` are the ring's oldest ones with a time at or
 before ``now - horizon``: a binary search over the ring, then the count window's own
@@ -31,12 +33,13 @@ _UNBOUNDED = 1 << 62
 class TimeWindowStore(WindowStore):
     """A :class:`WindowStore` that keeps the cases of the last :attr:`horizon` seconds."""
 
-    __slots__ = ("_incoming_times", "_ring_times", "horizon", "now")
+    __slots__ = ("_incoming_times", "_ring_times", "horizon", "latest", "now")
 
     def __init__(self, ties: TiePolicy, horizon: float) -> None:
         super().__init__(ties, _UNBOUNDED)
         self.horizon = horizon
         self.now = -math.inf  # the time of the last fold
+        self.latest = -math.inf  # the latest time taken in (evicted cases' included)
         self._ring_times: FloatArray = np.zeros(0, dtype=np.float64)
         self._incoming_times: FloatArray = np.zeros(0, dtype=np.float64)
 
@@ -81,6 +84,7 @@ class TimeWindowStore(WindowStore):
         self.fold()
         if keys.shape[0]:
             self._incoming_times = times
+            self.latest = max(self.latest, float(times[-1]))
             self._enter(labels, keys)
             self.fold()
 
@@ -98,7 +102,12 @@ class TimeWindowStore(WindowStore):
         count = len(pending)
         pairs: list[tuple[complex, float]] = pending[self.taken : count]  # type: ignore[assignment]
         batch = np.array([case for case, _ in pairs], dtype=np.complex128)
-        self._incoming_times = np.array([t for _, t in pairs], dtype=np.float64)
+        times = np.array([self.latest, *(t for _, t in pairs)], dtype=np.float64)
+        # Racing adds (and a clock that steps back) may give a time below one before it:
+        # raise each to the latest so far, so that times never go back in arrival order.
+        np.maximum.accumulate(times, out=times)
+        self._incoming_times = times[1:]
+        self.latest = float(times[-1])
         self.taken = count
         return batch.imag != 0.0, np.negative(batch.real)
 
@@ -119,7 +128,7 @@ class TimeWindowStore(WindowStore):
     # ---------------------------------------------------------------- copies
     def successor(self: _Timed) -> _Timed:
         clone = super().successor()
-        clone.horizon, clone.now = self.horizon, self.now
+        clone.horizon, clone.now, clone.latest = self.horizon, self.now, self.latest
         clone._ring_times = self._ring_times
         clone._incoming_times = self._incoming_times
         return clone
@@ -136,3 +145,4 @@ class TimeWindowStore(WindowStore):
         assert self._ring_times.shape == self._ring_keys.shape
         assert bool(np.all(times[1:] >= times[:-1]))
         assert not times.size or times[0] > self.now - self.horizon
+        assert not times.size or times[-1] <= self.latest
