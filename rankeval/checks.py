@@ -206,6 +206,13 @@ def _as_1d(values: Any, name: str) -> NDArray[Any]:
         # A PyTorch tensor: detached and copied to the host once for the whole batch (a
         # GPU tensor cannot be read in place).
         values = values.detach().cpu().numpy()
+    elif hasattr(values, "__dlpack__") and not hasattr(values, "__array__"):
+        # An array-API array that offers only DLPack: read in place when on the host.
+        try:
+            values = np.from_dlpack(values)
+        except (BufferError, RuntimeError, TypeError, ValueError) as error:
+            raise TypeError(f"{name} cannot be read on the host through DLPack ({error}); "
+                            "copy it to the CPU first") from None
     if isinstance(values, np.ma.MaskedArray):
         # np.asarray would silently use the masked entries' hidden values.
         masked = np.ma.getmaskarray(values)

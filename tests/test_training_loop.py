@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 import torch
 
 from rankeval import ScoredPrecisionRecallEvaluation
@@ -77,3 +78,71 @@ def test_the_example_runs() -> None:
     example = Path(__file__).resolve().parent.parent / "examples" / "training_loop.py"
     namespace = runpy.run_path(str(example))
     namespace["main"]()
+
+
+class DLPackOnly:
+    """An array-API array that offers only DLPack (no ``__array__``), as some libraries do."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self._values = values
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return self._values.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self._values.__dlpack_device__()  # type: ignore[no-any-return]
+
+
+def test_table_columns_and_dlpack_arrays_equal_the_numpy_path() -> None:
+    """pandas, polars and Arrow columns and a DLPack-only array go in without converting."""
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    rng = np.random.default_rng(4)
+    scores = np.round(rng.random(300), 2).astype(np.float32)
+    labels = rng.random(300) < 0.3
+    plain = ScoredPrecisionRecallEvaluation(ties="grouped")
+    plain.add_cases(labels, scores.astype(np.float64))
+    columns = [
+        (pd.Series(scores), pd.Series(labels)),
+        (pd.Series(scores, dtype="Float32"), pd.Series(labels, dtype="boolean")),
+        (pl.Series(scores), pl.Series(labels)),
+        (pa.array(scores), pa.array(labels)),
+        (pa.chunked_array([scores[:100], scores[100:]]), pa.chunked_array([labels])),
+        (DLPackOnly(scores), DLPackOnly(labels.astype(np.int8))),
+    ]
+    for preds, target in columns:
+        ev = ScoredPrecisionRecallEvaluation(ties="grouped")
+        ev.update(preds, target)
+        assert ev == plain, type(preds)
+        assert ev.compute() == plain.summary()
+
+
+def test_missing_values_in_a_column_are_refused_with_their_index() -> None:
+    import pandas as pd
+    import pyarrow as pa
+
+    ev = ScoredPrecisionRecallEvaluation()
+    for preds, target in [
+        (pd.Series([0.5, None, 0.2], dtype="Float64"), pd.Series([1, 0, 1])),
+        (pa.array([0.5, 0.1, 0.2]), pa.array([True, None, False])),
+    ]:
+        try:
+            ev.update(preds, target)
+        except (TypeError, ValueError) as error:
+            assert "[1]" in str(error), error
+        else:
+            raise AssertionError("a missing value was accepted")
+    assert ev.num_cases() == 0
+
+
+def test_a_dlpack_array_off_the_host_is_refused_clearly() -> None:
+    class OnDevice(DLPackOnly):
+        def __dlpack__(self, **kwargs: Any) -> Any:
+            raise BufferError("the array is on device cuda:0")
+
+    ev = ScoredPrecisionRecallEvaluation()
+    with pytest.raises(TypeError, match=r"preds|scores.*cuda:0.*copy it to the CPU first"):
+        ev.update(OnDevice(np.zeros(3)), [1, 0, 1])
+    assert ev.num_cases() == 0
