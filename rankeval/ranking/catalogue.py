@@ -5,14 +5,23 @@ output order, with its default parameters and how its value is averaged and prin
 numbers themselves come from :mod:`rankeval.ranking.measures`; this module only knows *what* to
 compute and *how to print it*.
 
-Two profiles:
+Three profiles, each named after the trec_eval release it reproduces:
 
-``"trec_eval9"`` (default)
-    trec_eval 9.0.x, what pytrec_eval-terrier bundles: scores compared as C ``float``,
+``"9.0.8-2020"`` (default)
+    The git tag ``v9.0.8`` (2020; its ``trec_eval -v`` prints 9.0.7), what pytrec_eval-terrier
+    bundles and so what ir_measures computes: scores compared as C ``float``,
     ``iprec_at_recall`` cutoffs ``(long)(p*R + 0.9)``; ``-m all_trec`` has 34 measures.
-``"trec_eval10"``
-    trec_eval 10.0: ``double`` scores, ``lround(p*R)`` cutoffs, and ``rbp``, ``rbp_resid``,
-    ``unj`` in ``all_trec``.
+``"9.0.8"``
+    The release ``trec_eval-9.0.8`` (2023, prints 9.0.8): the same, with scores compared as
+    ``double``.
+``"10.0"``
+    The tag ``v10.0`` (prints 10.0-rc3): ``double`` scores, ``lround(p*R)`` cutoffs, ``rbp``,
+    ``rbp_resid`` and ``unj`` in ``all_trec``, and queries without results listed under ``-c``.
+
+The earlier names ``"trec_eval9"`` and ``"trec_eval10"`` are accepted for ``"9.0.8-2020"`` and
+``"10.0"``. The default is the 2020 tag because it is what the Python tools (pytrec_eval,
+ir_measures) embed; the two 9.0.8 builds differ only where two scores of one query are
+different doubles that round to the same float.
 
 Measure specifications follow trec_eval's ``-m`` syntax: ``"map"``, ``"P.5,10"``,
 ``"ndcg.1=3.5,2=9"``, or a nickname (``"official"``, ``"all_trec"``, ``"set"``). For
@@ -21,7 +30,7 @@ convenience the printed name of one value is accepted too (``"P_10"``, ``"ndcg_c
 
 Examples
 --------
->>> [c.name for c in resolve(["P.5,10", "map"], "trec_eval9").columns]
+>>> [c.name for c in resolve(["P.5,10", "map"], "9.0.8").columns]
 ['map', 'P_5', 'P_10']
 >>> format_line("map", "all", 0.25)
 'map                   \\tall\\t0.2500\\n'
@@ -36,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = [
+    "DEFAULT_PROFILE",
     "MEASURES",
     "NICKNAMES",
     "PROFILES",
@@ -44,6 +54,7 @@ __all__ = [
     "MeasureRequest",
     "Profile",
     "Resolved",
+    "check_profile",
     "format_line",
     "format_value",
     "measure_names",
@@ -51,9 +62,12 @@ __all__ = [
     "resolve",
 ]
 
-#: Which trec_eval to reproduce: 9.0.x (pytrec_eval-terrier) or 10.0.
-Profile = Literal["trec_eval9", "trec_eval10"]
-PROFILES: tuple[Profile, ...] = ("trec_eval9", "trec_eval10")
+#: Which trec_eval release to reproduce (see the module doc), or an earlier name of one.
+Profile = Literal["9.0.8-2020", "9.0.8", "10.0", "trec_eval9", "trec_eval10"]
+#: The profiles, by the release each reproduces.
+PROFILES: tuple[Profile, ...] = ("9.0.8-2020", "9.0.8", "10.0")
+DEFAULT_PROFILE: Profile = "9.0.8-2020"
+_ALIASES: dict[str, Profile] = {"trec_eval9": "9.0.8-2020", "trec_eval10": "10.0"}
 
 ParamKind = Literal["none", "cutoffs", "levels", "values", "pairs"]
 Printed = Literal["float", "count", "text", "id"]
@@ -190,8 +204,9 @@ _ALL_TREC_10 = (*_ALL_TREC_9, "rbp", "rbp_resid", "unj")
 
 #: Nicknames per profile.
 NICKNAMES: dict[Profile, dict[str, tuple[str, ...]]] = {
-    "trec_eval9": {"official": _OFFICIAL, "set": _SET, "all_trec": _ALL_TREC_9},
-    "trec_eval10": {"official": _OFFICIAL, "set": _SET, "all_trec": _ALL_TREC_10},
+    "9.0.8-2020": {"official": _OFFICIAL, "set": _SET, "all_trec": _ALL_TREC_9},
+    "9.0.8": {"official": _OFFICIAL, "set": _SET, "all_trec": _ALL_TREC_9},
+    "10.0": {"official": _OFFICIAL, "set": _SET, "all_trec": _ALL_TREC_10},
 }
 
 
@@ -238,7 +253,7 @@ class Resolved:
     columns: tuple[Column, ...] = field(default=())
 
 
-def measure_names(profile: Profile = "trec_eval9") -> tuple[str, ...]:
+def measure_names(profile: Profile = DEFAULT_PROFILE) -> tuple[str, ...]:
     """Names valid in ``profile``: measures and nicknames.
 
     >>> "all_trec" in measure_names()
@@ -246,11 +261,10 @@ def measure_names(profile: Profile = "trec_eval9") -> tuple[str, ...]:
 
     Complexity: O(number of measures).
     """
-    _check_profile(profile)
-    return (*(m.name for m in MEASURES), *NICKNAMES[profile])
+    return (*(m.name for m in MEASURES), *NICKNAMES[check_profile(profile)])
 
 
-def parse_spec(spec: str, profile: Profile = "trec_eval9") -> list[MeasureRequest]:
+def parse_spec(spec: str, profile: Profile = DEFAULT_PROFILE) -> list[MeasureRequest]:
     """Parse one ``-m`` argument into measure requests (several for a nickname).
 
     Raises
@@ -265,7 +279,7 @@ def parse_spec(spec: str, profile: Profile = "trec_eval9") -> list[MeasureReques
 
     Complexity: O(length of spec).
     """
-    _check_profile(profile)
+    profile = check_profile(profile)
     if not isinstance(spec, str):
         raise TypeError(f"a measure must be given as a string, got {type(spec).__name__}")
     name, dot, text = spec.partition(".")
@@ -352,7 +366,7 @@ def _number(text: str, where: str) -> float:
 
 
 def resolve(
-    specs: Iterable[str], profile: Profile = "trec_eval9", *, first_wins: bool = False
+    specs: Iterable[str], profile: Profile = DEFAULT_PROFILE, *, first_wins: bool = False
 ) -> Resolved:
     """Requests for ``specs`` in catalogue order, and their value columns.
 
@@ -455,9 +469,20 @@ def format_line(name: str, qid: str, value: float | str, printed: Printed = "flo
     return f"{name:<22}\t{qid}\t{format_value(value, printed)}\n"
 
 
-def _check_profile(profile: object) -> Profile:
-    if profile == "trec_eval9":
-        return "trec_eval9"
-    if profile == "trec_eval10":
-        return "trec_eval10"
-    raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
+def check_profile(profile: object) -> Profile:
+    """The profile's own name (an earlier name is translated); ``ValueError`` if unknown.
+
+    >>> check_profile("trec_eval10"), check_profile("9.0.8")
+    ('10.0', '9.0.8')
+    """
+    if isinstance(profile, str):
+        if profile in PROFILES:
+            return profile
+        if profile in _ALIASES:
+            return _ALIASES[profile]
+    raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+
+
+def is_nine(profile: Profile) -> bool:
+    """Whether ``profile`` (a checked one) reproduces a trec_eval 9 build."""
+    return profile != "10.0"

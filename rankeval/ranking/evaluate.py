@@ -2,7 +2,8 @@
 
 :func:`evaluate_run` scores a :class:`Run` (retrieved documents with scores, per query)
 against :class:`Qrels` (relevance judgments) with any trec_eval measure, exactly as
-trec_eval 9.0.x does by default (``profile="trec_eval10"`` for 10.0), and returns a
+the trec_eval release of the ``profile`` does (default the 2020 tag ``v9.0.8``; ``"9.0.8"``
+for the 2023 release, ``"10.0"``), and returns a
 :class:`RunEvaluation` holding the per-query values and trec_eval's ``all`` aggregates.
 Named options select the other conventions found in the literature (capped recall, AP over the
 relevant documents found, exponential nDCG gains, textbook interpolation, ...).
@@ -87,8 +88,9 @@ BoolArray = NDArray[np.bool_]
 ScorePrecision = Literal["float32", "double"]
 
 _PROFILE_DEFAULTS: dict[Profile, tuple[ScorePrecision, IprecRule]] = {
-    "trec_eval9": ("float32", "trec9"),
-    "trec_eval10": ("double", "lround"),
+    "9.0.8-2020": ("float32", "trec9"),
+    "9.0.8": ("double", "trec9"),
+    "10.0": ("double", "lround"),
 }
 _COUNT_MEASURES = frozenset({"runid", "num_q", "num_ret", "num_rel", "num_rel_ret"})
 
@@ -103,8 +105,8 @@ class RunEvaluation:
 
     Attributes
     ----------
-    profile : {"trec_eval9", "trec_eval10"}
-        The trec_eval version reproduced.
+    profile : {"9.0.8-2020", "9.0.8", "10.0"}
+        The trec_eval release reproduced.
     runid : str
         The run's name.
     queries : tuple of str
@@ -213,7 +215,8 @@ class RunEvaluation:
         """
         lines: list[str] = []
         if per_query:
-            show = self.retrieved if self.profile == "trec_eval9" else np.ones_like(self.retrieved)
+            show = (self.retrieved if catalogue.is_nine(self.profile)
+                    else np.ones_like(self.retrieved))
             for i, qid in enumerate(self.queries):
                 if not show[i]:
                     continue
@@ -250,7 +253,7 @@ def evaluate_run(
     run: RunLike,
     measures: str | Iterable[str] = ("official",),
     *,
-    profile: Profile = "trec_eval9",
+    profile: Profile = catalogue.DEFAULT_PROFILE,
     relevance_level: int = 1,
     complete: bool = False,
     max_docs: int | None = None,
@@ -282,8 +285,9 @@ def evaluate_run(
     measures : str or iterable of str
         trec_eval ``-m`` specifications: ``"map"``, ``"P.5,10"``, ``"ndcg_cut_10"``,
         ``"official"`` (default), ``"all_trec"``, ...
-    profile : {"trec_eval9", "trec_eval10"}
-        Which trec_eval to reproduce; sets the defaults of ``score_precision`` and
+    profile : {"9.0.8-2020", "9.0.8", "10.0"}
+        Which trec_eval release to reproduce (see :mod:`rankeval.ranking.catalogue`; default
+        the 2020 tag that pytrec_eval bundles); sets the defaults of ``score_precision`` and
         ``iprec_rule`` and what ``all_trec`` means.
     relevance_level : int
         ``-l``: judgments at or above it are relevant (nDCG gains are unaffected).
@@ -299,7 +303,7 @@ def evaluate_run(
         ``RR@k``), the order given (ranx, LingPipe), or the expected value over all orders
         (sklearn's nDCG; supported by ``P``, ``recall``, ``dcg``, ``ndcg``, ``ndcg_cut``).
     score_precision : {"float32", "double"}, optional
-        Compare scores as C float (trec_eval 9) or double (trec_eval 10).
+        Compare scores as C float (the 2020 tag) or double (the 9.0.8 release, 10.0).
     iprec_rule : {"trec9", "lround", "ceil", "lingpipe"}, optional
         Relevant documents needed for a recall level: ``(long)(p*R+0.9)`` (trec_eval 9),
         ``lround(p*R)`` (trec_eval 10), ``ceil(p*R)`` (textbook), ``ceil`` with precision 1 at
@@ -355,7 +359,7 @@ def evaluate_run(
     0.8333333333333334
     """
     qrels_obj, run_obj = qrels_and_run(qrels, run)
-    check_choice("profile", profile, catalogue.PROFILES)
+    profile = catalogue.check_profile(profile)
     specs = [measures] if isinstance(measures, str) else list(measures)
     if any(is_ir_name(spec) for spec in specs):
         trec_options = dict(
@@ -655,7 +659,7 @@ def _aggregate(
         return formulas.sequential_total(values)
     if how == "geometric":
         logs = np.log(np.maximum(values, MIN_GEO_MEAN))
-        if profile == "trec_eval9":
+        if catalogue.is_nine(profile):
             # trec_eval 9 adds the missing queries (-c) in one term after the others.
             missing = num_q - int(retrieved.sum())
             total = formulas.sequential_total(logs[retrieved]) + missing * math.log(MIN_GEO_MEAN)
@@ -663,8 +667,8 @@ def _aggregate(
             total = formulas.sequential_total(logs)
         return math.exp(total / num_q) if num_q else 0.0
     # trec_eval 9 lists only the retrieved queries (the others add 0 under -c).
-    return formulas.mean_over_queries(values[retrieved] if profile == "trec_eval9" else values,
-                                      num_q)
+    nine = catalogue.is_nine(profile)
+    return formulas.mean_over_queries(values[retrieved] if nine else values, num_q)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -728,7 +732,7 @@ def relevant_ranks(
     max_docs: int | None = None,
     judged_only: bool = False,
     ties: DocumentTies = "docid_desc",
-    profile: Profile = "trec_eval9",
+    profile: Profile = catalogue.DEFAULT_PROFILE,
     score_precision: ScorePrecision | None = None,
     no_relevant: NoRelevant = "zero",
 ) -> dict[str, FloatArray]:
@@ -745,7 +749,7 @@ def relevant_ranks(
     Complexity: as :func:`evaluate_run` with one measure.
     """
     qrels_obj, run_obj = qrels_and_run(qrels, run)
-    check_choice("profile", profile, catalogue.PROFILES)
+    profile = catalogue.check_profile(profile)
     if check_choice("ties", ties, ("docid_desc", "docid_asc", "input", "average")) == "average":
         raise ValueError("ties='average' gives no rank to a document in a tie block; "
                          "use 'docid_desc', 'docid_asc' or 'input'")

@@ -3,7 +3,7 @@
 Same flags, same output, byte for byte::
 
     rankeval trec [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N] {-m measure[.params]}*
-                  [--profile trec_eval9|trec_eval10] qrels_file run_file
+                  [--profile 9.0.8-2020|9.0.8|10.0] qrels_file run_file
 
 Flags follow trec_eval's ``getopt_long`` rules: values attached or separate (``-M100``,
 ``-M 100``, ``-mrelstring.20``), combined flags (``-qc``), options after the file names, and
@@ -15,7 +15,7 @@ Exit status: 0 success, 1 bad data (``rankeval: error: FILE:LINE: ...`` on stand
 2 usage error. :func:`main` returns the status and never calls ``sys.exit``.
 
 Deviation: trec_eval 10 exits with an error when a qrels query is missing from the run and
-``-c`` is not given; ``--profile trec_eval10`` skips such queries as trec_eval 9 does.
+``-c`` is not given; ``--profile 10.0`` skips such queries as trec_eval 9 does.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ __all__ = ["main"]
 
 USAGE = (
     "usage: rankeval trec [-h] [-q] [-c] [-n] [-J] [-l level] [-M max_docs] [-N num_docs]\n"
-    "                     {-m measure[.params]}* [--profile trec_eval9|trec_eval10]\n"
+    "                     {-m measure[.params]}* [--profile 9.0.8-2020|9.0.8|10.0]\n"
     "                     [--no-relevant zero|skip]\n"
     "                     qrels_file run_file\n"
 )
@@ -64,8 +64,14 @@ options:
   -R, --Rel_info_format qrels     only 'qrels' is supported
   -T, --Results_format trec_results  only 'trec_results' is supported
   -D, --Debug_level N             accepted and ignored
-  --profile trec_eval9|trec_eval10  which trec_eval to reproduce (default trec_eval9:
-                                  float scores, (long)(p*R+0.9) recall cutoffs)
+  --profile 9.0.8-2020|9.0.8|10.0 which trec_eval release to reproduce, byte for byte:
+                                  9.0.8-2020 (default): the git tag v9.0.8 of 2020
+                                    (trec_eval -v prints 9.0.7), bundled by pytrec_eval:
+                                    scores compared as C float
+                                  9.0.8: the release trec_eval-9.0.8 of 2023: scores
+                                    compared as double
+                                  10.0: the tag v10.0 (prints 10.0-rc3)
+                                  (trec_eval9 and trec_eval10 name 9.0.8-2020 and 10.0)
   --no-relevant zero|skip         a query without relevant judgments scores 0 and counts in
                                   the means (zero, trec_eval's rule, the default) or is left
                                   out (skip); the same option as rankeval scored's
@@ -154,7 +160,7 @@ class _Options:
     max_docs: int | None = None
     num_docs: int = 0
     specs: list[str] = field(default_factory=list)
-    profile: Profile = "trec_eval9"
+    profile: Profile = catalogue.DEFAULT_PROFILE
     no_relevant: NoRelevant = "zero"
     files: list[str] = field(default_factory=list)
     stop: str | None = None  # text to print instead of evaluating (--help, --version)
@@ -174,7 +180,8 @@ def _parse(args: list[str]) -> _Options:
         if flag == "-v":
             from rankeval import __version__
 
-            o.stop = f"rankeval trec {__version__} (trec_eval 9.0.4 / 10.0 compatible)\n"
+            o.stop = (f"rankeval trec {__version__} (reproduces trec_eval "
+                      f"{', '.join(catalogue.PROFILES)})\n")
             return o
         _apply(o, flag, value)
     if len(o.files) != 2:
@@ -216,7 +223,11 @@ def _apply(o: _Options, flag: str, value: str) -> None:
     elif flag == "-Z":
         raise _UsageError("-Z (z-scores) is not supported")
     elif flag == "--profile":
-        o.profile = _one_of("--profile", value, catalogue.PROFILES)
+        try:
+            o.profile = catalogue.check_profile(value)
+        except ValueError:
+            raise _UsageError(f"--profile must be one of {', '.join(catalogue.PROFILES)}, "
+                              f"found {value!r}") from None
     elif flag == "--no-relevant":
         o.no_relevant = _one_of("--no-relevant", value, NO_RELEVANT)
 

@@ -1,0 +1,138 @@
+"""Differential test of ``rankeval trec`` against the real trec_eval binaries, built from source.
+
+For random small qrels/run pairs and random option sets, runs each of the three trec_eval
+builds (see ``trec_builds.py``) and ``rankeval trec --profile P`` with the same arguments,
+and compares. Where trec_eval prints results (exit status 0), rankeval must print the same
+bytes and exit 0; where trec_eval refuses the input, rankeval must exit non-zero too. Prints
+the counts and the first mismatches, minimised by hand-readable input.
+
+    python trec_differential.py --cases 2000          # about a minute
+    python trec_differential.py --cases 300 --seed 7  # another sample
+
+Needs ``make`` and a C compiler to build the binaries (once; cached).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import trec_builds
+
+sys.path.insert(0, str(trec_builds.REPO_ROOT))
+from rankeval.ranking import trec_cli
+
+QUERIES = ["q1", "q2", "q10", "301"]
+DOCS = [f"d{i}" for i in range(8)]
+SCORES = ["0.5", "0.5000000001", "1", "2", "0.25", "-1", "1e-8", "3.0000001", "3", "0.1"]
+RELS = [0, 0, 1, 1, 2, 3, -1]
+MEASURES = [
+    "map", "P.1,3", "recall.2,5", "ndcg", "ndcg_cut.2,5", "Rprec", "recip_rank", "bpref",
+    "iprec_at_recall", "11pt_avg", "num_rel", "num_ret", "num_rel_ret", "num_q", "gm_map",
+    "success.1,5", "map_cut.3", "set_P", "set_recall", "set_F", "set_map", "set_relative_P",
+    "relative_P.2", "infAP", "gm_bpref", "utility", "Rndcg", "binG", "G", "Rprec_mult",
+    "ndcg_rel", "relstring.4", "runid", "num_nonrel_judged_ret", "official", "all_trec", "set",
+]
+
+
+@dataclass
+class Case:
+    qrels: str
+    run: str
+    args: list[str]
+
+    def show(self) -> str:
+        return (f"args: {' '.join(self.args)}\n--- qrels\n{self.qrels}--- run\n{self.run}")
+
+
+def random_case(rng: random.Random) -> Case:
+    queries = rng.sample(QUERIES, rng.randint(1, 3))
+    qrels_lines = []
+    for q in queries:
+        for d in rng.sample(DOCS, rng.randint(1, 5)):
+            qrels_lines.append(f"{q} 0 {d} {rng.choice(RELS)}")
+    run_queries = [q for q in queries if rng.random() < 0.85] or queries[:1]
+    if rng.random() < 0.15:
+        run_queries.append(rng.choice([q for q in QUERIES if q not in queries] or QUERIES))
+    run_lines = []
+    for q in run_queries:
+        for rank, d in enumerate(rng.sample(DOCS, rng.randint(1, 6))):
+            run_lines.append(f"{q} Q0 {d} {rank + 1} {rng.choice(SCORES)} r")
+    rng.shuffle(run_lines)
+    args: list[str] = []
+    for flag in ("-q", "-c", "-n", "-J"):
+        if rng.random() < 0.3:
+            args.append(flag)
+    if rng.random() < 0.3:
+        args += ["-l", str(rng.choice([0, 1, 2, 3]))]
+    if rng.random() < 0.25:
+        args += ["-M", str(rng.choice([0, 1, 2, 4, 100]))]
+    if rng.random() < 0.1:
+        args += ["-N", str(rng.choice([10, 50]))]
+    for measure in rng.sample(MEASURES, rng.randint(0, 3)):
+        args += ["-m", measure]
+    return Case("\n".join(qrels_lines) + "\n", "\n".join(run_lines) + "\n", args)
+
+
+def run_binary(binary: Path, case: Case, qrels: str, run: str) -> tuple[int, bytes]:
+    done = subprocess.run([str(binary), *case.args, qrels, run], capture_output=True)
+    return done.returncode, done.stdout
+
+
+def run_ours(profile: str, case: Case, qrels: str, run: str) -> tuple[int, bytes]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = trec_cli.main([*case.args, "--profile", profile, qrels, run])
+    return status, out.getvalue().encode()
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--cases", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--show", type=int, default=5, help="mismatches to print per profile")
+    args = p.parse_args(argv)
+    binaries = {profile: trec_builds.build(profile) for profile in trec_builds.ARCHIVES}
+    rng = random.Random(args.seed)
+    counts = {profile: {"compared": 0, "identical": 0, "both refused": 0, "differ": 0}
+              for profile in binaries}
+    shown = {profile: 0 for profile in binaries}
+    with tempfile.TemporaryDirectory() as tmp:
+        qrels_path, run_path = os.path.join(tmp, "qrels"), os.path.join(tmp, "run")
+        for _ in range(args.cases):
+            case = random_case(rng)
+            Path(qrels_path).write_text(case.qrels)
+            Path(run_path).write_text(case.run)
+            for profile, binary in binaries.items():
+                theirs = run_binary(binary, case, qrels_path, run_path)
+                ours = run_ours(profile, case, qrels_path, run_path)
+                tally = counts[profile]
+                tally["compared"] += 1
+                if theirs[0] == 0 and ours == theirs:
+                    tally["identical"] += 1
+                elif theirs[0] != 0 and ours[0] != 0:
+                    tally["both refused"] += 1
+                else:
+                    tally["differ"] += 1
+                    if shown[profile] < args.show:
+                        shown[profile] += 1
+                        print(f"=== {profile}: trec_eval exit {theirs[0]}, rankeval exit "
+                              f"{ours[0]}\n{case.show()}--- trec_eval\n"
+                              f"{theirs[1].decode()}--- rankeval\n{ours[1].decode()}")
+    print(f"{'profile':12} {'compared':>9} {'identical':>10} {'both refused':>13} {'differ':>7}")
+    for profile, tally in counts.items():
+        print(f"{profile:12} {tally['compared']:9} {tally['identical']:10} "
+              f"{tally['both refused']:13} {tally['differ']:7}")
+    return 1 if any(t["differ"] for t in counts.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
