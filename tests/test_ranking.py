@@ -750,13 +750,20 @@ def test_every_measure_and_option_evaluates(
     """Any measure with any option combination gives one value per query and column.
 
     Only Rndcg may be NaN: like trec_eval it divides by the number of gain-level changes of
-    the ideal ranking, which is 0 when no judged document has a positive gain.
+    the ideal ranking, which is 0 when no judged document has a positive gain; and, as in
+    trec_eval, iprec_at_recall and 11pt_avg for a query left with no retrieved document.
     """
     run, qrels = data
     ev = evaluate_run(qrels, run, measures, profile=profile, **options)  # type: ignore[arg-type]
+    retrieved = ev.values["num_ret"] > 0 if "num_ret" in ev.values else None
     for name in ev.values:
         assert ev.values[name].shape == (len(ev.queries),)
-        assert not np.isnan(ev.values[name]).any() or name.startswith("Rndcg"), name
+        nan = np.isnan(ev.values[name])
+        if name.startswith(("iprec_at_recall", "11pt_avg")) and retrieved is not None:
+            nan &= retrieved
+        elif name.startswith(("iprec_at_recall", "11pt_avg")):
+            continue
+        assert not nan.any() or name.startswith("Rndcg"), name
     text = ev.format(per_query=True)
     assert text.count("\n") >= len(ev.aggregates)
 

@@ -454,7 +454,9 @@ def format_value(value: float | str, printed: Printed) -> str:
     if printed == "count":
         return str(int(number))
     if math.isnan(number):
-        return "  -nan" if math.copysign(1.0, number) < 0 else "   nan"
+        # trec_eval's NaNs all come from 0.0 / 0.0, which on x86-64 has the sign bit set:
+        # glibc prints "-nan" whatever sign NumPy's arithmetic left on ours.
+        return "  -nan"
     return f"{number:6.4f}"
 
 

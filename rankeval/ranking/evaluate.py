@@ -270,6 +270,7 @@ def evaluate_run(
     no_relevant: NoRelevant = "zero",
     num_docs: int = 0,
     first_params_win: bool = False,
+    trec_quirks: bool = True,
 ) -> RunEvaluation:
     """Evaluate a run against qrels with trec_eval's measures.
 
@@ -327,6 +328,14 @@ def evaluate_run(
     first_params_win : bool
         trec_eval's rule for a measure given twice with parameters (the first wins) instead
         of merging the cutoffs.
+    trec_quirks : bool
+        Reproduce two numbers of every trec_eval release that follow from its code rather
+        than from a definition (default True, as ``rankeval trec`` does): a query left with
+        no retrieved document (``judged_only`` dropped them all, ``max_docs=0``) gets NaN
+        (0/0) in ``iprec_at_recall`` at the levels that need no relevant document and in
+        ``11pt_avg``, and under ``complete=True`` the ``num_rel`` aggregate counts every
+        judgment above 0 in the qrels, whatever ``relevance_level``. False gives 0 for the
+        former and the sum of the per-query values for the latter.
 
     Returns
     -------
@@ -342,8 +351,9 @@ def evaluate_run(
 
     Notes
     -----
-    Deviation from trec_eval: a query with no retrieved document (possible only from Python)
-    gets ``iprec_at_recall_0.00 = 0`` where trec_eval computes 0/0.
+    A negative ``relevance_level`` follows trec_eval: the rank-wise tests of P, AP, ...
+    (``value >= level``) then take unjudged documents too, but ``num_rel_ret`` and the set
+    measures count judged documents only.
 
     Complexity: O(n log n + m) for n run rows and m judgments, plus O(Q·L) per measure.
 
@@ -368,7 +378,7 @@ def evaluate_run(
             score_precision=score_precision, iprec_rule=iprec_rule, ap_denominator=ap_denominator,
             precision_denominator=precision_denominator, capped_recall=capped_recall, gain=gain,
             discount=discount, ideal=ideal, no_relevant=no_relevant, num_docs=num_docs,
-            first_params_win=first_params_win,
+            first_params_win=first_params_win, trec_quirks=trec_quirks,
         )
         return _with_ir_names(qrels_obj, run_obj, specs, trec_options)
     first_wins = check_flag(first_params_win, "first_params_win")
@@ -389,6 +399,7 @@ def evaluate_run(
         average_ties=check_choice("ties", ties, ("docid_desc", "docid_asc", "input", "average"))
         == "average",
         num_docs=check_int(num_docs, "num_docs", minimum=0),
+        empty_iprec_nan=check_flag(trec_quirks, "trec_quirks"),
     )
     precision: ScorePrecision = check_choice(
         "score_precision", score_precision or default_precision, ("float32", "double")
@@ -409,8 +420,14 @@ def evaluate_run(
         qrels_obj, run_obj, complete=complete, no_relevant=no_relevant, level=level, ties=ties,
         precision=precision, max_docs=max_docs, judged_only=check_flag(judged_only, "judged_only"),
     )
-    return _evaluate(ranked, resolved.requests, resolved.columns, options, profile,
-                     queries, retrieved, run_obj.runid, complete)
+    evaluation = _evaluate(ranked, resolved.requests, resolved.columns, options, profile,
+                           queries, retrieved, run_obj.runid, complete)
+    if complete and trec_quirks and "num_rel" in evaluation.aggregates:
+        # trec_eval's -c summary of num_rel recounts the qrels: every judgment above 0.
+        aggregates = dict(evaluation.aggregates)
+        aggregates["num_rel"] = float(np.count_nonzero(qrels_obj.rel > 0))
+        evaluation = dataclasses.replace(evaluation, aggregates=MappingProxyType(aggregates))
+    return evaluation
 
 
 def _with_ir_names(

@@ -75,6 +75,10 @@ class MeasureOptions:
     average_ties : bool
         Replace each rank's relevance by its tie block's mean (expected value over the
         orders of the block).
+    empty_iprec_nan : bool
+        A query left with no retrieved document (``-J``, ``-M 0``) gets NaN, as trec_eval's
+        0/0, in ``iprec_at_recall`` (at levels needing no relevant document) and
+        ``11pt_avg``; else 0.
     num_docs : int
         Documents in the collection (``-N``, used by ``utility``).
     """
@@ -87,6 +91,7 @@ class MeasureOptions:
     discount: Discount = "log2"
     ideal: Ideal = "judged"
     average_ties: bool = False
+    empty_iprec_nan: bool = False
     num_docs: int = 0
 
 
@@ -205,7 +210,7 @@ def _num_rel(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions
 
 def _num_rel_ret(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """num_rel_ret = H_n."""
-    return _col(batch.num_rel_ret)
+    return _col(batch.judged_rel_ret)
 
 
 def _num_nonrel_judged_ret(
@@ -426,16 +431,33 @@ def interpolated_precision(
     return out
 
 
+_NEGATIVE_NAN = -math.nan  # the sign bit set: what 0.0 / 0.0 gives on x86-64
+
+
 def _iprec_at_recall(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """iprec_at_recall_p (see :func:`interpolated_precision`)."""
-    return interpolated_precision(batch, np.asarray(request.params, dtype=np.float64),
-                                  options.iprec_rule)
+    return _iprec(batch, request, options)
+
+
+def _iprec(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> FloatArray:
+    """:func:`interpolated_precision`, with trec_eval's NaN for an empty ranking if asked."""
+    levels = np.asarray(request.params, dtype=np.float64)
+    values = interpolated_precision(batch, levels, options.iprec_rule)
+    if options.empty_iprec_nan and options.iprec_rule != "lingpipe":
+        # trec_eval starts from precision num_rel_ret / num_ret = 0/0 and keeps it for the
+        # levels that need no relevant document.
+        empty = batch.num_ret == 0
+        if empty.any():
+            cuts = recall_cutoffs(levels, batch.num_rel[empty], options.iprec_rule)
+            rows = values[empty]
+            rows[cuts == 0] = _NEGATIVE_NAN  # printed -nan, as glibc prints 0.0 / 0.0
+            values[empty] = rows
+    return values
 
 
 def _11pt_avg(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """11pt_avg = mean of iprec over the levels (summed from the highest level down)."""
-    values = interpolated_precision(batch, np.asarray(request.params, dtype=np.float64),
-                                    options.iprec_rule)
+    values = _iprec(batch, request, options)
     total = np.zeros(batch.size)
     for j in range(values.shape[1] - 1, -1, -1):
         total = total + values[:, j]
@@ -510,32 +532,32 @@ def _unj(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) ->
 def _set_p(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """set_P = H_n / n."""
     n = batch.num_ret
-    return _col(_divide(batch.num_rel_ret, n, n > 0))
+    return _col(_divide(batch.judged_rel_ret, n, n > 0))
 
 
 def _set_relative_p(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """set_relative_P = H_n / min(n, R)."""
     n, rel = batch.num_ret, batch.num_rel
-    return _col(_divide(batch.num_rel_ret, np.minimum(n, rel), (n > 0) & (rel > 0)))
+    return _col(_divide(batch.judged_rel_ret, np.minimum(n, rel), (n > 0) & (rel > 0)))
 
 
 def _set_recall(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """set_recall = H_n / R."""
     rel = batch.num_rel
-    return _col(_divide(batch.num_rel_ret, rel, rel > 0))
+    return _col(_divide(batch.judged_rel_ret, rel, rel > 0))
 
 
 def _set_map(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """set_map = H_n² / (n·R)."""
     n, rel, hits = (batch.num_ret.astype(np.float64), batch.num_rel.astype(np.float64),
-                    batch.num_rel_ret.astype(np.float64))
+                    batch.judged_rel_ret.astype(np.float64))
     return _col(_divide(hits * hits, n * rel, (n > 0) & (rel > 0)))
 
 
 def _set_f(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """set_F = (x+1)·P·R / (x·P + R) over the retrieved set (x = parameter, default 1)."""
     x = request.params[0]
-    hits = batch.num_rel_ret.astype(np.float64)
+    hits = batch.judged_rel_ret.astype(np.float64)
     ok = hits > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         p = hits / batch.num_ret
@@ -547,7 +569,7 @@ def _set_f(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) 
 def _utility(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """utility = a·H_n + b·(n - H_n) + c·(R - H_n) + d·(N_coll + H_n - n - R)."""
     a, b, c, d = request.params
-    n, rel, hits = batch.num_ret, batch.num_rel, batch.num_rel_ret
+    n, rel, hits = batch.num_ret, batch.num_rel, batch.judged_rel_ret
     value = (a * hits + b * (n - hits) + c * (rel - hits)
              + d * (options.num_docs + hits - n - rel))
     return _col(value)

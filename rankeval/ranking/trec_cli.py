@@ -201,7 +201,7 @@ def _apply(o: _Options, flag: str, value: str) -> None:
     if flag == "-q":
         o.per_query = True
     elif flag == "-m":
-        o.specs.append(value)
+        o.specs.append(_c_cutoffs(value))
     elif flag == "-c":
         o.complete = True
     elif flag == "-l":
@@ -232,6 +232,30 @@ def _apply(o: _Options, flag: str, value: str) -> None:
         o.no_relevant = _one_of("--no-relevant", value, NO_RELEVANT)
 
 
+def _c_cutoffs(spec: str) -> str:
+    """``spec`` with its integer cutoffs read as trec_eval reads them, with C's ``atol``.
+
+    ``ndcg_cut.10,20,23.4`` asks for cutoff 23 (trec_eval's own test suite has that line),
+    ``P.5x`` for 5, ``P.x`` for 0 (then refused as not positive). Other parameters and the
+    Python API stay strict.
+    """
+    name, dot, params = spec.partition(".")
+    measure = next((m for m in catalogue.MEASURES if m.name == name), None)
+    if not dot or measure is None or measure.params != "cutoffs":
+        return spec
+    return name + "." + ",".join(str(_atol(piece)) for piece in params.split(","))
+
+
+def _atol(text: str) -> int:
+    """C's ``atol``: leading white space, an optional sign, the digits that follow; else 0."""
+    rest = text.lstrip(" \t\n\v\f\r")
+    sign = -1 if rest[:1] == "-" else 1
+    if rest[:1] in ("-", "+"):
+        rest = rest[1:]
+    digits = len(rest) - len(rest.lstrip("0123456789"))
+    return sign * int(rest[:digits]) if digits else 0
+
+
 def _one_of(flag: str, value: str, allowed: tuple[_T, ...]) -> _T:
     for choice in allowed:
         if value == choice:
@@ -256,12 +280,16 @@ def _main(args: list[str], out: TextIO) -> int:
         return 0
     qrels_path, run_path = o.files
     with progress_bar("rankeval: reading", _size(qrels_path, run_path)) as progress:
-        qrels = Qrels.from_table(trec_files.read_qrels(qrels_path, progress.update))
+        comments = not catalogue.is_nine(o.profile)  # trec_eval 9 has no comment lines
+        qrels = Qrels.from_table(
+            trec_files.read_qrels(qrels_path, progress.update, comments=comments))
         if run_path == "-":
             data = sys.stdin.buffer.read()
-            run = Run.from_table(trec_files.parse_run(data, "-", progress.update))
+            run = Run.from_table(
+                trec_files.parse_run(data, "-", progress.update, comments=comments))
         else:
-            run = Run.from_table(trec_files.read_run(run_path, progress.update))
+            run = Run.from_table(
+                trec_files.read_run(run_path, progress.update, comments=comments))
         progress.set_description_str("rankeval: evaluating")
         try:
             evaluation = evaluate_run(

@@ -126,7 +126,8 @@ class QrelsTable:
     line: IntArray
 
 
-def read_run(path: str | os.PathLike[str], progress: Progress | None = None) -> RunTable:
+def read_run(path: str | os.PathLike[str], progress: Progress | None = None, *,
+             comments: bool = True) -> RunTable:
     """Read a TREC run (results) file.
 
     Parameters
@@ -136,6 +137,10 @@ def read_run(path: str | os.PathLike[str], progress: Progress | None = None) -> 
     progress : callable, optional
         Called with the number of bytes parsed, as the parse goes on (a progress bar's
         ``update``); the calls add up to the file's size.
+    comments : bool
+        Skip lines whose first field starts with ``#``, as trec_eval 10 does (default).
+        trec_eval 9 has no comments: there ``#q1 Q0 d 1 0.5 r`` is a result for query
+        ``#q1`` (and a comment line is malformed).
 
     Returns
     -------
@@ -165,10 +170,11 @@ def read_run(path: str | os.PathLike[str], progress: Progress | None = None) -> 
     name = os.fspath(path)
     with open(name, "rb") as handle:
         data = handle.read()
-    return parse_run(data, name, progress)
+    return parse_run(data, name, progress, comments=comments)
 
 
-def parse_run(data: bytes, name: str = "<run>", progress: Progress | None = None) -> RunTable:
+def parse_run(data: bytes, name: str = "<run>", progress: Progress | None = None, *,
+              comments: bool = True) -> RunTable:
     """Parse the bytes of a run file (see :func:`read_run`); ``name`` appears in messages.
 
     >>> parse_run(b"q1 Q0 d1 1 0.5 r\\n", "stdin").score.tolist()
@@ -176,9 +182,9 @@ def parse_run(data: bytes, name: str = "<run>", progress: Progress | None = None
 
     Complexity: O(b + n log n).
     """
-    fields = _fast_fields(data, 6, (0, 2, 4), exact=False, progress=progress)
+    fields = _fast_fields(data, 6, (0, 2, 4), exact=False, progress=progress, comments=comments)
     if fields is None:
-        qid, docid, score_tokens, lines, runid = _slow_run(name, data)
+        qid, docid, score_tokens, lines, runid = _slow_run(name, data, comments)
         score = _parse_scores_slow(name, score_tokens, lines)
     else:
         (qid, docid, scores), lines, last_runid = fields
@@ -191,14 +197,15 @@ def parse_run(data: bytes, name: str = "<run>", progress: Progress | None = None
     return table
 
 
-def read_qrels(path: str | os.PathLike[str], progress: Progress | None = None) -> QrelsTable:
+def read_qrels(path: str | os.PathLike[str], progress: Progress | None = None, *,
+               comments: bool = True) -> QrelsTable:
     """Read a TREC qrels file.
 
     Parameters
     ----------
     path : str or path-like
         The file; ``qid iter docno rel`` per line.
-    progress : callable, optional
+    progress, comments
         As for :func:`read_run`.
 
     Returns
@@ -227,11 +234,11 @@ def read_qrels(path: str | os.PathLike[str], progress: Progress | None = None) -
     name = os.fspath(path)
     with open(name, "rb") as handle:
         data = handle.read()
-    return parse_qrels(data, name, progress)
+    return parse_qrels(data, name, progress, comments=comments)
 
 
-def parse_qrels(data: bytes, name: str = "<qrels>",
-                progress: Progress | None = None) -> QrelsTable:
+def parse_qrels(data: bytes, name: str = "<qrels>", progress: Progress | None = None, *,
+                comments: bool = True) -> QrelsTable:
     """Parse the bytes of a qrels file (see :func:`read_qrels`); ``name`` appears in messages.
 
     >>> parse_qrels(b"q1 0 d1 2\\n", "qrels").rel.tolist()
@@ -239,9 +246,9 @@ def parse_qrels(data: bytes, name: str = "<qrels>",
 
     Complexity: O(b + m log m).
     """
-    fields = _fast_fields(data, 4, (0, 2, 3), exact=True, progress=progress)
+    fields = _fast_fields(data, 4, (0, 2, 3), exact=True, progress=progress, comments=comments)
     if fields is None:
-        qid, docid, rel_tokens, lines = _slow_qrels(name, data)
+        qid, docid, rel_tokens, lines = _slow_qrels(name, data, comments)
         rel = _parse_rels_slow(name, rel_tokens, lines)
     else:
         (qid, docid, rels), lines, _ = fields
@@ -300,7 +307,7 @@ def _group_codes(qid: BytesArray) -> IntArray:
 
 def _fast_fields(
     data: bytes, width: int, columns: tuple[int, ...], *, exact: bool,
-    progress: Progress | None = None,
+    progress: Progress | None = None, comments: bool = True,
 ) -> tuple[list[BytesArray], IntArray, bytes] | None:
     """The ``columns`` of every content line of ``data``, or ``None`` to fall back.
 
@@ -316,7 +323,7 @@ def _fast_fields(
     line parser then runs without reports).
     """
     report = progress or _ignore
-    if not data or b"#" in data:
+    if not data or (comments and b"#" in data):
         report(len(data))
         return None
     pieces: list[tuple[list[BytesArray], IntArray, bytes]] = []
@@ -528,25 +535,25 @@ def _rel(path: str, token: bytes, line: int) -> int:
 # slow path: one line at a time, exact messages
 
 
-def _content_lines(data: bytes) -> list[tuple[int, list[bytes]]]:
+def _content_lines(data: bytes, comments: bool) -> list[tuple[int, list[bytes]]]:
     out = []
     for number, raw in enumerate(data.split(b"\n"), start=1):
         fields = raw.split()
-        if not fields or fields[0].startswith(b"#"):
+        if not fields or (comments and fields[0].startswith(b"#")):
             continue
         out.append((number, fields))
     return out
 
 
 def _slow_run(
-    path: str, data: bytes
+    path: str, data: bytes, comments: bool = True
 ) -> tuple[BytesArray, BytesArray, list[bytes], IntArray, str]:
     qid: list[bytes] = []
     docid: list[bytes] = []
     score: list[bytes] = []
     lines: list[int] = []
     runid = b""
-    for number, fields in _content_lines(data):
+    for number, fields in _content_lines(data, comments):
         if len(fields) < 6:
             hint = " (a qrels file? the qrels come first)" if len(fields) == 4 else ""
             raise DataError(
@@ -569,12 +576,13 @@ def _slow_run(
     )
 
 
-def _slow_qrels(path: str, data: bytes) -> tuple[BytesArray, BytesArray, list[bytes], IntArray]:
+def _slow_qrels(path: str, data: bytes, comments: bool = True
+                ) -> tuple[BytesArray, BytesArray, list[bytes], IntArray]:
     qid: list[bytes] = []
     docid: list[bytes] = []
     rel: list[bytes] = []
     lines: list[int] = []
-    for number, fields in _content_lines(data):
+    for number, fields in _content_lines(data, comments):
         if len(fields) != 4:
             hint = " (a run file? the qrels come first)" if len(fields) == 6 else ""
             raise DataError(

@@ -178,6 +178,19 @@ class QueryBatch:
         return np.bincount(rows, minlength=self.size).astype(np.int64, copy=False)
 
     @cached_property
+    def judged_rel_ret(self) -> IntArray:
+        """Judged relevant documents retrieved: trec_eval's ``num_rel_ret``.
+
+        The same as :attr:`num_rel_ret` unless the relevance level is 0 or below. Then the
+        rank-wise tests (``value >= level``) that trec_eval's P, AP, ... make also take an
+        unjudged document (value ``NONPOOL``, or ``UNJUDGED`` at -2), but its
+        ``num_rel_ret`` and the set measures count only judged ones (value >= 0).
+        """
+        if self.level > 0:
+            return self.num_rel_ret
+        return np.asarray((self.rels >= 0).sum(axis=1), dtype=np.int64)
+
+    @cached_property
     def hits(self) -> tuple[IntArray, IntArray]:
         """The operating points at relevant ranks only, shape (B, H) each: (tp, rank).
 

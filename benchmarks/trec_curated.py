@@ -1,0 +1,76 @@
+"""Write ``tests/data/trec_eval_quirks.json``: minimised cases with the real binaries' output.
+
+Each case (qrels text, run text, arguments) is run through the three trec_eval builds of
+``trec_builds.py``; the file records, per profile, the exit status and standard output.
+``tests/test_trec_quirks.py`` then checks ``rankeval trec --profile P`` against them without
+needing a compiler. Rerun after adding a case:
+
+    python trec_curated.py
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from pathlib import Path
+
+import trec_builds
+
+TARGET = trec_builds.REPO_ROOT / "tests" / "data" / "trec_eval_quirks.json"
+
+CASES = [
+    {"name": "scores equal as float, not as double (the 9.0.8 release compares doubles)",
+     "qrels": "q1 0 a 1\n", "run": "q1 Q0 a 1 0.5000000001 r\nq1 Q0 b 2 0.5 r\n",
+     "args": ["-m", "map"]},
+    {"name": "num_rel's -c summary counts every judgment above 0, whatever -l",
+     "qrels": "q1 0 a 1\nq1 0 b 2\n", "run": "q1 Q0 a 1 1 r\n",
+     "args": ["-c", "-l2", "-m", "num_rel"]},
+    {"name": "num_rel's -c summary with a query the run lacks",
+     "qrels": "q1 0 a 1\nq1 0 b 2\nq2 0 c 3\nq2 0 d 1\n", "run": "q1 Q0 a 1 1 r\n",
+     "args": ["-q", "-c", "-l", "3", "-m", "num_rel", "-m", "map"]},
+    {"name": "-nan: a query left with no retrieved document under -J",
+     "qrels": "q1 0 d1 1\nq2 0 d1 1\n", "run": "q1 Q0 x 1 1 r\nq2 Q0 d1 1 1 r\n",
+     "args": ["-q", "-J", "-m", "iprec_at_recall.0,0.5", "-m", "11pt_avg", "-m", "map"]},
+    {"name": "-nan under -M 0, with all_trec",
+     "qrels": "q1 0 d1 1\nq1 0 d2 0\n", "run": "q1 Q0 d1 1 1 r\nq1 Q0 d2 2 0.5 r\n",
+     "args": ["-M", "0", "-m", "all_trec"]},
+    {"name": "cutoffs read with C's atol (trec_eval's own test suite has ndcg_cut.10,20,23.4)",
+     "qrels": "q1 0 a 1\nq1 0 b 1\nq1 0 c 0\n",
+     "run": "q1 Q0 c 1 3 r\nq1 Q0 a 2 2 r\nq1 Q0 b 3 1 r\n",
+     "args": ["-m", "ndcg_cut.1,2.7", "-m", "P.3x"]},
+    {"name": "a query id starting with # is a query in 9.x",
+     "qrels": "q1 0 a 1\n#q 0 a 1\n", "run": "q1 Q0 a 1 1 r\n#q Q0 b 1 1 r\n#q Q0 a 2 0.5 r\n",
+     "args": ["-q", "-m", "map", "-m", "num_q"]},
+    {"name": "a negative -l: unjudged documents never count in num_rel_ret and the set measures",
+     "qrels": "q1 0 a 1\nq1 0 b 0\n", "run": "q1 Q0 a 1 3 r\nq1 Q0 b 2 2 r\nq1 Q0 c 3 1 r\n",
+     "args": ["-l-1", "-m", "num_rel_ret", "-m", "set_P", "-m", "set_recall", "-m", "set_F",
+              "-m", "utility", "-m", "P.3", "-m", "map"]},
+    {"name": "a negative -l with -q and -c",
+     "qrels": "q1 0 a 1\nq1 0 b 0\nq2 0 a 2\n",
+     "run": "q1 Q0 a 1 3 r\nq1 Q0 b 2 2 r\nq1 Q0 c 3 1 r\n",
+     "args": ["-q", "-c", "-l", "-2", "-m", "num_rel_ret", "-m", "set_map", "-m", "num_rel"]},
+]
+
+
+def main() -> None:
+    binaries = {profile: trec_builds.build(profile) for profile in trec_builds.ARCHIVES}
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        qrels, run = Path(tmp, "qrels"), Path(tmp, "run")
+        for case in CASES:
+            qrels.write_text(case["qrels"])
+            run.write_text(case["run"])
+            results = {}
+            for profile, binary in binaries.items():
+                done = subprocess.run([str(binary), *case["args"], str(qrels), str(run)],
+                                      capture_output=True)
+                results[profile] = {"status": done.returncode,
+                                    "stdout": done.stdout.decode("utf-8")}
+            out.append({**case, "trec_eval": results})
+    TARGET.write_text(json.dumps(out, indent=1) + "\n")
+    print(f"wrote {len(out)} cases to {TARGET}")
+
+
+if __name__ == "__main__":
+    main()
