@@ -50,6 +50,24 @@ CASES = [
      "qrels": "q1 0 a 1\nq1 0 b 0\nq2 0 a 2\n",
      "run": "q1 Q0 a 1 3 r\nq1 Q0 b 2 2 r\nq1 Q0 c 3 1 r\n",
      "args": ["-q", "-c", "-l", "-2", "-m", "num_rel_ret", "-m", "set_map", "-m", "num_rel"]},
+    {"name": "a negative -l in iprec_at_recall, 11pt_avg and Rprec_mult (trec_eval's loops)",
+     "qrels": "q1 0 a 1\nq1 0 b 0\nq1 0 c 2\n",
+     "run": "q1 Q0 x 1 3 r\nq1 Q0 a 2 2 r\nq1 Q0 y 3 1 r\nq1 Q0 b 4 0.5 r\n",
+     "args": ["-l", "-1", "-m", "iprec_at_recall", "-m", "11pt_avg", "-m", "Rprec_mult"]},
+    {"name": "a negative -l with R = 0: map and binG divide by 0",
+     "qrels": "q0 0 b 1\nq1 0 a -1\n",  # q0 first: trec_eval fails on q1 as the first query
+     "run": "q1 Q0 x 1 3 r\nq0 Q0 b 1 1 r\n",
+     "args": ["-q", "-l", "-1", "-m", "map", "-m", "gm_map", "-m", "binG", "-m", "P.1"]},
+    {"name": "10.0 ranks a query the run lacks (-c) as one unjudged document",
+     "qrels": "q1 0 a 1\nq2 0 b 1\nq3 0 c 0\n", "run": "q1 Q0 a 1 1 r\n",
+     "args": ["-q", "-c", "-m", "iprec_at_recall.0,0.5", "-m", "num_ret", "-m", "relstring.4",
+              "-m", "relstring", "-m", "P.1"]},
+    {"name": "10.0's placeholder document, dropped by -J: 0/0",
+     "qrels": "q1 0 a 1\nq2 0 b 1\nq3 0 c 0\n", "run": "q1 Q0 a 1 1 r\n",
+     "args": ["-q", "-c", "-J", "-m", "iprec_at_recall.0,0.5", "-m", "11pt_avg"]},
+    {"name": "10.0's placeholder document is relevant at -l -1",
+     "qrels": "q1 0 a 1\nq2 0 b 1\n", "run": "q1 Q0 a 1 1 r\n",
+     "args": ["-q", "-c", "-l", "-1", "-m", "P.1", "-m", "map", "-m", "num_rel_ret"]},
 ]
 
 

@@ -68,7 +68,13 @@ from rankeval.ranking.measures import (
     compute,
     cutoff_count,
 )
-from rankeval.ranking.trec_sort import DocumentTies, RankedQueries, rank_queries
+from rankeval.ranking.trec_sort import (
+    NONPOOL,
+    DocumentTies,
+    QueryBatch,
+    RankedQueries,
+    rank_queries,
+)
 
 __all__ = [
     "Qrels",
@@ -420,8 +426,13 @@ def evaluate_run(
         qrels_obj, run_obj, complete=complete, no_relevant=no_relevant, level=level, ties=ties,
         precision=precision, max_docs=max_docs, judged_only=check_flag(judged_only, "judged_only"),
     )
+    # trec_eval 10 ranks a query the run lacks (-c) as one unjudged document, which -J and
+    # -M 0 then drop; see _evaluate.
+    placeholder = 0 if judged_only or max_docs == 0 else 1
     evaluation = _evaluate(ranked, resolved.requests, resolved.columns, options, profile,
-                           queries, retrieved, run_obj.runid, complete)
+                           queries, retrieved, run_obj.runid, complete,
+                           placeholder if trec_quirks and not catalogue.is_nine(profile)
+                           else None)
     if complete and trec_quirks and "num_rel" in evaluation.aggregates:
         # trec_eval's -c summary of num_rel recounts the qrels: every judgment above 0.
         aggregates = dict(evaluation.aggregates)
@@ -602,6 +613,7 @@ def _evaluate(
     retrieved: BoolArray,
     runid: str,
     complete: bool,
+    placeholder: int | None = None,
 ) -> RunEvaluation:
     q = len(queries)
     numeric: dict[str, FloatArray] = {}
@@ -611,7 +623,12 @@ def _evaluate(
             texts[request.measure.name] = [""] * q
         else:
             numeric[request.measure.name] = np.zeros((q, cutoff_count(request)))
+    missing = ~retrieved
+    absent: list[tuple[IntArray, IntArray]] = []  # missing members, their judged counts
     for members, batch in ranked.batches():  # members: evaluated positions
+        if placeholder is not None and missing[members].any():
+            chosen = missing[members]
+            absent.append((members[chosen], batch.rel_levels[chosen]))
         for request in requests:
             if request.measure.name == "runid":
                 continue
@@ -622,7 +639,6 @@ def _evaluate(
                     target[member] = text
             else:
                 numeric[request.measure.name][members] = result
-    missing = ~retrieved
     if missing.any():
         # A query the run misses scores 0, but its relevant documents still count (-c).
         for name, array in numeric.items():
@@ -631,6 +647,9 @@ def _evaluate(
         for strings in texts.values():
             for i in np.flatnonzero(missing).tolist():
                 strings[i] = ""
+        for members, rel_levels in absent:
+            _placeholder_values(numeric, texts, requests, options, members, rel_levels,
+                                ranked.level, placeholder or 0)
 
     num_q = q if complete else int(retrieved.sum())
     values: dict[str, FloatArray] = {}
@@ -662,6 +681,42 @@ def _evaluate(
         num_queries=num_q,
         _layout=columns,
     )
+
+
+# Values trec_eval 10 resets after evaluating the placeholder ranking, by printed name: these
+# when printed under their bare name (no parameters given), and every unj_k.
+_PLACEHOLDER_RESET = frozenset({"num_ret", "utility", "rbp_resid", "relstring"})
+
+
+def _placeholder_values(
+    numeric: dict[str, FloatArray], texts: dict[str, list[str]],
+    requests: tuple[MeasureRequest, ...],
+    options: MeasureOptions, members: IntArray, rel_levels: IntArray, level: int, width: int,
+) -> None:
+    """trec_eval 10's values for queries the run lacks under -c.
+
+    It ranks such a query as one unjudged document (``"ceci_nest_pas_un_docno"``; gone
+    under -J or -M 0), evaluates every measure on that, then sets back to nothing the
+    values it finds by their printed name: ``num_ret``, ``utility``, ``rbp_resid``,
+    ``relstring`` (so not ``relstring_4``, which prints ``'-'``) and every ``unj_k``.
+    Mostly this gives 0, but not always: the
+    empty ranking's 0/0 in iprec_at_recall, or, at a relevance level of -1 or below, an
+    unjudged document counting as relevant in P, AP, ...
+    """
+    b = int(members.size)
+    rels = np.full((b, width), NONPOOL, dtype=np.int64)
+    batch = QueryBatch(rels, np.full(b, width, dtype=np.int64), rel_levels, level, None)
+    for request in requests:
+        name = request.measure.name
+        if name == "runid" or name == "unj" or (
+                name in _PLACEHOLDER_RESET and request.text is None):
+            continue
+        result = compute(batch, request, options)
+        if isinstance(result, list):
+            for member, text in zip(members.tolist(), result, strict=True):
+                texts[name][member] = text
+        else:
+            numeric[name][members] = result
 
 
 def _read_only(array: BoolArray) -> BoolArray:

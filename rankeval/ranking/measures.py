@@ -250,7 +250,22 @@ def _ap_value(
     if options.ap_denominator == "min_k_r" and k is not None:
         den = np.minimum(k, rel)
         return _divide(sums, den, den > 0)
-    return _divide(sums, rel, (rel > 0) & (hits > 0) if k is None else rel > 0)
+    if k is None:
+        return _over_relevant(batch, sums, hits)
+    return _divide(sums, rel, rel > 0)
+
+
+def _over_relevant(batch: QueryBatch, sums: FloatArray, hits: IntArray) -> FloatArray:
+    """``sums / R`` where a relevant document was found, else 0 (trec_eval's AP and binG).
+
+    trec_eval tests that its rank-wise count found one; at a relevance level of 0 or below
+    that may be an unjudged document with R = 0, and then it gives +inf, as C's x / 0.
+    """
+    rel = batch.num_rel
+    out = _divide(sums, rel, (rel > 0) & (hits > 0))
+    if batch.level <= 0:
+        out[(rel == 0) & (hits > 0) & (sums > 0)] = math.inf
+    return out
 
 
 def _map(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
@@ -349,6 +364,8 @@ def _r_prec(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions)
 
 def _r_prec_mult(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """Rprec_mult_x = H_c / c with c = (long)(x·R + 0.9) (padding non-relevant); 0 if c = 0."""
+    if batch.level <= 0:
+        return _walked_rprec_mult(batch, request.params)
     rel = batch.num_rel.astype(np.float64)
     columns = []
     for x in request.params:
@@ -434,6 +451,72 @@ def interpolated_precision(
 _NEGATIVE_NAN = -math.nan  # the sign bit set: what 0.0 / 0.0 gives on x86-64
 
 
+# trec_eval's own loops, for a relevance level of 0 or below. There its rank-wise test
+# (value >= level) takes unjudged documents too while its count of relevant retrieved ones
+# (num_rel_ret) does not, so the loops below stop or index where no formula over one count
+# would: they are copied step for step (per query, in Python: such levels are rare).
+
+
+def _quotient(a: float, b: float) -> float:
+    """C's double division a / b, 0/0 giving the NaN x86-64 gives."""
+    return a / b if b else (_NEGATIVE_NAN if a == 0 else math.copysign(math.inf, a))
+
+
+def _walked_iprec(batch: QueryBatch, levels: NDArray[np.float64], rule: IprecRule) -> FloatArray:
+    """m_iprec_at_recall.c's loop (11pt_avg's is the same)."""
+    cuts = recall_cutoffs(levels, batch.num_rel, rule)
+    out = np.zeros((batch.size, levels.size))
+    for b in range(batch.size):
+        rels = batch.rels[b].tolist()
+        num_ret = int(batch.num_ret[b])
+        num_rel_ret = int(batch.judged_rel_ret[b])
+        cut = levels.size - 1
+        while cut >= 0 and cuts[b, cut] > num_rel_ret:
+            cut -= 1
+        int_precis = _quotient(num_rel_ret, num_ret)
+        rel_so_far = num_rel_ret
+        i = num_ret
+        while i > 0 and rel_so_far > 0:
+            precis = rel_so_far / i
+            if int_precis < precis:
+                int_precis = precis
+            if rels[i - 1] >= batch.level:
+                while cut >= 0 and rel_so_far == cuts[b, cut]:
+                    out[b, cut] = int_precis
+                    cut -= 1
+                rel_so_far -= 1
+            i -= 1
+        while cut >= 0:
+            out[b, cut] = int_precis
+            cut -= 1
+    return out
+
+
+def _walked_rprec_mult(batch: QueryBatch, multiples: tuple[float, ...]) -> FloatArray:
+    """m_Rprec_mult.c's loop."""
+    out = np.zeros((batch.size, len(multiples)))
+    for b in range(batch.size):
+        rels = batch.rels[b].tolist()
+        num_ret = int(batch.num_ret[b])
+        num_rel_ret = int(batch.judged_rel_ret[b])
+        cuts = [int(x * int(batch.num_rel[b]) + 0.9) for x in multiples]
+        cut = len(multiples) - 1
+        while cut >= 0 and cuts[cut] > num_ret:
+            out[b, cut] = _quotient(num_rel_ret, cuts[cut])
+            cut -= 1
+        rel_so_far = num_rel_ret
+        i = num_ret
+        while i > 0 and rel_so_far > 0:
+            precis = rel_so_far / i
+            while cut >= 0 and i == cuts[cut]:
+                out[b, cut] = precis
+                cut -= 1
+            if rels[i - 1] >= batch.level:
+                rel_so_far -= 1
+            i -= 1
+    return out
+
+
 def _iprec_at_recall(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """iprec_at_recall_p (see :func:`interpolated_precision`)."""
     return _iprec(batch, request, options)
@@ -442,6 +525,11 @@ def _iprec_at_recall(batch: QueryBatch, request: MeasureRequest, options: Measur
 def _iprec(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> FloatArray:
     """:func:`interpolated_precision`, with trec_eval's NaN for an empty ranking if asked."""
     levels = np.asarray(request.params, dtype=np.float64)
+    if batch.level <= 0 and options.iprec_rule in ("trec9", "lround"):
+        values = _walked_iprec(batch, levels, options.iprec_rule)
+        if not options.empty_iprec_nan:
+            values[np.isnan(values)] = 0.0
+        return values
     values = interpolated_precision(batch, levels, options.iprec_rule)
     if options.empty_iprec_nan and options.iprec_rule != "lingpipe":
         # trec_eval starts from precision num_rel_ret / num_ret = 0/0 and keeps it for the
@@ -831,8 +919,7 @@ def _bin_g(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) 
     logs = _log2_of_int(batch.width + 3)[above]
     terms = np.where(batch.relevant, 1.0 / logs, 0.0)
     sums = np.cumsum(terms, axis=1)[:, -1]
-    rel = batch.num_rel
-    return _col(_divide(sums, rel, batch.num_rel_ret > 0))
+    return _col(_over_relevant(batch, sums, batch.num_rel_ret))
 
 
 def _rbp_persistence(request: MeasureRequest) -> float:
