@@ -20,31 +20,64 @@ Many queries, trec_eval's way:
 (0.5, 0.0)
 """
 
-from rankeval.confusion import (
-    CostMatrix,
-    MultiClassEvaluation,
-    PrecisionRecallEvaluation,
-    f_measure,
-)
-from rankeval.errors import DataError, PersistenceError
-from rankeval.ranking import (
-    Comparison,
-    KendallTau,
-    PairTest,
-    Qrels,
-    Run,
-    RunEvaluation,
-    compare,
-    eleven_point_precision,
-    evaluate_run,
-    first_relevant_ranks,
-    kendall_tau,
-    kendall_tau_counts,
-    median_first_relevant_rank,
-    median_relevant_rank,
-    relevant_ranks,
-)
-from rankeval.scored import ScoredPrecisionRecallEvaluation
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rankeval.confusion import (
+        CostMatrix,
+        MultiClassEvaluation,
+        PrecisionRecallEvaluation,
+        f_measure,
+    )
+    from rankeval.errors import DataError, PersistenceError
+    from rankeval.ranking import (
+        Comparison,
+        KendallTau,
+        PairTest,
+        Qrels,
+        Run,
+        RunEvaluation,
+        compare,
+        eleven_point_precision,
+        evaluate_run,
+        first_relevant_ranks,
+        kendall_tau,
+        kendall_tau_counts,
+        median_first_relevant_rank,
+        median_relevant_rank,
+        relevant_ranks,
+    )
+    from rankeval.scored import ScoredPrecisionRecallEvaluation
+
+# Names are imported when first used (PEP 562): ``rankeval trec`` and a service that only
+# needs the scored evaluator do not pay for the modules they never touch.
+_WHERE = {
+    **dict.fromkeys(("CostMatrix", "MultiClassEvaluation", "PrecisionRecallEvaluation",
+                     "f_measure"), "rankeval.confusion"),
+    **dict.fromkeys(("DataError", "PersistenceError"), "rankeval.errors"),
+    **dict.fromkeys(("Comparison", "KendallTau", "PairTest", "Qrels", "Run", "RunEvaluation",
+                     "compare", "eleven_point_precision", "evaluate_run",
+                     "first_relevant_ranks", "kendall_tau", "kendall_tau_counts",
+                     "median_first_relevant_rank", "median_relevant_rank",
+                     "relevant_ranks"), "rankeval.ranking"),
+    "ScoredPrecisionRecallEvaluation": "rankeval.scored",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rankeval' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})
+
 
 __version__ = "0.1.0"
 __all__ = [

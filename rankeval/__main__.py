@@ -2,7 +2,7 @@
 
 import sys
 
-from rankeval.cli import main
+from rankeval._launch import main
 
 if __name__ == "__main__":
     sys.exit(main())

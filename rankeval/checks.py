@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from collections.abc import Collection
 from typing import Any, TypeVar
 
@@ -213,9 +214,10 @@ def _as_1d(values: Any, name: str) -> NDArray[Any]:
         except (BufferError, RuntimeError, TypeError, ValueError) as error:
             raise TypeError(f"{name} cannot be read on the host through DLPack ({error}); "
                             "copy it to the CPU first") from None
-    if isinstance(values, np.ma.MaskedArray):
+    ma = sys.modules.get("numpy.ma")  # no masked array exists until NumPy imported it
+    if ma is not None and isinstance(values, ma.MaskedArray):
         # np.asarray would silently use the masked entries' hidden values.
-        masked = np.ma.getmaskarray(values)
+        masked = ma.getmaskarray(values)
         if masked.any():
             first = _first_bad(masked.ravel())
             raise ValueError(

@@ -208,3 +208,57 @@ def test_progress_reaches_the_size_when_the_line_parser_takes_over(
     else:
         assert trec_files.parse_qrels(data, "qrels", reports.append).rel.tolist() == [1, 0]
     assert sum(reports) == len(data)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.tuples(tokens, tokens, st.floats(allow_nan=False, width=32),
+                               st.integers(-1, 3)), min_size=1, max_size=25),
+       flaw=st.sampled_from(["", "extra field", "double space", "leading space",
+                             "trailing space", "no final newline", "blank line", "tab"]),
+       chunk=st.sampled_from([40, 1 << 22]))
+def test_single_spaced_layout_equals_the_general_path(
+    rows: list[tuple[str, str, float, int]], flaw: str, chunk: int,
+) -> None:
+    """Files with one space between fields take a shorter path; with any flaw in the
+    layout they take the general one. Both read the same as the line parser."""
+    seen = set()
+    run_lines, qrels_lines = [], []
+    for qid, docid, score, rel in rows:
+        if (qid, docid) not in seen:
+            seen.add((qid, docid))
+            run_lines.append(f"{qid} Q0 {docid} 1 {score!r} run")
+            qrels_lines.append(f"{qid} 0 {docid} {rel}")
+    edits = {
+        "extra field": lambda line: line + " x",
+        "double space": lambda line: line.replace(" ", "  ", 1),
+        "leading space": lambda line: " " + line,
+        "trailing space": lambda line: line + " ",
+        "tab": lambda line: line.replace(" ", "\t", 1),
+    }
+    if flaw in edits:
+        run_lines[-1] = edits[flaw](run_lines[-1])
+        if flaw != "extra field":  # qrels lines must have exactly 4 fields
+            qrels_lines[-1] = edits[flaw](qrels_lines[-1])
+    if flaw == "blank line":
+        run_lines.insert(len(run_lines) // 2, "")
+        qrels_lines.insert(len(qrels_lines) // 2, "")
+    end = "" if flaw == "no final newline" else "\n"
+    run_data = ("\n".join(run_lines) + end).encode()
+    qrels_data = ("\n".join(qrels_lines) + end).encode()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(trec_files, "_CHUNK_BYTES", chunk)
+        run = trec_files.parse_run(run_data, "run")
+        qrels = trec_files.parse_qrels(qrels_data, "qrels")
+        patch.setattr(trec_files, "_single_spaced", lambda *args: None)
+        general_run = trec_files.parse_run(run_data, "run")
+        general_qrels = trec_files.parse_qrels(qrels_data, "qrels")
+    slow_q, _, slow_s, slow_lines, slow_runid = trec_files._slow_run("run", run_data)
+    for table, other in ((run, general_run), (qrels, general_qrels)):
+        assert table.qid.tolist() == other.qid.tolist()
+        assert table.docid.tolist() == other.docid.tolist()
+        assert table.line.tolist() == other.line.tolist()
+    assert run.qid.tolist() == slow_q.tolist()
+    assert run.line.tolist() == slow_lines.tolist()
+    assert run.score.tobytes() == general_run.score.tobytes()
+    assert run.score.tolist() == trec_files._parse_scores_slow("run", slow_s, slow_lines).tolist()
+    assert (run.runid, qrels.rel.tolist()) == (slow_runid, general_qrels.rel.tolist())

@@ -16,19 +16,47 @@ Data flows one way through this room::
 * :mod:`.trec_cli` — ``rankeval trec``, the trec_eval drop-in.
 """
 
-from rankeval.correlation import KendallTau, kendall_tau, kendall_tau_counts
-from rankeval.ranking.compare import Comparison, PairTest, compare
-from rankeval.ranking.evaluate import (
-    Qrels,
-    Run,
-    RunEvaluation,
-    eleven_point_precision,
-    evaluate_run,
-    first_relevant_ranks,
-    median_first_relevant_rank,
-    median_relevant_rank,
-    relevant_ranks,
-)
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rankeval.correlation import KendallTau, kendall_tau, kendall_tau_counts
+    from rankeval.ranking.compare import Comparison, PairTest, compare
+    from rankeval.ranking.evaluate import (
+        Qrels,
+        Run,
+        RunEvaluation,
+        eleven_point_precision,
+        evaluate_run,
+        first_relevant_ranks,
+        median_first_relevant_rank,
+        median_relevant_rank,
+        relevant_ranks,
+    )
+
+# Imported when first used (PEP 562), as in the package above.
+_WHERE = {
+    **dict.fromkeys(("KendallTau", "kendall_tau", "kendall_tau_counts"), "rankeval.correlation"),
+    **dict.fromkeys(("Comparison", "PairTest", "compare"), "rankeval.ranking.compare"),
+    **dict.fromkeys(("Qrels", "Run", "RunEvaluation", "eleven_point_precision", "evaluate_run",
+                     "first_relevant_ranks", "median_first_relevant_rank",
+                     "median_relevant_rank", "relevant_ranks"), "rankeval.ranking.evaluate"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rankeval.ranking' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})
+
 
 __all__ = [
     "Comparison",

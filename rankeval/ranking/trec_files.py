@@ -367,6 +367,10 @@ def _chunk_fields(
             expected += data.count(rare, start, stop)
     if int(np.count_nonzero(buf < 32)) != expected:
         return None
+    if expected == newlines.size:  # no tab or other control byte: try one space apart
+        simple = _single_spaced(data, start, buf, newlines, width, columns)
+        if simple is not None:
+            return simple
     space = buf <= 32
     # +1 where a token ends (text -> space), -1 where one starts (space -> text).
     step = np.diff(space.view(np.int8))
@@ -405,6 +409,43 @@ def _chunk_fields(
         out.append(column)
     last = int(first[-1]) + width - 1
     return out, lines, data[start + int(starts[last]) : start + int(ends[last])]
+
+
+def _single_spaced(
+    data: bytes, start: int, buf: NDArray[np.uint8], newlines: IntArray, width: int,
+    columns: tuple[int, ...],
+) -> tuple[list[BytesArray], IntArray, bytes] | None:
+    """The common layout, read with fewer passes: every line has exactly ``width`` fields,
+    one space apart, and ends with a newline. None for anything else (the general path).
+    """
+    count = int(newlines.size)
+    if count == 0 or int(newlines[-1]) != buf.size - 1:
+        return None
+    spaces = np.flatnonzero(buf == 32)
+    gaps = width - 1
+    if spaces.size != count * gaps:
+        return None
+    # Exactly width - 1 spaces before each line's end, and none empty around them.
+    before = np.searchsorted(spaces, newlines)
+    if not np.array_equal(before, np.arange(gaps, gaps * (count + 1), gaps)):
+        return None
+    cuts = np.empty((count, width + 1), dtype=np.int64)
+    cuts[0, 0] = -1
+    cuts[1:, 0] = newlines[:-1]
+    cuts[:, 1:width] = spaces.reshape(count, gaps)
+    cuts[:, width] = newlines
+    if (np.diff(cuts, axis=1) < 2).any():  # an empty field: doubled or edge spaces
+        return None
+    padded = np.concatenate((buf, np.zeros(_MAX_FAST_WIDTH, dtype=np.uint8)))
+    out = []
+    for k in columns:
+        column = _gather(padded, cuts[:, k] + 1, cuts[:, k + 1])
+        if column is None:
+            return None  # a very long field: the general path decides
+        out.append(column)
+    lines = np.arange(1, count + 1, dtype=np.int64)
+    last = data[start + int(cuts[-1, width - 1]) + 1 : start + int(cuts[-1, width])]
+    return out, lines, last
 
 
 def _joined(parts: list[BytesArray]) -> BytesArray:
