@@ -832,28 +832,52 @@ def _ndcg_cut(batch: QueryBatch, request: MeasureRequest, options: MeasureOption
 
 
 def _ndcg_rel(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
-    """ndcg_rel: nDCG averaged over the positive-gain documents (missed ones at final nDCG)."""
+    """ndcg_rel: nDCG averaged over the positive-gain documents (missed ones at final nDCG).
+
+    trec_eval adds the per-document ratios one by one from the top; each row's running sum
+    over a zero-filled matrix (``cumsum``) adds the same numbers in the same order.
+    """
     parts = _dcg_parts(batch, request, options)
     b = batch.size
-    out = np.zeros(b)
     n = batch.num_ret
-    for row in range(b):
-        ni = int(parts.ideal_len[row])
-        nr = int(n[row])
-        gains = parts.gains[row, :nr]
-        total = 0.0
-        found = 0
+    ni = parts.ideal_len
+    width = parts.gains.shape[1]
+    out = np.zeros(b)
+    if b == 0:
+        return _col(out)
+    found = np.zeros(b, dtype=np.int64)
+    total = np.zeros(b)
+    if width:
+        ranks = np.arange(width)
+        inside = ranks[None, :] < n[:, None]
+        positive = (parts.gains > 0) & inside
+        found = np.count_nonzero(positive, axis=1)
+        if parts.ideal_prefix.shape[1]:
+            column = np.minimum(ranks[None, :], np.maximum(ni - 1, 0)[:, None])
+            column = np.minimum(column, parts.ideal_prefix.shape[1] - 1)
+            ideal_at = np.take_along_axis(parts.ideal_prefix, column, axis=1)
+        else:
+            ideal_at = np.zeros((b, width))
+        ideal_at = np.where((ni > 0)[:, None], ideal_at, 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            for i in np.flatnonzero(gains > 0):
-                ideal = parts.ideal_prefix[row, min(int(i), ni - 1)] if ni else 0.0
-                total += float(parts.run_prefix[row, i] / ideal) if ideal else math.inf
-                found += 1
-            dcg = float(parts.run_prefix[row, nr - 1]) if nr else 0.0
-            ideal_full = float(parts.ideal_prefix[row, ni - 1]) if ni else 0.0
-            if ni - found:
-                total += (float(ni - found) * dcg) / ideal_full if ideal_full else math.nan
-        if total > 0.0:
-            out[row] = total / ni
+            ratio = np.where(ideal_at != 0, parts.run_prefix / np.where(ideal_at != 0, ideal_at,
+                                                                         1.0), math.inf)
+        terms = np.where(positive, ratio, 0.0)
+        total = np.cumsum(terms, axis=1)[:, -1]
+    dcg = _at(parts.run_prefix, n - 1) if width else np.zeros(b)
+    dcg = np.where(n > 0, dcg, 0.0)
+    ideal_full = np.where(ni > 0, _at(parts.ideal_prefix, ni - 1), 0.0) \
+        if parts.ideal_prefix.shape[1] else np.zeros(b)
+    rest = ni - found
+    with np.errstate(divide="ignore", invalid="ignore"):
+        extra = np.where(ideal_full != 0,
+                         (rest.astype(np.float64) * dcg) / np.where(ideal_full != 0,
+                                                                    ideal_full, 1.0),
+                         math.nan)
+    total = np.where(rest != 0, total + extra, total)
+    with np.errstate(invalid="ignore"):
+        good = total > 0.0
+    out[good] = total[good] / ni[good]
     return _col(out)
 
 
@@ -888,26 +912,36 @@ def _r_ndcg(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions)
 
 
 def _g(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
-    """G: Σ gain_i / log2(2 + cost_i - gained_i), normalized by the ideal total gain."""
+    """G: Σ gain_i / log2(2 + cost_i - gained_i), normalized by the ideal total gain.
+
+    Row sums are running sums over zero-filled matrices, in trec_eval's order; the
+    logarithms come from the C library (``math.log2``), as trec_eval's do.
+    """
     table = _gain_table(batch, request, options)
     gains = _gains(batch, table)
     ideal, ideal_len = _ideal_gains(batch, table)
-    out = np.zeros(batch.size)
-    for row in range(batch.size):
-        nr = int(batch.num_ret[row])
-        ni = int(ideal_len[row])
-        g = gains[row, :nr]
-        ideal_row = np.zeros(nr)
-        upto = min(ni, nr)
-        ideal_row[:upto] = ideal[row, :upto]
-        cost = np.cumsum(np.where(ideal_row >= 1.0, ideal_row, 1.0))
-        gained = np.cumsum(g)
-        total = 0.0
-        for i in np.flatnonzero(g != 0):
-            total += float(g[i]) / math.log2(2.0 + float(cost[i]) - float(gained[i]))
-        ideal_sum = float(np.cumsum(ideal[row, :ni])[-1]) if ni else 0.0
-        if ideal_sum > 0.0:
-            out[row] = total / ideal_sum
+    b, width = gains.shape
+    out = np.zeros(b)
+    if b == 0:
+        return _col(out)
+    ideal_sum = np.cumsum(ideal, axis=1)[:, -1] if ideal.shape[1] else np.zeros(b)
+    total = np.zeros(b)
+    if width:
+        inside = np.arange(width)[None, :] < batch.num_ret[:, None]
+        g = np.where(inside, gains, 0.0)
+        ideal_row = np.zeros((b, width))
+        upto = min(width, ideal.shape[1])
+        ideal_row[:, :upto] = ideal[:, :upto]
+        ideal_row[~inside] = 0.0
+        cost = np.cumsum(np.where(ideal_row >= 1.0, ideal_row, 1.0), axis=1)
+        gained = np.cumsum(g, axis=1)
+        nonzero = g != 0
+        arguments = (2.0 + cost[nonzero] - gained[nonzero]).tolist()
+        terms = np.zeros((b, width))
+        terms[nonzero] = g[nonzero] / np.array(list(map(math.log2, arguments)))
+        total = np.cumsum(terms, axis=1)[:, -1]
+    good = ideal_sum > 0.0
+    out[good] = total[good] / ideal_sum[good]
     return _col(out)
 
 
