@@ -34,7 +34,7 @@ with open(sys.argv[1]) as f:
     qrels = pytrec_eval.parse_qrel(f)
 with open(sys.argv[2]) as f:
     run = pytrec_eval.parse_run(f)
-measures = set(sys.argv[3].split()) if len(sys.argv) > 3 else {"map", "recip_rank", "ndcg_cut.10", "P.10"}
+measures = set(sys.argv[3].split())
 pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
 """
 
@@ -57,7 +57,7 @@ def write_files(folder: Path, lines: int, seed: int = 7) -> tuple[Path, Path]:
         for q in range(queries):
             docs = rng.choice(200, 30, replace=False)
             rels = rng.integers(0, 3, 30)
-            out.write("".join(f"{q} 0 doc{q}_{d} {r}\n" for d, r in zip(docs, rels)))
+            out.write("".join(f"{q} 0 doc{q}_{d} {r}\n" for d, r in zip(docs, rels, strict=True)))
     return qrels, run
 
 

@@ -919,7 +919,7 @@ def _g(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> R
     """
     table = _gain_table(batch, request, options)
     gains = _gains(batch, table)
-    ideal, ideal_len = _ideal_gains(batch, table)
+    ideal, _ = _ideal_gains(batch, table)
     b, width = gains.shape
     out = np.zeros(b)
     if b == 0:
