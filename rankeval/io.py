@@ -36,7 +36,6 @@ import itertools
 import json
 import math
 import os
-import secrets
 import stat
 import sys
 import time
@@ -829,7 +828,7 @@ def _open_temporary(directory: str, base: str) -> tuple[str, int]:
     flags |= getattr(os, "O_CLOEXEC", 0)
     stem = base[:100]  # keeps the name under NAME_MAX for long targets
     while True:
-        name = os.path.join(directory, f".{stem}.{secrets.token_hex(8)}{TEMP_SUFFIX}")
+        name = os.path.join(directory, f".{stem}.{os.urandom(8).hex()}{TEMP_SUFFIX}")
         try:
             return name, os.open(name, flags, 0o666)
         except FileExistsError:  # pragma: no cover - 64 random bits collided

@@ -68,6 +68,7 @@ Progress = Callable[[int], None]
 # Plain decimals with at most this many digits convert exactly as m / 10**f (Clinger's fast
 # path: both operands are exact doubles, so the quotient is the correctly rounded value).
 _MAX_FAST_DIGITS = 15
+_SCORE_SLICE = 1 << 16
 _MAX_FAST_FRACTION = 22
 # Numbers longer than this go through the line parser; longer ids are sliced one by one.
 _MAX_FAST_WIDTH = 64
@@ -474,8 +475,17 @@ def _digits_block(tokens: BytesArray) -> NDArray[np.uint8]:
 
 
 def _parse_scores(path: str, tokens: BytesArray, lines: IntArray) -> FloatArray:
-    """Decimal scores, exactly as ``strtod`` reads them; other spellings go through ``float``."""
-    values, ok = _plain_decimals(tokens)
+    """Decimal scores, exactly as ``strtod`` reads them; other spellings go through ``float``.
+
+    In slices of :data:`_SCORE_SLICE` tokens: the digit matrices of one slice stay small
+    (in cache, and a few MB at the peak rather than a hundred).
+    """
+    n = int(tokens.shape[0])
+    values = np.empty(n, dtype=np.float64)
+    ok = np.empty(n, dtype=np.bool_)
+    for start in range(0, n, _SCORE_SLICE):
+        stop = min(start + _SCORE_SLICE, n)
+        values[start:stop], ok[start:stop] = _plain_decimals(tokens[start:stop])
     if not ok.all():
         bad = np.flatnonzero(~ok)
         values[bad] = _parse_scores_slow(path, list(tokens[bad]), lines[bad])
