@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -262,3 +263,36 @@ def test_single_spaced_layout_equals_the_general_path(
     assert run.score.tobytes() == general_run.score.tobytes()
     assert run.score.tolist() == trec_files._parse_scores_slow("run", slow_s, slow_lines).tolist()
     assert (run.runid, qrels.rel.tolist()) == (slow_runid, general_qrels.rel.tolist())
+
+
+@pytest.mark.parametrize("tail", ["", "#7 Q0 z 1 1 r\n", "q9 Q0 z 1 1e400 r", "q9\tQ0 z 1 0.5 r"])
+@pytest.mark.parametrize("chunk", [16, 64, 1 << 22])
+def test_reading_a_file_in_blocks_equals_parsing_its_bytes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail: str, chunk: int) -> None:
+    """read_run/read_qrels read block by block (the file is never whole in memory); a
+    block the vectorised rules cannot take (a comment, a long number) sends the whole file
+    to the line parser. Either way the table, and the progress total, are the same."""
+    monkeypatch.setattr(trec_files, "_CHUNK_BYTES", chunk)
+    run_text = "".join(f"q{i % 3} Q0 d{i} {i} {i / 7!r} r{i}\n" for i in range(40)) + tail
+    qrels_text = "".join(f"q{i % 3} 0 d{i} {i % 3}\n" for i in range(40))
+    (tmp_path / "run").write_text(run_text)
+    (tmp_path / "qrels").write_text(qrels_text + tail.replace(" Q0 z 1 ", " 0 z ")[:-3]
+                                    + ("\n" if tail else ""))
+    for read, parse, name in ((trec_files.read_run, trec_files.parse_run, "run"),
+                              (trec_files.read_qrels, trec_files.parse_qrels, "qrels")):
+        path = tmp_path / name
+        reports: list[int] = []
+        try:
+            expected = parse(path.read_bytes(), str(path))
+        except DataError as error:
+            with pytest.raises(DataError, match=re.escape(str(error))):
+                read(path, reports.append)
+            continue
+        table = read(path, reports.append)
+        assert sum(reports) == path.stat().st_size
+        assert table.qid.tolist() == expected.qid.tolist()
+        assert table.docid.tolist() == expected.docid.tolist()
+        assert table.line.tolist() == expected.line.tolist()
+        if name == "run":
+            assert table.score.tobytes() == expected.score.tobytes()  # type: ignore[union-attr]
+            assert table.runid == expected.runid  # type: ignore[union-attr]

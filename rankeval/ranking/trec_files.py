@@ -41,8 +41,9 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import BinaryIO
 
 import numpy as np
 from numpy.typing import NDArray
@@ -169,9 +170,11 @@ def read_run(path: str | os.PathLike[str], progress: Progress | None = None, *,
     rankeval.errors.DataError: ...bad.txt:1: expected a number for the score, found 'high'
     """
     name = os.fspath(path)
-    with open(name, "rb") as handle:
-        data = handle.read()
-    return parse_run(data, name, progress, comments=comments)
+    fields = _read_fields(name, 6, (0, 2, 4), exact=False, progress=progress,
+                          comments=comments)
+    if isinstance(fields, bytes):  # the line parser's turn
+        return parse_run(fields, name, comments=comments)
+    return _run_table(name, fields)
 
 
 def parse_run(data: bytes, name: str = "<run>", progress: Progress | None = None, *,
@@ -184,13 +187,22 @@ def parse_run(data: bytes, name: str = "<run>", progress: Progress | None = None
     Complexity: O(b + n log n).
     """
     fields = _fast_fields(data, 6, (0, 2, 4), exact=False, progress=progress, comments=comments)
-    if fields is None:
-        qid, docid, score_tokens, lines, runid = _slow_run(name, data, comments)
-        score = _parse_scores_slow(name, score_tokens, lines)
-    else:
-        (qid, docid, scores), lines, last_runid = fields
-        runid = _decode(last_runid)
-        score = _parse_scores(name, scores, lines)
+    if fields is not None:
+        return _run_table(name, fields)
+    qid, docid, score_tokens, lines, runid = _slow_run(name, data, comments)
+    score = _parse_scores_slow(name, score_tokens, lines)
+    return _checked_run(name, qid, docid, score, lines, runid)
+
+
+def _run_table(name: str, fields: tuple[list[BytesArray], IntArray, bytes]) -> RunTable:
+    (qid, docid, scores), lines, last_runid = fields
+    score = _parse_scores(name, scores, lines)
+    del scores
+    return _checked_run(name, qid, docid, score, lines, _decode(last_runid))
+
+
+def _checked_run(name: str, qid: BytesArray, docid: BytesArray, score: FloatArray,
+                 lines: IntArray, runid: str) -> RunTable:
     if qid.size == 0:
         raise DataError(name, None, "expected at least one result line, found none")
     table = RunTable(name, qid, docid, score, lines, runid)
@@ -233,9 +245,12 @@ def read_qrels(path: str | os.PathLike[str], progress: Progress | None = None, *
     [1, 0]
     """
     name = os.fspath(path)
-    with open(name, "rb") as handle:
-        data = handle.read()
-    return parse_qrels(data, name, progress, comments=comments)
+    fields = _read_fields(name, 4, (0, 2, 3), exact=True, progress=progress,
+                          comments=comments)
+    if isinstance(fields, bytes):  # the line parser's turn
+        return parse_qrels(fields, name, comments=comments)
+    (qid, docid, rels), lines, _ = fields
+    return _checked_qrels(name, qid, docid, _parse_rels(name, rels, lines), lines)
 
 
 def parse_qrels(data: bytes, name: str = "<qrels>", progress: Progress | None = None, *,
@@ -254,6 +269,11 @@ def parse_qrels(data: bytes, name: str = "<qrels>", progress: Progress | None = 
     else:
         (qid, docid, rels), lines, _ = fields
         rel = _parse_rels(name, rels, lines)
+    return _checked_qrels(name, qid, docid, rel, lines)
+
+
+def _checked_qrels(name: str, qid: BytesArray, docid: BytesArray, rel: IntArray,
+                   lines: IntArray) -> QrelsTable:
     if qid.size == 0:
         raise DataError(name, None, "expected at least one judgment line, found none")
     _refuse_duplicates(name, qid, docid, lines, "judged")
@@ -318,36 +338,99 @@ def _fast_fields(
     other than whitespace, a line with fewer than ``width`` fields (or, when ``exact``, any
     other count), or a very long field.
 
-    Large inputs are split at line ends into chunks of a few megabytes: the temporaries of
-    one chunk stay small (cache-friendly, memory reused), which is faster than one pass over
-    everything. ``progress`` hears of each chunk's bytes; on a fall back, of the rest (the
+    Large inputs are split at line ends into blocks of a few megabytes: the temporaries of
+    one block stay small (cache-friendly, memory reused), which is faster than one pass over
+    everything. ``progress`` hears of each block's bytes; on a fall back, of the rest (the
     line parser then runs without reports).
     """
     report = progress or _ignore
-    if not data or (comments and b"#" in data):
-        report(len(data))
+    if not data:
         return None
-    pieces: list[tuple[list[BytesArray], IntArray, bytes]] = []
-    start, lines_before = 0, 0
+    fields, consumed = _block_fields(_slices(data), width, columns, exact=exact,
+                                     progress=report, comments=comments)
+    if fields is None:
+        report(len(data) - consumed)
+    return fields
+
+
+def _read_fields(
+    name: str, width: int, columns: tuple[int, ...], *, exact: bool,
+    progress: Progress | None, comments: bool,
+) -> tuple[list[BytesArray], IntArray, bytes] | bytes:
+    """:func:`_fast_fields` of a file read block by block, or, to fall back to the line
+    parser, the whole file's bytes (progress then hears of the rest at once)."""
+    report = progress or _ignore
+    with open(name, "rb") as handle:
+        fields, consumed = _block_fields(_file_blocks(handle), width, columns, exact=exact,
+                                         progress=report, comments=comments)
+        if fields is not None:
+            return fields
+        handle.seek(0)
+        data = handle.read()
+    report(len(data) - consumed)
+    return data
+
+
+def _slices(data: bytes) -> Iterator[bytes]:
+    """``data`` in blocks of about :data:`_CHUNK_BYTES`, each ending at a line end."""
+    start = 0
     while start < len(data):
         stop = min(start + _CHUNK_BYTES, len(data))
         if stop < len(data):
             newline = data.find(b"\n", stop)
             stop = len(data) if newline < 0 else newline + 1
-        piece = _chunk_fields(data, start, stop, width, columns, exact=exact)
+        yield data[start:stop]
+        start = stop
+
+
+def _file_blocks(handle: BinaryIO) -> Iterator[bytes]:
+    """A file in blocks of about :data:`_CHUNK_BYTES`, each ending at a line end (the last
+    one at the end of the file): the whole file is never in memory at once."""
+    carry = b""
+    while True:
+        chunk = handle.read(_CHUNK_BYTES)
+        if not chunk:
+            if carry:
+                yield carry
+            return
+        block = carry + chunk
+        cut = block.rfind(b"\n") + 1
+        if cut == 0:
+            carry = block
+            continue
+        carry = block[cut:]
+        yield block[:cut]
+
+
+def _block_fields(
+    blocks: Iterable[bytes], width: int, columns: tuple[int, ...], *, exact: bool,
+    progress: Progress, comments: bool,
+) -> tuple[tuple[list[BytesArray], IntArray, bytes] | None, int]:
+    """:func:`_fast_fields` over successive blocks of whole lines, and the bytes taken.
+
+    The fields are None to fall back; the count is then the bytes taken before that.
+    """
+    pieces: list[tuple[list[BytesArray], IntArray, bytes]] = []
+    lines_before = 0
+    consumed = 0
+    for block in blocks:
+        if comments and b"#" in block:
+            return None, consumed
+        piece = _chunk_fields(block, 0, len(block), width, columns, exact=exact)
         if piece is None:
-            report(len(data) - start)
-            return None
-        report(stop - start)
+            return None, consumed
+        progress(len(block))
+        consumed += len(block)
         fields, lines, last = piece
         pieces.append((fields, lines + lines_before, last))
-        lines_before += data.count(b"\n", start, stop)
-        start = stop
+        lines_before += block.count(b"\n")
+    if not pieces:
+        return None, consumed
     if len(pieces) == 1:
-        return pieces[0]
+        return pieces[0], consumed
     last_field = next((p[2] for p in reversed(pieces) if p[1].size), b"")
     merged = [_joined([p[0][k] for p in pieces]) for k in range(len(columns))]
-    return merged, np.concatenate([p[1] for p in pieces]), last_field
+    return (merged, np.concatenate([p[1] for p in pieces]), last_field), consumed
 
 
 def _ignore(parsed: int) -> None:
