@@ -20,7 +20,9 @@ Many queries, trec_eval's way:
 (0.5, 0.0)
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from rankeval._lazy import lazy_names
 
 if TYPE_CHECKING:
     from rankeval.confusion import (
@@ -64,19 +66,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rankeval' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_WHERE})
+__getattr__, __dir__ = lazy_names("rankeval", globals(), _WHERE)
 
 
 __version__ = "0.1.0"

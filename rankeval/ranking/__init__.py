@@ -16,7 +16,9 @@ Data flows one way through this room::
 * :mod:`.trec_cli` — ``rankeval trec``, the trec_eval drop-in.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from rankeval._lazy import lazy_names
 
 if TYPE_CHECKING:
     from rankeval.correlation import KendallTau, kendall_tau, kendall_tau_counts
@@ -43,19 +45,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rankeval.ranking' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_WHERE})
+__getattr__, __dir__ = lazy_names("rankeval.ranking", globals(), _WHERE)
 
 
 __all__ = [

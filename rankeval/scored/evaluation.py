@@ -251,8 +251,8 @@ class ScoredPrecisionRecallEvaluation:
             case = score - _LABEL_PART[correct]  # the common case, validated inline for speed
         else:
             case = check_score(score) - _LABEL_PART[check_correct(correct)]
-        item: complex | tuple[complex, float] = case
         clock = self._clock
+        now = 0.0
         if clock is not None or timestamp is not None:
             if timestamp is not None or clock is None:
                 self._add_timed([case], [timestamp])
@@ -262,9 +262,6 @@ class ScoredPrecisionRecallEvaluation:
             now = clock()
             if type(now) is not float or now - now != 0.0:  # not a finite float: check it
                 now = self._checked_time(now)
-            if now > self._clock_latest:  # for timestamps given later (see _latest_time)
-                self._clock_latest = now
-            item = (case, now)
         # No lock: list.append is atomic, and folds consume the pending list by
         # prefix under the lock, so a racing add is never lost. A snapshot's
         # list refuses the append (see _attach). The append comes last: if
@@ -277,7 +274,12 @@ class ScoredPrecisionRecallEvaluation:
                     store = store.successor()
                     store.stage()
                     self._publish(store, self._pos_missed, self._neg_missed)
-        pending.append(item)  # type: ignore[arg-type]
+        if clock is None:
+            pending.append(case)
+            return
+        pending.append((case, now))  # type: ignore[arg-type]
+        if now > self._clock_latest:  # for timestamps given later (see _latest_time)
+            self._clock_latest = now
 
     def add_cases(self, correct: ArrayLike, scores: ArrayLike,
                   timestamps: ArrayLike | None = None) -> None:

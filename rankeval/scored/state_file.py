@@ -349,13 +349,19 @@ def _validate_time(state: EvaluatorState) -> None:
         object.__setattr__(state, name, _time(name, getattr(state, name), finite=False))
 
 
-def _validate_times(times: object, ages: NDArray[np.int64], horizon: float, now: float,
+def _beside_keys(name: str, value: object, dtype: type[np.generic], n: int) -> NDArray[Any]:
+    """A 1-d array of ``dtype`` with one entry per case (``TypeError``/``ValueError``)."""
+    _array(name, value, dtype)
+    assert isinstance(value, np.ndarray)
+    if value.shape[0] != n:
+        raise ValueError(f"{name} has {value.shape[0]} entries, keys has {n}")
+    return value
+
+
+def _validate_times(value: object, ages: NDArray[np.int64], horizon: float, now: float,
                     last_time: float) -> None:
-    _array("times", times, np.float64)
-    assert isinstance(times, np.ndarray)
     n = ages.shape[0]
-    if times.shape[0] != n:
-        raise ValueError(f"times has {times.shape[0]} entries, keys has {n}")
+    times = _beside_keys("times", value, np.float64, n)
     if not n:
         return
     bad = ~np.isfinite(times)
@@ -371,12 +377,9 @@ def _validate_times(times: object, ages: NDArray[np.int64], horizon: float, now:
         raise ValueError(f"time {float(in_age_order[-1])!r} is after last_time {last_time!r}")
 
 
-def _validate_ages(ages: object, keys: NDArray[np.float64], next_age: int) -> None:
-    _array("ages", ages, np.int64)
-    assert isinstance(ages, np.ndarray)
+def _validate_ages(value: object, keys: NDArray[np.float64], next_age: int) -> None:
     n = keys.shape[0]
-    if ages.shape[0] != n:
-        raise ValueError(f"ages has {ages.shape[0]} entries, keys has {n}")
+    ages = _beside_keys("ages", value, np.int64, n)
     if not n:
         return
     lo, hi = int(ages.min()), int(ages.max())
