@@ -68,6 +68,19 @@ CASES = [
     {"name": "10.0's placeholder document is relevant at -l -1",
      "qrels": "q1 0 a 1\nq2 0 b 1\n", "run": "q1 Q0 a 1 1 r\n",
      "args": ["-q", "-c", "-l", "-1", "-m", "P.1", "-m", "map", "-m", "num_rel_ret"]},
+    {"name": "a document listed twice for a query without judgments is never seen",
+     "qrels": "q1 0 a 1\n", "run": "q1 Q0 a 1 1 r\nq9 Q0 b 1 1 r\nq9 Q0 b 2 0.5 r\n",
+     "args": ["-q", "-m", "map", "-m", "num_ret"]},
+    {"name": "a document listed twice below the -M cutoff is never seen",
+     "qrels": "q1 0 a 1\nq1 0 b 0\n",
+     "run": "q1 Q0 a 1 3 r\nq1 Q0 b 2 2 r\nq1 Q0 c 3 1 r\nq1 Q0 c 4 0.5 r\n",
+     "args": ["-M", "2", "-m", "map", "-m", "num_ret", "-m", "P.2"]},
+    {"name": "a document judged twice for a query the run lacks, counted by -c's num_rel",
+     "qrels": "q1 0 a 1\nq2 0 b 1\nq2 0 b 2\n", "run": "q1 Q0 a 1 1 r\n",
+     "args": ["-c", "-m", "num_rel", "-m", "num_q", "-m", "map"]},
+    {"name": "num_q alone never forms a ranking, so it meets no duplicate",
+     "qrels": "q1 0 a 1\n", "run": "q1 Q0 a 1 1 r\nq1 Q0 a 2 0.5 r\n",
+     "args": ["-m", "num_q", "-m", "runid"]},
 ]
 
 

@@ -70,6 +70,11 @@ def random_case(rng: random.Random) -> Case:
     for q in run_queries:
         for rank, d in enumerate(rng.sample(DOCS, rng.randint(1, 6))):
             run_lines.append(f"{q} Q0 {d} {rank + 1} {rng.choice(SCORES)} r")
+    if rng.random() < 0.1:  # a document listed twice; trec_eval only sees it if evaluated
+        run_lines.append(rng.choice(run_lines).replace(" r", " r", 1))
+    if rng.random() < 0.1:  # a document judged twice (maybe differently)
+        q, _, d, _ = rng.choice(qrels_lines).split()
+        qrels_lines.append(f"{q} 0 {d} {rng.choice(RELS)}")
     rng.shuffle(run_lines)
     args: list[str] = []
     for flag in ("-q", "-c", "-n", "-J"):

@@ -20,8 +20,11 @@ DATA = Path(__file__).parent / "data"
 CASES: list[dict[str, Any]] = json.loads((DATA / "trec_eval_quirks.json").read_text())
 
 
-# trec_eval 10.0 crashes (SIGSEGV) on a comment line in these files; see below.
-CRASHES = {("a query id starting with # is a query in 9.x", "10.0")}
+# Where the binary fails: 10.0 crashes (SIGSEGV) on a comment line in these files (see
+# below), and under -c ranks the missing query, so meets its duplicate judgment.
+CRASHES = {("a query id starting with # is a query in 9.x", "10.0"),
+           ("a document judged twice for a query the run lacks, counted by -c's num_rel",
+            "10.0")}
 PAIRS = [(case, profile) for case in CASES for profile in ("9.0.8-2020", "9.0.8", "10.0")
          if (case["name"], profile) not in CRASHES]
 
@@ -53,11 +56,25 @@ def test_the_crashes_listed_are_crashes() -> None:
             assert (result["status"] != 0) == ((case["name"], profile) in CRASHES)
 
 
+def test_10_with_c_refuses_a_duplicate_judgment_of_a_missing_query(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """trec_eval 10 ranks a query the run lacks under -c, so it meets (and refuses) the
+    duplicate judgment that 9.x never sees; so does the 10.0 profile."""
+    case = next(c for c in CASES if c["name"].startswith("a document judged twice"))
+    (tmp_path / "qrels").write_text(case["qrels"])
+    (tmp_path / "run").write_text(case["run"])
+    status = trec_cli.main([*case["args"], "--profile", "10.0", str(tmp_path / "qrels"),
+                            str(tmp_path / "run")])
+    out, err = capsys.readouterr()
+    assert (status, out) == (1, "")
+    assert "qrels:3: document 'b' is judged twice for query 'q2' (first on line 2)" in err
+
+
 def test_comment_lines_under_10_are_skipped_where_the_binary_crashes(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """10.0 means to skip lines starting with #, and crashes on them: the 10.0 profile skips
     them, and answers as for the files without those lines."""
-    case = next(c for c in CASES if (c["name"], "10.0") in CRASHES)
+    case = next(c for c in CASES if c["name"].startswith("a query id starting with #"))
     args = [*case["args"], "--profile", "10.0"]
     with_comments = run_trec(tmp_path, capsys, case["qrels"], case["run"], args)
 

@@ -207,6 +207,12 @@ class RunEvaluation:
         data.update((name, self.values[name]) for name in self.columns if name in self.values)
         return to_frame(data, backend)
 
+    def _with_aggregate(self, name: str, value: float) -> RunEvaluation:
+        """A copy with the aggregate ``name`` replaced (trec_eval's summary quirks)."""
+        aggregates = dict(self.aggregates)
+        aggregates[name] = value
+        return dataclasses.replace(self, aggregates=MappingProxyType(aggregates))
+
     def format(self, *, per_query: bool = False, summary: bool = True) -> str:
         """trec_eval's output text: ``-q`` per-query lines, then the ``all`` lines.
 
@@ -435,9 +441,8 @@ def evaluate_run(
                            else None)
     if complete and trec_quirks and "num_rel" in evaluation.aggregates:
         # trec_eval's -c summary of num_rel recounts the qrels: every judgment above 0.
-        aggregates = dict(evaluation.aggregates)
-        aggregates["num_rel"] = float(np.count_nonzero(qrels_obj.rel > 0))
-        evaluation = dataclasses.replace(evaluation, aggregates=MappingProxyType(aggregates))
+        evaluation = evaluation._with_aggregate(
+            "num_rel", float(np.count_nonzero(qrels_obj.rel > 0)))
     return evaluation
 
 

@@ -280,16 +280,24 @@ def _main(args: list[str], out: TextIO) -> int:
         return 0
     qrels_path, run_path = o.files
     with progress_bar("rankeval: reading", _size(qrels_path, run_path)) as progress:
-        comments = not catalogue.is_nine(o.profile)  # trec_eval 9 has no comment lines
-        qrels = Qrels.from_table(
-            trec_files.read_qrels(qrels_path, progress.update, comments=comments))
+        ten = not catalogue.is_nine(o.profile)
+        options = {"comments": ten, "duplicates": True}  # trec_eval 9 has no comment lines
+        qrels_table = trec_files.read_qrels(qrels_path, progress.update, **options)
         if run_path == "-":
             data = sys.stdin.buffer.read()
-            run = Run.from_table(
-                trec_files.parse_run(data, "-", progress.update, comments=comments))
+            run_table = trec_files.parse_run(data, "-", progress.update, **options)
+            del data
         else:
-            run = Run.from_table(
-                trec_files.read_run(run_path, progress.update, comments=comments))
+            run_table = trec_files.read_run(run_path, progress.update, **options)
+        # trec_eval forms a query's ranking (and meets its duplicates) only for a measure
+        # that reads one: every measure but num_q and runid.
+        ranks = any(c.measure.name not in ("num_q", "runid")
+                    for c in catalogue.resolve(o.specs, o.profile, first_wins=True).columns)
+        qrels_table, run_table, unseen = trec_files.settle_duplicates(
+            qrels_table, run_table, qrels_strict=ten and o.complete, max_docs=o.max_docs,
+            float_scores=o.profile == "9.0.8-2020", evaluated=ranks)
+        qrels, run = Qrels.from_table(qrels_table), Run.from_table(run_table)
+        del qrels_table, run_table
         progress.set_description_str("rankeval: evaluating")
         try:
             evaluation = evaluate_run(
@@ -299,6 +307,10 @@ def _main(args: list[str], out: TextIO) -> int:
             )
         except ValueError as problem:
             raise DataError(run_path, None, str(problem)) from None
+        if unseen and o.complete and "num_rel" in evaluation.aggregates:
+            # trec_eval's -c summary of num_rel counts the judgments it never looked at too.
+            evaluation = evaluation._with_aggregate(
+                "num_rel", evaluation.aggregates["num_rel"] + unseen)
     text = evaluation.format(per_query=o.per_query, summary=o.summary)
     with standard_output() if out is sys.stdout else contextlib.nullcontext(out) as stream:
         stream.write(text)

@@ -58,11 +58,13 @@ __all__ = [
     "parse_run",
     "read_qrels",
     "read_run",
+    "settle_duplicates",
 ]
 
 BytesArray = NDArray[np.bytes_]
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
+BoolArray = NDArray[np.bool_]
 #: A progress report: called with the number of bytes just parsed.
 Progress = Callable[[int], None]
 
@@ -129,7 +131,7 @@ class QrelsTable:
 
 
 def read_run(path: str | os.PathLike[str], progress: Progress | None = None, *,
-             comments: bool = True) -> RunTable:
+             comments: bool = True, duplicates: bool = False) -> RunTable:
     """Read a TREC run (results) file.
 
     Parameters
@@ -143,6 +145,9 @@ def read_run(path: str | os.PathLike[str], progress: Progress | None = None, *,
         Skip lines whose first field starts with ``#``, as trec_eval 10 does (default).
         trec_eval 9 has no comments: there ``#q1 Q0 d 1 0.5 r`` is a result for query
         ``#q1`` (and a comment line is malformed).
+    duplicates : bool
+        Keep a document listed twice for one query (default: refuse it, naming both lines);
+        see :func:`settle_duplicates` for trec_eval's own rule.
 
     Returns
     -------
@@ -173,12 +178,12 @@ def read_run(path: str | os.PathLike[str], progress: Progress | None = None, *,
     fields = _read_fields(name, 6, (0, 2, 4), exact=False, progress=progress,
                           comments=comments)
     if isinstance(fields, bytes):  # the line parser's turn
-        return parse_run(fields, name, comments=comments)
-    return _run_table(name, fields)
+        return parse_run(fields, name, comments=comments, duplicates=duplicates)
+    return _run_table(name, fields, duplicates)
 
 
 def parse_run(data: bytes, name: str = "<run>", progress: Progress | None = None, *,
-              comments: bool = True) -> RunTable:
+              comments: bool = True, duplicates: bool = False) -> RunTable:
     """Parse the bytes of a run file (see :func:`read_run`); ``name`` appears in messages.
 
     >>> parse_run(b"q1 Q0 d1 1 0.5 r\\n", "stdin").score.tolist()
@@ -188,37 +193,39 @@ def parse_run(data: bytes, name: str = "<run>", progress: Progress | None = None
     """
     fields = _fast_fields(data, 6, (0, 2, 4), exact=False, progress=progress, comments=comments)
     if fields is not None:
-        return _run_table(name, fields)
+        return _run_table(name, fields, duplicates)
     qid, docid, score_tokens, lines, runid = _slow_run(name, data, comments)
     score = _parse_scores_slow(name, score_tokens, lines)
-    return _checked_run(name, qid, docid, score, lines, runid)
+    return _checked_run(name, qid, docid, score, lines, runid, duplicates)
 
 
-def _run_table(name: str, fields: tuple[list[BytesArray], IntArray, bytes]) -> RunTable:
+def _run_table(name: str, fields: tuple[list[BytesArray], IntArray, bytes],
+               duplicates: bool) -> RunTable:
     (qid, docid, scores), lines, last_runid = fields
     score = _parse_scores(name, scores, lines)
     del scores
-    return _checked_run(name, qid, docid, score, lines, _decode(last_runid))
+    return _checked_run(name, qid, docid, score, lines, _decode(last_runid), duplicates)
 
 
 def _checked_run(name: str, qid: BytesArray, docid: BytesArray, score: FloatArray,
-                 lines: IntArray, runid: str) -> RunTable:
+                 lines: IntArray, runid: str, duplicates: bool) -> RunTable:
     if qid.size == 0:
         raise DataError(name, None, "expected at least one result line, found none")
     table = RunTable(name, qid, docid, score, lines, runid)
-    _refuse_duplicates(name, qid, docid, lines, "listed")
+    if not duplicates:
+        _refuse_duplicates(name, qid, docid, lines, "listed")
     return table
 
 
 def read_qrels(path: str | os.PathLike[str], progress: Progress | None = None, *,
-               comments: bool = True) -> QrelsTable:
+               comments: bool = True, duplicates: bool = False) -> QrelsTable:
     """Read a TREC qrels file.
 
     Parameters
     ----------
     path : str or path-like
         The file; ``qid iter docno rel`` per line.
-    progress, comments
+    progress, comments, duplicates
         As for :func:`read_run`.
 
     Returns
@@ -248,13 +255,13 @@ def read_qrels(path: str | os.PathLike[str], progress: Progress | None = None, *
     fields = _read_fields(name, 4, (0, 2, 3), exact=True, progress=progress,
                           comments=comments)
     if isinstance(fields, bytes):  # the line parser's turn
-        return parse_qrels(fields, name, comments=comments)
+        return parse_qrels(fields, name, comments=comments, duplicates=duplicates)
     (qid, docid, rels), lines, _ = fields
-    return _checked_qrels(name, qid, docid, _parse_rels(name, rels, lines), lines)
+    return _checked_qrels(name, qid, docid, _parse_rels(name, rels, lines), lines, duplicates)
 
 
 def parse_qrels(data: bytes, name: str = "<qrels>", progress: Progress | None = None, *,
-                comments: bool = True) -> QrelsTable:
+                comments: bool = True, duplicates: bool = False) -> QrelsTable:
     """Parse the bytes of a qrels file (see :func:`read_qrels`); ``name`` appears in messages.
 
     >>> parse_qrels(b"q1 0 d1 2\\n", "qrels").rel.tolist()
@@ -269,15 +276,118 @@ def parse_qrels(data: bytes, name: str = "<qrels>", progress: Progress | None = 
     else:
         (qid, docid, rels), lines, _ = fields
         rel = _parse_rels(name, rels, lines)
-    return _checked_qrels(name, qid, docid, rel, lines)
+    return _checked_qrels(name, qid, docid, rel, lines, duplicates)
 
 
 def _checked_qrels(name: str, qid: BytesArray, docid: BytesArray, rel: IntArray,
-                   lines: IntArray) -> QrelsTable:
+                   lines: IntArray, duplicates: bool) -> QrelsTable:
     if qid.size == 0:
         raise DataError(name, None, "expected at least one judgment line, found none")
-    _refuse_duplicates(name, qid, docid, lines, "judged")
+    if not duplicates:
+        _refuse_duplicates(name, qid, docid, lines, "judged")
     return QrelsTable(name, qid, docid, rel, lines)
+
+
+def settle_duplicates(qrels: QrelsTable, run: RunTable, *, qrels_strict: bool,
+                      max_docs: int | None = None, float_scores: bool = False,
+                      evaluated: bool = True) -> tuple[QrelsTable, RunTable, int]:
+    """Duplicates as trec_eval treats them, in tables read with ``duplicates=True``.
+
+    trec_eval looks for a document named twice only in the queries it evaluates, and there
+    only among the ``max_docs`` (``-M``) it keeps after sorting: one the run lists twice for
+    a query without judgments or below the cutoff, or the qrels judge twice for a query the
+    run lacks, is never seen. Those duplicates are dropped here (the first line stays, and
+    rows below the cutoff, which trec_eval drops anyway, go); the others raise
+    :class:`DataError` as the readers do. ``qrels_strict``: every qrels query is evaluated
+    (trec_eval 10 with ``-c`` ranks a missing one too). ``float_scores``: the ranking
+    compares scores as C ``float`` (the 2020 tag), else as ``double``. ``evaluated=False``:
+    no measure asked for reads a ranking (only ``num_q``, ``runid``), so trec_eval sees no
+    duplicate at all.
+
+    Returns the tables and the number of dropped judgments above 0, which trec_eval still
+    counts in its ``-c`` summary of ``num_rel``.
+    """
+    judged_queries = set(qrels.qid.tolist())
+    run_queries = set(run.qid.tolist())
+    run_keep = _unseen_duplicates(run.path, run.qid, run.docid, run.line, "listed",
+                                  lambda q: evaluated and q in judged_queries,
+                                  _below_cutoff(run, max_docs, float_scores))
+    qrels_keep = _unseen_duplicates(qrels.path, qrels.qid, qrels.docid, qrels.line, "judged",
+                                    lambda q: evaluated and (qrels_strict or q in run_queries))
+    dropped = 0
+    if qrels_keep is not None:
+        dropped = int(np.count_nonzero(qrels.rel[~qrels_keep] > 0))
+        qrels = QrelsTable(qrels.path, qrels.qid[qrels_keep], qrels.docid[qrels_keep],
+                           qrels.rel[qrels_keep], qrels.line[qrels_keep])
+    if run_keep is not None:
+        run = RunTable(run.path, run.qid[run_keep], run.docid[run_keep], run.score[run_keep],
+                       run.line[run_keep], run.runid)
+    return qrels, run, dropped
+
+
+def _below_cutoff(run: RunTable, max_docs: int | None, float_scores: bool
+                  ) -> Callable[[BoolArray], BoolArray]:
+    """For the rows of queries with a duplicate: which ones trec_eval's ``-M`` drops."""
+
+    def below(rows: BoolArray) -> BoolArray:
+        out = np.zeros(rows.shape[0], dtype=np.bool_)
+        if max_docs is None:
+            return out
+        scores = run.score.astype(np.float32) if float_scores else run.score
+        for query in set(run.qid[rows].tolist()):
+            members = np.flatnonzero(run.qid == query)
+            # trec_eval's order: score descending, then document id descending (strcmp).
+            ranked = sorted(members.tolist(), key=lambda i: (scores[i], run.docid[i]),
+                            reverse=True)
+            out[ranked[max_docs:]] = True
+        return out
+
+    return below
+
+
+def _unseen_duplicates(name: str, qid: BytesArray, docid: BytesArray, lines: IntArray,
+                       verb: str, evaluated: Callable[[bytes], bool],
+                       below: Callable[[BoolArray], BoolArray] | None = None
+                       ) -> BoolArray | None:
+    """Rows to keep (None: no duplicate); a duplicate trec_eval would see raises.
+
+    ``below`` marks, among the rows of queries holding a duplicate, those under trec_eval's
+    ``-M`` cutoff, which it never looks at. Of the copies of one document, the one above the
+    cutoff stays (it is ranked), or else the first (cut off anyway); two above it in an
+    evaluated query are an error.
+    """
+    if first_duplicate(_group_codes(qid), docid) is None:
+        return None
+    cut = np.zeros(qid.shape[0], dtype=np.bool_)
+    if below is not None:
+        cut = below(_rows_of_duplicated_queries(qid, docid))
+    copies: dict[tuple[bytes, bytes], list[int]] = {}
+    for row, pair in enumerate(zip(qid.tolist(), docid.tolist(), strict=True)):
+        copies.setdefault(pair, []).append(row)
+    keep = np.ones(qid.shape[0], dtype=np.bool_)
+    for pair, rows in copies.items():
+        if len(rows) == 1:
+            continue
+        seen = [row for row in rows if not cut[row]]
+        if len(seen) > 1 and evaluated(pair[0]):
+            raise DataError(
+                name, int(lines[seen[1]]),
+                f"document {_decode(pair[1])!r} is {verb} twice for query "
+                f"{_decode(pair[0])!r} (first on line {int(lines[seen[0]])})")
+        stays = seen[0] if seen else rows[0]
+        keep[[row for row in rows if row != stays]] = False
+    return keep
+
+
+def _rows_of_duplicated_queries(qid: BytesArray, docid: BytesArray) -> BoolArray:
+    """The rows of every query that names some document twice."""
+    seen: set[tuple[bytes, bytes]] = set()
+    queries: set[bytes] = set()
+    for pair in zip(qid.tolist(), docid.tolist(), strict=True):
+        if pair in seen:
+            queries.add(pair[0])
+        seen.add(pair)
+    return np.isin(qid, np.array(sorted(queries), dtype=qid.dtype))
 
 
 def _refuse_duplicates(
