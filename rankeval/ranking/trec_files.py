@@ -39,6 +39,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -307,13 +308,14 @@ def settle_duplicates(qrels: QrelsTable, run: RunTable, *, qrels_strict: bool,
     Returns the tables and the number of dropped judgments above 0, which trec_eval still
     counts in its ``-c`` summary of ``num_rel``.
     """
-    judged_queries = set(qrels.qid.tolist())
-    run_queries = set(run.qid.tolist())
+    # The query sets are built only if a duplicate turns up (one pass each over the ids).
+    judged_queries = functools.cache(lambda: set(np.unique(qrels.qid).tolist()))
+    run_queries = functools.cache(lambda: set(np.unique(run.qid).tolist()))
     run_keep = _unseen_duplicates(run.path, run.qid, run.docid, run.line, "listed",
-                                  lambda q: evaluated and q in judged_queries,
+                                  lambda q: evaluated and q in judged_queries(),
                                   _below_cutoff(run, max_docs, float_scores))
     qrels_keep = _unseen_duplicates(qrels.path, qrels.qid, qrels.docid, qrels.line, "judged",
-                                    lambda q: evaluated and (qrels_strict or q in run_queries))
+                                    lambda q: evaluated and (qrels_strict or q in run_queries()))
     dropped = 0
     if qrels_keep is not None:
         dropped = int(np.count_nonzero(qrels.rel[~qrels_keep] > 0))
