@@ -15,7 +15,13 @@ from collections.abc import Callable
 
 import _common as common
 from bench_streaming import READ_EVERY
-from bench_window import rankeval_contender, river_contender, window_streams
+from bench_window import (
+    quick_window,
+    rankeval_contender,
+    river_contender,
+    window_parser,
+    window_streams,
+)
 
 
 class Clock:
@@ -49,13 +55,8 @@ def time_window_contender(ties: str, window: int, labels: list[bool],
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = common.parser(__doc__.splitlines()[0], data=common.DATA_HELP)
-    p.add_argument("--n", type=int, default=1_000_000, help="stream length")
-    p.add_argument("--window", type=int, default=100_000)
-    p.add_argument("--repeat", type=int, default=3)
-    args = p.parse_args(argv)
-    if args.quick:
-        args.n, args.window, args.repeat = 30_000, 5_000, 2
+    args = window_parser(__doc__).parse_args(argv)
+    quick_window(args)
     common.header("Time window: add_case + area_under_roc_curve() every 1,000th add",
                   "river", "scikit-learn")
     common.require_rankeval()

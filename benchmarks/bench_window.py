@@ -179,19 +179,30 @@ def window_streams(args: argparse.Namespace) -> Iterator[tuple[str, list[bool], 
         yield data_name, y.tolist(), s.tolist(), exact
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = common.parser(__doc__.splitlines()[0], data=common.DATA_HELP)
+def window_parser(doc: str) -> argparse.ArgumentParser:
+    """The window benchmarks' options: stream length, window, repeats (and --quick, --data)."""
+    p = common.parser(doc.splitlines()[0], data=common.DATA_HELP)
     p.add_argument("--n", type=int, default=1_000_000, help="stream length")
     p.add_argument("--window", type=int, default=100_000)
     p.add_argument("--repeat", type=int, default=3)
+    return p
+
+
+def quick_window(args: argparse.Namespace) -> None:
+    """``--quick``: the smoke-test sizes."""
+    if args.quick:
+        args.n, args.window, args.repeat = 30_000, 5_000, 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = window_parser(__doc__)
     p.add_argument("--memory-child", choices=("insertion", "grouped", "river"),
                    help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.memory_child:
         print(json.dumps(memory_child(args.memory_child, args.window)))
         return 0
-    if args.quick:
-        args.n, args.window, args.repeat = 30_000, 5_000, 2
+    quick_window(args)
 
     common.header("Sliding window: add_case + area_under_roc_curve() every 1,000th add",
                   "river", "scikit-learn")

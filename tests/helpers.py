@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
@@ -82,3 +84,28 @@ class Stream:
         else:
             ev.add_negative_misses(op[1])
             self.negative_misses += op[1]
+
+
+def race(writers: list[threading.Thread], watch: Callable[[], None]) -> None:
+    """Run ``watch`` in a thread of its own while the ``writers`` run, then stop it.
+
+    ``watch`` is called again and again until every writer has finished (at least once).
+    """
+    done = threading.Event()
+
+    def watcher() -> None:
+        while True:
+            watch()
+            if done.is_set():
+                return
+
+    thread = threading.Thread(target=watcher)
+    thread.start()
+    try:
+        for writer in writers:
+            writer.start()
+        for writer in writers:
+            writer.join()
+    finally:
+        done.set()
+        thread.join()

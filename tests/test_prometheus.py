@@ -11,6 +11,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from rankeval import ScoredPrecisionRecallEvaluation, evaluate_run
 from rankeval.prometheus import EvaluationCollector, serve
+from tests.helpers import race
 
 
 def scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -63,29 +64,15 @@ def test_scrapes_under_eight_writers_lose_nothing_and_agree_with_themselves() ->
     collector.watch(ev, model="m")
     server = serve(collector, port=0, addr="127.0.0.1")
     per_writer = 15_000
-    done = threading.Event()
-
     def writer() -> None:
         for i in range(per_writer):
             ev.add_case(True, 0.5)
             ev.add_case(False, 0.9 if i % 2 == 0 else 0.1)
 
     scrapes: list[dict[Any, float]] = []
-
-    def scraper() -> None:
-        while not done.is_set():
-            scrapes.append(scrape(server.port))
-
-    threads = [threading.Thread(target=writer) for _ in range(8)]
-    watcher = threading.Thread(target=scraper)
     try:
-        watcher.start()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        done.set()
-        watcher.join()
+        race([threading.Thread(target=writer) for _ in range(8)],
+             lambda: scrapes.append(scrape(server.port)))
         final = scrape(server.port)
     finally:
         server.close()

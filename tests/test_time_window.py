@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from rankeval import ScoredPrecisionRecallEvaluation
 from tests import strategies
 from tests.conftest import close
-from tests.helpers import assert_matches_reference, small_buffer
+from tests.helpers import assert_matches_reference, race, small_buffer
 from tests.reference import Reference
 
 
@@ -225,22 +225,11 @@ def test_eight_writers_lose_nothing() -> None:
         for i in range(per_writer):
             ev.add_case((i + w) % 3 == 0, float((i * 7 + w) % 13))
 
-    stop = threading.Event()
-
     def reader() -> None:
-        while not stop.is_set():
-            ev.area_under_roc_curve()
-            clock.now += 0.001  # far from the horizon: nothing leaves yet
+        ev.area_under_roc_curve()
+        clock.now += 0.001  # far from the horizon: nothing leaves yet
 
-    threads = [threading.Thread(target=writer, args=(w,)) for w in range(8)]
-    watcher = threading.Thread(target=reader)
-    watcher.start()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    stop.set()
-    watcher.join()
+    race([threading.Thread(target=writer, args=(w,)) for w in range(8)], reader)
     expected = ScoredPrecisionRecallEvaluation(ties="grouped")
     for w in range(8):
         expected.add_cases([(i + w) % 3 == 0 for i in range(per_writer)],
