@@ -164,6 +164,9 @@ class _Options:
     no_relevant: NoRelevant = "zero"
     files: list[str] = field(default_factory=list)
     stop: str | None = None  # text to print instead of evaluating (--help, --version)
+    # Some measure reads a query's ranking (all but num_q and runid): trec_eval then forms
+    # it, and meets its duplicates.
+    ranks: bool = True
 
 
 def _parse(args: list[str]) -> _Options:
@@ -190,9 +193,10 @@ def _parse(args: list[str]) -> _Options:
     try:
         for spec in o.specs:
             catalogue.parse_spec(spec, o.profile)
-        catalogue.resolve(o.specs, o.profile, first_wins=True)
+        columns = catalogue.resolve(o.specs, o.profile, first_wins=True).columns
     except ValueError as problem:
         raise _UsageError(str(problem)) from None
+    o.ranks = any(c.measure.name not in ("num_q", "runid") for c in columns)
     return o
 
 
@@ -289,13 +293,9 @@ def _main(args: list[str], out: TextIO) -> int:
             del data
         else:
             run_table = trec_files.read_run(run_path, progress.update, **options)
-        # trec_eval forms a query's ranking (and meets its duplicates) only for a measure
-        # that reads one: every measure but num_q and runid.
-        ranks = any(c.measure.name not in ("num_q", "runid")
-                    for c in catalogue.resolve(o.specs, o.profile, first_wins=True).columns)
         qrels_table, run_table, unseen = trec_files.settle_duplicates(
             qrels_table, run_table, qrels_strict=ten and o.complete, max_docs=o.max_docs,
-            float_scores=o.profile == "9.0.8-2020", evaluated=ranks)
+            float_scores=o.profile == "9.0.8-2020", evaluated=o.ranks)
         qrels, run = Qrels.from_table(qrels_table), Run.from_table(run_table)
         del qrels_table, run_table
         progress.set_description_str("rankeval: evaluating")

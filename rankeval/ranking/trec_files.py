@@ -372,10 +372,8 @@ def _unseen_duplicates(name: str, qid: BytesArray, docid: BytesArray, lines: Int
             continue
         seen = [row for row in rows if not cut[row]]
         if len(seen) > 1 and evaluated(pair[0]):
-            raise DataError(
-                name, int(lines[seen[1]]),
-                f"document {_decode(pair[1])!r} is {verb} twice for query "
-                f"{_decode(pair[0])!r} (first on line {int(lines[seen[0]])})")
+            raise _duplicate(name, pair[0], pair[1], verb, int(lines[seen[0]]),
+                             int(lines[seen[1]]))
         stays = seen[0] if seen else rows[0]
         keep[[row for row in rows if row != stays]] = False
     return keep
@@ -399,12 +397,15 @@ def _refuse_duplicates(
     dup = first_duplicate(_group_codes(qid), docid)
     if dup is not None:
         first, second = dup
-        raise DataError(
-            name,
-            int(lines[second]),
-            f"document {_decode(docid[second])!r} is {verb} twice for query "
-            f"{_decode(qid[second])!r} (first on line {int(lines[first])})",
-        )
+        raise _duplicate(name, qid[second], docid[second], verb, int(lines[first]),
+                         int(lines[second]))
+
+
+def _duplicate(name: str, qid: bytes | np.bytes_, docid: bytes | np.bytes_, verb: str,
+               first: int, second: int) -> DataError:
+    """The error for a document named twice for one query, at the second line."""
+    return DataError(name, second, f"document {_decode(docid)!r} is {verb} twice for query "
+                                   f"{_decode(qid)!r} (first on line {first})")
 
 
 # ---------------------------------------------------------------------------------------------
