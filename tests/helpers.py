@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from unittest import mock
 
+import numpy as np
+
 import rankeval.scored.store
 import rankeval.scored.window
 from rankeval import ScoredPrecisionRecallEvaluation
@@ -109,3 +111,42 @@ def race(writers: list[threading.Thread], watch: Callable[[], None]) -> None:
     finally:
         done.set()
         thread.join()
+
+
+def same_bits(a: object, b: object) -> bool:
+    """Floats or float arrays equal bit for bit (NaN equals NaN; -0.0 differs from 0.0)."""
+    x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if x.shape != y.shape:
+        return False
+    return bool(np.all((x.view(np.int64) == y.view(np.int64)) | (np.isnan(x) & np.isnan(y))))
+
+
+def assert_report_matches(report: Any, ev: ScoredPrecisionRecallEvaluation,
+                          ranks: tuple[int, ...], curve_points: int) -> None:
+    """Every value of a partitioned report equals the local evaluator's, bit for bit."""
+    assert report.num_cases() == ev.num_cases()
+    assert report.num_positive_ref() == ev.num_positive_ref()
+    assert report.num_negative_ref() == ev.num_negative_ref()
+    pairs = {
+        "roc_auc": (report.area_under_roc_curve(), ev.area_under_roc_curve()),
+        "ap": (report.average_precision(), ev.average_precision()),
+        "pr_auc": (report.area_under_pr_curve(), ev.area_under_pr_curve()),
+        "pr_auc_interpolated": (report.area_under_pr_curve(True), ev.area_under_pr_curve(True)),
+        "max_f": (report.maximum_f_measure(), ev.maximum_f_measure()),
+        "r_precision": (report.r_precision(), ev.r_precision()),
+        "reciprocal_rank": (report.reciprocal_rank(), ev.reciprocal_rank()),
+        "eleven": (report.eleven_point_interpolated_precision(),
+                   ev.eleven_point_interpolated_precision()),
+        "pr_interpolated": (report.pr_curve(True), ev.pr_curve(True)),
+        "pr_score_interpolated": (report.pr_score_curve(True), ev.pr_score_curve(True)),
+        "pr": (report.pr_curve(), ev.pr_curve(max_points=curve_points)),
+        "pr_score": (report.pr_score_curve(), ev.pr_score_curve(max_points=curve_points)),
+        "roc": (report.roc_curve(), ev.roc_curve(max_points=curve_points)),
+    }
+    pairs.update({f"p@{k}": (report.precision_at(k), ev.precision_at(k)) for k in ranks})
+    if ev.num_positive_ref() == 0:
+        # Every recall is NaN: the report keeps one row per bucket, not per point (all NaN).
+        del pairs["pr_interpolated"], pairs["pr_score_interpolated"]
+        assert np.isnan(report.pr_curve(True)[1:-1, 0]).all()
+    wrong = [name for name, (mine, local) in pairs.items() if not same_bits(mine, local)]
+    assert not wrong, {name: pairs[name] for name in wrong}

@@ -37,8 +37,10 @@ class Reference:
             tp += correct
             fp += not correct
             last_of_block = i + 1 == len(self.ranked) or self.ranked[i + 1][1] != score
-            if self.ties == "insertion" or last_of_block:
+            if self.ties == "insertion":
                 out.append((tp, fp, score))
+            elif last_of_block:  # a block of zeros of either sign scores 0.0
+                out.append((tp, fp, score + 0.0))
         return out
 
     @staticmethod

@@ -21,7 +21,7 @@ import numpy as np
 
 from rankeval.scored.kernel import FloatArray, IntArray, OperatingPoints
 
-__all__ = ["pr_curve", "pr_score_curve", "roc_curve"]
+__all__ = ["curve_ranks", "downsampled", "holding", "pr_curve", "pr_score_curve", "roc_curve"]
 
 
 def _frozen(array: FloatArray) -> FloatArray:
@@ -141,3 +141,38 @@ def roc_curve(points: OperatingPoints, interpolate: bool = False) -> FloatArray:
     _take(x, kept, rows[:, 0])
     _take(y, kept, rows[:, 1])
     return _frozen(rows)
+
+
+def curve_ranks(cases: int, max_points: int) -> IntArray:
+    """The ranks a downsampled curve keeps: every rank if ``cases <= max_points``, else
+    ``max_points`` ranks spaced evenly from 1 to ``cases`` (both kept), in exact integers.
+
+    >>> curve_ranks(10, 4).tolist(), curve_ranks(3, 4).tolist()
+    ([1, 4, 7, 10], [1, 2, 3])
+    """
+    if cases <= max_points:
+        return np.arange(1, cases + 1, dtype=np.int64)
+    # 1 + i (n - 1) // (k - 1) without overflow: (n - 1) = q (k - 1) + r.
+    q, r = divmod(cases - 1, max_points - 1)
+    i = np.arange(max_points, dtype=np.int64)
+    return 1 + i * q + (i * r) // (max_points - 1)
+
+
+def downsampled(points: OperatingPoints, max_points: int) -> OperatingPoints:
+    """The operating points holding the :func:`curve_ranks` of the ranked cases, once each.
+
+    A curve of these points keeps its first and last rows; because both coordinates of the
+    PR recall and of the ROC curve never decrease along the points, every dropped row lies
+    inside the box spanned by the two kept rows around it.
+
+    Complexity: O(max_points log m).
+    """
+    cases = int(points.tp[-1] + points.fp[-1]) if points.size else 0
+    return holding(points, curve_ranks(cases, max_points))
+
+
+def holding(points: OperatingPoints, ranks: IntArray) -> OperatingPoints:
+    """The points holding each of the sorted 1-based case ``ranks``, once each. O(k log m)."""
+    held = np.unique(np.searchsorted(points.tp + points.fp, ranks, side="left"))
+    return OperatingPoints(points.tp[held], points.fp[held], points.scores[held],
+                           points.num_pos, points.num_neg)

@@ -29,6 +29,7 @@ from rankeval.checks import (
     check_curve,
     check_file,
     check_flag,
+    check_int,
     check_rank,
     check_real,
     check_score,
@@ -448,7 +449,7 @@ class ScoredPrecisionRecallEvaluation:
         return self._cached("points", compute)
 
     # ---------------------------------------------------------------- curves
-    def pr_curve(self, interpolate: bool = False) -> FloatArray:
+    def pr_curve(self, interpolate: bool = False, max_points: int | None = None) -> FloatArray:
         """Precision-recall curve, rows ``[recall, precision]`` (read-only array).
 
         Uninterpolated: ``[0, 1]``, one row per case (per tie block when
@@ -461,28 +462,46 @@ class ScoredPrecisionRecallEvaluation:
         >>> ev.pr_curve().tolist()
         [[0.0, 1.0], [0.5, 1.0], [0.5, 0.5], [1.0, 0.6666666666666666], [1.0, 0.0]]
 
+        ``max_points`` downsamples the uninterpolated curve to the points holding that many
+        evenly spaced ranks (:func:`rankeval.scored.curves.downsampled`), limit rows kept.
+
         Undefined when R = 0: recalls are NaN. Complexity: O(n), cached.
         """
         flag = check_flag(interpolate, "interpolate")
+        if max_points is not None:
+            return curves.pr_curve(self._downsampled(flag, max_points))
         return self._cached(("pr", flag), lambda: curves.pr_curve(self._points(), flag))
 
-    def pr_score_curve(self, interpolate: bool = False) -> FloatArray:
+    def pr_score_curve(self, interpolate: bool = False,
+                       max_points: int | None = None) -> FloatArray:
         """Rows ``[recall, precision, score]``, one per case; no limit points.
 
-        Interpolated, the first row is ``[0, 1, +inf]``. Complexity: O(n), cached.
+        Interpolated, the first row is ``[0, 1, +inf]``. ``max_points`` downsamples as in
+        :meth:`pr_curve`. Complexity: O(n), cached.
         """
         flag = check_flag(interpolate, "interpolate")
+        if max_points is not None:
+            return curves.pr_score_curve(self._downsampled(flag, max_points))
         return self._cached(
             ("pr_score", flag), lambda: curves.pr_score_curve(self._points(), flag)
         )
 
-    def roc_curve(self, interpolate: bool = False) -> FloatArray:
+    def roc_curve(self, interpolate: bool = False, max_points: int | None = None) -> FloatArray:
         """ROC curve, rows ``[1 - specificity, sensitivity]`` (read-only array).
 
+        ``max_points`` downsamples as in :meth:`pr_curve`.
         Undefined when N = 0 (x NaN) or R = 0 (y NaN). Complexity: O(n), cached.
         """
         flag = check_flag(interpolate, "interpolate")
+        if max_points is not None:
+            return curves.roc_curve(self._downsampled(flag, max_points))
         return self._cached(("roc", flag), lambda: curves.roc_curve(self._points(), flag))
+
+    def _downsampled(self, interpolate: bool, max_points: object) -> OperatingPoints:
+        if interpolate:
+            raise ValueError("max_points downsamples the uninterpolated curves only; an "
+                             "interpolated curve already has one row per recall level")
+        return curves.downsampled(self._points(), check_int(max_points, "max_points", minimum=2))
 
     # ---------------------------------------------------------------- values
     def eleven_point_interpolated_precision(self) -> FloatArray:

@@ -397,4 +397,8 @@ def operating_points(
         fp = np.arange(1, n + 1, dtype=np.int64)
         fp -= tp
         scores = -keys
+    if ties == "grouped":
+        # A block may hold -0.0 and 0.0; which one comes last depends on arrival order,
+        # which the grouped policy ignores: its zero scores are all 0.0.
+        scores += 0.0
     return OperatingPoints(tp, fp, scores, int(num_pos), int(num_neg))

@@ -1,0 +1,481 @@
+"""Exact evaluation of cases spread over many partitions: the core of the engine adapters.
+
+:mod:`rankeval.spark` and :mod:`rankeval.dask` run these pure functions on their
+workers and driver; the tests run them on plain NumPy arrays. Every value they
+produce has the bits of a local :class:`~rankeval.scored.ScoredPrecisionRecallEvaluation`
+fed the same cases, because the driver hands the same kernel, curve and formula
+functions the same integers in the same order.
+
+The algorithm, for ``n`` cases in any number of engine partitions:
+
+1. **Bounds** (driver, from a sample): :func:`range_bounds` picks up to ``B - 1``
+   keys (``key = -score``). A case goes to *bucket* ``searchsorted(bounds, key)``,
+   so bucket ``b`` holds one closed range of keys: no block of tied scores is ever
+   split (``-0.0`` and ``0.0`` compare equal, so they share a bucket).
+2. **Totals** (workers, then driver): :func:`bucket_totals` counts positives and
+   negatives per bucket; :class:`Layout` turns them into prefix offsets (the true
+   and false positives ranked above each bucket) and the reference counts R and N.
+3. **Parts** (workers, one call per bucket after the engine groups the cases by
+   bucket): :func:`bucket_part` sorts the bucket with the kernel's own sort,
+   builds its operating points with the kernel's own function and shifts them by
+   the offsets, so each point carries its global counts. It returns, in O(points
+   holding a positive):
+
+   * the *compressed points*: each point where the true positives grow, the point
+     before it, and the bucket's last point. Every ordered sum the evaluator makes
+     (average precision, the trapezoid areas of both PR curves) has a zero term
+     everywhere else, and its in-order sum skips zero terms, so the driver's sums
+     over the compressed points have the same terms in the same order;
+   * the pair count of the ROC area (an integer: the local count plus each
+     negative's loss to every positive of earlier buckets);
+   * the maximum F over its points (a maximum is exact in any grouping);
+   * precision at the requested ranks and the reciprocal rank, when the rank (or
+     the first positive) falls in the bucket, from the same closed forms as the
+     local store;
+   * the points holding the ranks of a downsampled curve.
+4. **Report** (driver): :func:`assemble` orders the parts by bucket and builds a
+   :class:`PartitionedReport`. Its memory is O(buckets + points holding a positive),
+   never O(n).
+
+Only the ``"grouped"`` policy is defined on a table. ``"insertion"`` needs an order:
+an ``order`` column ranks tied cases as a local evaluator fed the cases in that order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rankeval import formulas
+from rankeval.checks import check_beta, check_int, check_rank
+from rankeval.formulas import TiePolicy
+from rankeval.scored import curves
+from rankeval.scored.kernel import (
+    BoolArray,
+    FloatArray,
+    IntArray,
+    OperatingPoints,
+    operating_points,
+    sort_cases,
+)
+from rankeval.scored.store import doubled_pairs
+
+__all__ = [
+    "BucketPart",
+    "Layout",
+    "PartitionedReport",
+    "Request",
+    "assemble",
+    "bucket_ids",
+    "bucket_part",
+    "bucket_totals",
+    "evaluate_buckets",
+    "range_bounds",
+]
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a partitioned evaluation computes beyond the fixed values.
+
+    ``precision_ranks``: the ranks k of precision at k; ``betas``: the β of the
+    maximum F measures; ``curve_points``: the most rows of the downsampled
+    uninterpolated curves (see :func:`rankeval.scored.curves.curve_ranks`).
+    """
+
+    precision_ranks: tuple[int, ...] = (5, 10, 25, 100, 500)
+    betas: tuple[float, ...] = (1.0,)
+    curve_points: int = 1000
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "precision_ranks", tuple(check_rank(k) for k in
+                                                          self.precision_ranks))
+        object.__setattr__(self, "betas", tuple(check_beta(b) for b in self.betas))
+        check_int(self.curve_points, "curve_points", minimum=2)
+
+
+def range_bounds(sample_scores: FloatArray, buckets: int) -> FloatArray:
+    """Up to ``buckets - 1`` increasing keys that split a sample's distinct keys evenly.
+
+    >>> range_bounds(np.array([0.9, 0.1, 0.5, 0.5, 0.3]), 2).tolist()
+    [-0.5]
+
+    Complexity: O(s log s) for a sample of s scores.
+    """
+    check_int(buckets, "buckets", minimum=1)
+    keys = np.unique(-np.asarray(sample_scores, dtype=np.float64) + 0.0)  # -0.0 is 0.0
+    if buckets == 1 or keys.shape[0] < 2:
+        return np.zeros(0, dtype=np.float64)
+    picks = (np.arange(1, buckets, dtype=np.int64) * keys.shape[0]) // buckets
+    # A bound equal to the largest key would leave the last bucket empty.
+    return np.unique(keys[picks[picks < keys.shape[0] - 1]])
+
+
+def bucket_ids(scores: FloatArray, bounds: FloatArray) -> IntArray:
+    """The bucket of each score: how many bounds lie below its key. O(n log B)."""
+    return np.searchsorted(bounds, -scores, side="left").astype(np.int64, copy=False)
+
+
+def bucket_totals(buckets: IntArray, labels: BoolArray, count: int) -> IntArray:
+    """``(count, 2)`` int64 array: negatives and positives in each bucket. O(n)."""
+    return np.bincount(buckets * 2 + labels, minlength=2 * count).reshape(count, 2)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where every bucket sits in the global ranking: the driver's prefix sums of the totals.
+
+    ``totals[b] = (negatives, positives)`` of bucket b; misses count in R and N only.
+    """
+
+    totals: IntArray
+    ties: TiePolicy
+    pos_missed: int = 0
+    neg_missed: int = 0
+    request: Request = field(default_factory=Request)
+
+    @property
+    def buckets(self) -> int:
+        return int(self.totals.shape[0])
+
+    @property
+    def pos_added(self) -> int:
+        return int(self.totals[:, 1].sum())
+
+    @property
+    def neg_added(self) -> int:
+        return int(self.totals[:, 0].sum())
+
+    @property
+    def ranked(self) -> int:
+        """Cases ranked (misses are not)."""
+        return self.pos_added + self.neg_added
+
+    @property
+    def num_pos(self) -> int:
+        """R: positives ranked and missed."""
+        return self.pos_added + self.pos_missed
+
+    @property
+    def num_neg(self) -> int:
+        """N: negatives ranked and missed."""
+        return self.neg_added + self.neg_missed
+
+    def above(self, bucket: int) -> tuple[int, int]:
+        """``(fp, tp)``: negatives and positives ranked above every case of ``bucket``."""
+        before = self.totals[:bucket].sum(axis=0)
+        return int(before[0]), int(before[1])
+
+    def first_positive_bucket(self) -> int:
+        """The bucket holding the best-ranked positive (-1 if there is none)."""
+        holding = np.flatnonzero(self.totals[:, 1])
+        return int(holding[0]) if holding.shape[0] else -1
+
+    def precision_ranks(self) -> tuple[int, ...]:
+        """The requested ranks, and R for the R-precision."""
+        return (*self.request.precision_ranks, self.num_pos)
+
+    def curve_ranks(self) -> IntArray:
+        return curves.curve_ranks(self.ranked, self.request.curve_points)
+
+
+@dataclass(frozen=True)
+class BucketPart:
+    """One bucket's share of the report, in global counts (see the module text)."""
+
+    bucket: int
+    doubled_pairs: int
+    tp: IntArray
+    fp: IntArray
+    scores: FloatArray
+    max_f: tuple[float, ...]
+    precision: dict[int, float]
+    reciprocal_rank: float | None
+    curve_tp: IntArray
+    curve_fp: IntArray
+    curve_scores: FloatArray
+
+
+def _sorted_bucket(
+    scores: FloatArray, labels: BoolArray, order: NDArray[Any] | None, ties: TiePolicy
+) -> tuple[FloatArray, BoolArray]:
+    keys = -scores
+    if order is None:
+        if ties != "grouped":
+            raise ValueError('ties="insertion" needs an arrival order (an order column)')
+        return sort_cases(keys, labels)
+    by_order = np.lexsort((order, keys))
+    keys, labels, order = keys[by_order], labels[by_order], order[by_order]
+    ambiguous = (keys[1:] == keys[:-1]) & (order[1:] == order[:-1])
+    if ambiguous.any():
+        repeated = order[1:][ambiguous][0].item()
+        raise ValueError(f"tied scores share the order value {repeated!r}: the order column "
+                         "must rank every tied case")
+    return keys, labels
+
+
+def bucket_part(
+    bucket: int,
+    scores: FloatArray,
+    labels: BoolArray,
+    layout: Layout,
+    order: NDArray[Any] | None = None,
+) -> BucketPart:
+    """Sort one bucket's cases and compute its share of the report (module text, step 3).
+
+    ``order``, for ``ties="insertion"``, gives each case's arrival position.
+    Complexity: O(m log m) for the bucket's m cases.
+    """
+    keys, labels = _sorted_bucket(scores, labels, order, layout.ties)
+    fp0, tp0 = layout.above(bucket)
+    num_pos, num_neg = layout.num_pos, layout.num_neg
+    local_cum = np.empty(labels.shape[0] + 1, dtype=np.int64)
+    local_cum[0] = 0
+    np.cumsum(labels, out=local_cum[1:])
+    pairs = doubled_pairs(keys, labels, local_cum, layout.ties)
+    pairs += 2 * tp0 * (labels.shape[0] - int(local_cum[-1]))
+    local = operating_points(keys, labels, num_pos, num_neg, layout.ties, local_cum)
+    tp = local.tp + tp0
+    fp = local.fp + fp0
+    points = OperatingPoints(tp, fp, local.scores, num_pos, num_neg)
+
+    # Compressed points: where tp grows (the first point compared with tp0),
+    # the point before each, and the last.
+    grows = np.empty(tp.shape[0], dtype=np.bool_)
+    grows[:1] = tp[:1] != tp0
+    np.not_equal(tp[1:], tp[:-1], out=grows[1:])
+    keep = grows.copy()
+    keep[:-1] |= grows[1:]
+    keep[-1:] = True
+    kept = np.flatnonzero(keep)
+
+    # Maximum F over this bucket's rows of the uninterpolated PR curve (rows
+    # with tp = 0 are not on it, unless R = 0).
+    rows = curves.pr_curve(points)[1:-1]
+    max_f = tuple(formulas.maximum_f_measure(rows, beta) for beta in layout.request.betas)
+
+    first, last = tp0 + fp0, tp0 + fp0 + labels.shape[0]  # the global ranks held: (first, last]
+    precision = {}
+    for rank in layout.precision_ranks():
+        k = min(rank, layout.ranked)
+        if k and first < k <= last:
+            precision[rank] = _precision_at(keys, local_cum, k - first, tp0, first, rank,
+                                            layout.ties)
+    reciprocal = None
+    if bucket == layout.first_positive_bucket():
+        reciprocal = _reciprocal_rank(keys, labels, local_cum, first, layout.ties)
+
+    wanted = layout.curve_ranks()
+    held = curves.holding(points, wanted[(wanted > first) & (wanted <= last)])
+    return BucketPart(
+        bucket, pairs, tp[kept], fp[kept], points.scores[kept], max_f, precision, reciprocal,
+        held.tp, held.fp, held.scores,
+    )
+
+
+def _precision_at(keys: FloatArray, cum: IntArray, k: int, pos_above: int, above: int,
+                  rank: int, ties: TiePolicy) -> float:
+    """Precision at ``rank`` whose last place, global ``above + k``, is this bucket's k-th case."""
+    if ties == "insertion":
+        return formulas.expected_precision_at(pos_above + int(cum[k]), 0, 0, above + k, rank)
+    key = keys[k - 1]
+    lo, hi = int(keys.searchsorted(key, "left")), int(keys.searchsorted(key, "right"))
+    return formulas.expected_precision_at(
+        pos_above + int(cum[lo]), int(cum[hi] - cum[lo]), hi - lo, above + lo, rank
+    )
+
+
+def _reciprocal_rank(keys: FloatArray, labels: BoolArray, cum: IntArray, above: int,
+                     ties: TiePolicy) -> float:
+    """The reciprocal rank, for the bucket holding the first positive (no positive above it)."""
+    index = int(np.argmax(labels))
+    if ties == "insertion":
+        return float(formulas.reciprocal_of_rank(above + index + 1))
+    key = keys[index]
+    lo, hi = int(keys.searchsorted(key, "left")), int(keys.searchsorted(key, "right"))
+    tied_pos = int(cum[hi] - cum[lo])
+    return formulas.expected_reciprocal_rank(above + lo, tied_pos, (hi - lo) - tied_pos)
+
+
+class PartitionedReport:
+    """The evaluator's read methods over a partitioned evaluation; read-only, small.
+
+    Holds O(buckets + points holding a positive): the compressed operating points,
+    the pair count, and the values computed per bucket. Each method has the name,
+    arguments and bits of :class:`~rankeval.scored.ScoredPrecisionRecallEvaluation`'s;
+    precision at k and maximum F are known for the ranks and β asked for, and the
+    uninterpolated curves come downsampled (``max_points`` of the local curves).
+
+    With no positive at all (R = 0) every recall is NaN and each point would be a row of
+    the interpolated curves; they then hold one row per bucket instead (the values read
+    from them, NaN areas and the eleven-point precision, are still the local ones).
+    """
+
+    def __init__(self, layout: Layout, parts: Iterable[BucketPart]) -> None:
+        ordered = sorted(parts, key=lambda part: part.bucket)
+        buckets = [part.bucket for part in ordered]
+        holding = np.flatnonzero(layout.totals.sum(axis=1)).tolist()
+        if buckets != holding:
+            raise ValueError(f"expected one part for each bucket holding cases {holding}, "
+                             f"got parts for {buckets}")
+        self._layout = layout
+        request = layout.request
+
+        def joined(name: str, dtype: type) -> np.ndarray:
+            arrays = [getattr(part, name) for part in ordered]
+            return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
+
+        self._points = OperatingPoints(
+            joined("tp", np.int64), joined("fp", np.int64), joined("scores", np.float64),
+            layout.num_pos, layout.num_neg,
+        )
+        self._curve_points = OperatingPoints(
+            joined("curve_tp", np.int64), joined("curve_fp", np.int64),
+            joined("curve_scores", np.float64), layout.num_pos, layout.num_neg,
+        )
+        self._doubled_pairs = sum(part.doubled_pairs for part in ordered)
+        self._max_f = {}
+        for i, beta in enumerate(request.betas):
+            best = 0.0
+            for part in ordered:
+                value = part.max_f[i]
+                best = math.nan if math.isnan(value) or math.isnan(best) else max(best, value)
+            self._max_f[beta] = best
+        self._precision: dict[int, float] = {}
+        for rank in layout.precision_ranks():
+            if min(rank, layout.ranked) == 0:
+                self._precision[rank] = formulas.expected_precision_at(0, 0, 0, 0, rank)
+        for part in ordered:
+            self._precision.update(part.precision)
+        reciprocals = [part.reciprocal_rank for part in ordered
+                       if part.reciprocal_rank is not None]
+        self._reciprocal_rank = reciprocals[0] if reciprocals else 0.0
+
+    # ------------------------------------------------------------------ counts
+    @property
+    def ties(self) -> TiePolicy:
+        return self._layout.ties
+
+    def num_cases(self) -> int:
+        """R + N: every case and miss."""
+        return self._layout.num_pos + self._layout.num_neg
+
+    def num_positive_ref(self) -> int:
+        return self._layout.num_pos
+
+    def num_negative_ref(self) -> int:
+        return self._layout.num_neg
+
+    # ------------------------------------------------------------------ values
+    def area_under_roc_curve(self) -> float:
+        """The exact ROC area (Mann-Whitney), from the integer pair count."""
+        layout = self._layout
+        return formulas.roc_auc_from_pairs(self._doubled_pairs, layout.pos_added,
+                                           layout.pos_missed, layout.neg_added,
+                                           layout.neg_missed)
+
+    def average_precision(self) -> float:
+        return self._points.average_precision
+
+    def area_under_pr_curve(self, interpolate: bool = False) -> float:
+        return formulas.area_under_curve(curves.pr_curve(self._points, interpolate))
+
+    def eleven_point_interpolated_precision(self) -> FloatArray:
+        return formulas.eleven_point_interpolated_precision(curves.pr_curve(self._points, True))
+
+    def maximum_f_measure(self, beta: float = 1.0) -> float:
+        value = check_beta(beta)
+        if value not in self._max_f:
+            raise ValueError(f"maximum F was computed for beta in {tuple(self._max_f)}, "
+                             f"not {value!r}: ask for it with betas=")
+        return self._max_f[value]
+
+    def precision_at(self, rank: int) -> float:
+        value = check_rank(rank)
+        if value not in self._precision:
+            raise ValueError(f"precision was computed at ranks "
+                             f"{self._layout.request.precision_ranks}, not {value}: ask for it "
+                             f"with precision_at=")
+        return self._precision[value]
+
+    def r_precision(self) -> float:
+        return self._precision[self._layout.num_pos]
+
+    def pr_breakeven_point(self) -> float:
+        return self.r_precision()
+
+    def reciprocal_rank(self) -> float:
+        return self._reciprocal_rank
+
+    # ------------------------------------------------------------------ curves
+    def pr_curve(self, interpolate: bool = False) -> FloatArray:
+        """Interpolated: the whole curve. Uninterpolated: downsampled (``curve_points``)."""
+        if interpolate:
+            return curves.pr_curve(self._points, True)
+        return curves.pr_curve(self._curve_points)
+
+    def pr_score_curve(self, interpolate: bool = False) -> FloatArray:
+        if interpolate:
+            return curves.pr_score_curve(self._points, True)
+        return curves.pr_score_curve(self._curve_points)
+
+    def roc_curve(self) -> FloatArray:
+        """The uninterpolated ROC curve, downsampled (``curve_points``)."""
+        return curves.roc_curve(self._curve_points)
+
+    def summary(self, precision_at: tuple[int, ...] | None = None,
+                beta: float = 1.0) -> dict[str, float]:
+        """The keys and values of the evaluator's :meth:`summary`."""
+        ranks = self._layout.request.precision_ranks if precision_at is None else precision_at
+        out = {
+            "cases": float(self.num_cases()),
+            "positives": float(self.num_positive_ref()),
+            "negatives": float(self.num_negative_ref()),
+            "roc_auc": self.area_under_roc_curve(),
+            "pr_auc": self.area_under_pr_curve(),
+            "average_precision": self.average_precision(),
+            "max_f": self.maximum_f_measure(beta),
+            "r_precision": self.r_precision(),
+            "reciprocal_rank": self.reciprocal_rank(),
+        }
+        out.update((f"precision_at_{k}", self.precision_at(k)) for k in ranks)
+        return out
+
+    def __repr__(self) -> str:
+        layout = self._layout
+        return (f"PartitionedReport(ties={layout.ties!r}, ranked={layout.ranked}, "
+                f"buckets={layout.buckets})")
+
+
+def assemble(layout: Layout, parts: Iterable[BucketPart]) -> PartitionedReport:
+    """The report from every non-empty bucket's part (any order)."""
+    return PartitionedReport(layout, parts)
+
+
+def evaluate_buckets(
+    scores: FloatArray,
+    labels: BoolArray,
+    bounds: FloatArray,
+    ties: TiePolicy = "grouped",
+    order: NDArray[Any] | None = None,
+    request: Request | None = None,
+    pos_missed: int = 0,
+    neg_missed: int = 0,
+) -> PartitionedReport:
+    """All four steps on one machine: what an engine does, without the engine (tests, docs)."""
+    ids = bucket_ids(scores, bounds)
+    count = bounds.shape[0] + 1
+    layout = Layout(bucket_totals(ids, labels, count), ties, pos_missed, neg_missed,
+                    request or Request())
+    parts = []
+    for bucket in np.flatnonzero(layout.totals.sum(axis=1)).tolist():
+        mine = ids == bucket
+        parts.append(bucket_part(bucket, scores[mine], labels[mine], layout,
+                                 None if order is None else order[mine]))
+    return assemble(layout, parts)
+
