@@ -103,7 +103,7 @@ def range_bounds(sample_scores: FloatArray, buckets: int) -> FloatArray:
     """Up to ``buckets - 1`` increasing keys that split a sample's distinct keys evenly.
 
     >>> range_bounds(np.array([0.9, 0.1, 0.5, 0.5, 0.3]), 2).tolist()
-    [-0.5]
+    [-0.3]
 
     Complexity: O(s log s) for a sample of s scores.
     """
