@@ -227,11 +227,16 @@ class MeasureRequest:
 
 @dataclass(frozen=True)
 class Column:
-    """One printed value: its name, its measure, and its position within the measure."""
+    """One printed value: its name, its measure, and its position within the measure.
+
+    ``ir_measures``: the value is an ir_measures name's, whose mean adds the queries in the
+    run's order and divides by every qrels query (see ``evaluate._as_ir_measures``).
+    """
 
     name: str
     request: MeasureRequest
     index: int
+    ir_measures: bool = False
 
     @property
     def measure(self) -> MeasureDef:

@@ -53,7 +53,7 @@ from rankeval.checks import check_choice, check_flag, check_int
 from rankeval.formulas import NO_RELEVANT, NoRelevant
 from rankeval.ranking import catalogue
 from rankeval.ranking.catalogue import Column, MeasureRequest, Profile
-from rankeval.ranking.inputs import Qrels, QrelsLike, Run, RunLike, qrels_and_run
+from rankeval.ranking.inputs import Qrels, QrelsLike, Run, RunLike, _utf8, qrels_and_run
 from rankeval.ranking.ir_names import SHARED_NAMES, IrMeasure, is_ir_name, parse_ir_name
 from rankeval.ranking.measures import (
     AVERAGE_TIES_MEASURES,
@@ -85,6 +85,7 @@ __all__ = [
     "first_relevant_ranks",
     "median_first_relevant_rank",
     "median_relevant_rank",
+    "merge_evaluations",
     "relevant_ranks",
 ]
 
@@ -283,6 +284,7 @@ def evaluate_run(
     num_docs: int = 0,
     first_params_win: bool = False,
     trec_quirks: bool = True,
+    _batch: bool = False,
 ) -> RunEvaluation:
     """Evaluate a run against qrels with trec_eval's measures.
 
@@ -390,7 +392,7 @@ def evaluate_run(
             score_precision=score_precision, iprec_rule=iprec_rule, ap_denominator=ap_denominator,
             precision_denominator=precision_denominator, capped_recall=capped_recall, gain=gain,
             discount=discount, ideal=ideal, no_relevant=no_relevant, num_docs=num_docs,
-            first_params_win=first_params_win, trec_quirks=trec_quirks,
+            first_params_win=first_params_win, trec_quirks=trec_quirks, _batch=_batch,
         )
         return _with_ir_names(qrels_obj, run_obj, specs, trec_options)
     first_wins = check_flag(first_params_win, "first_params_win")
@@ -431,6 +433,7 @@ def evaluate_run(
     ranked, queries, retrieved = _rank(
         qrels_obj, run_obj, complete=complete, no_relevant=no_relevant, level=level, ties=ties,
         precision=precision, max_docs=max_docs, judged_only=check_flag(judged_only, "judged_only"),
+        require_shared=not _batch,
     )
     # trec_eval 10 ranks a query the run lacks (-c) as one unjudged document, which -J and
     # -M 0 then drop; see _evaluate.
@@ -477,9 +480,10 @@ def _with_ir_names(
     if trec:
         part = evaluate_run(qrels, run, trec, **trec_options)
         parts.append((part, {c: [c] for c in part.columns}))
+    ir_parts = len(parts)
     for (options, _), members in groups.items():
         part = evaluate_run(qrels, run, list(dict.fromkeys(m.trec for m in members)),
-                            **which, **dict(options))
+                            **which, **dict(options), _batch=trec_options["_batch"])
         names: dict[str, list[str]] = {}
         for m in members:  # two spellings may share a column (SetRelP, SetP(relative=True))
             names.setdefault(m.column, []).append(m.name)
@@ -492,10 +496,11 @@ def _with_ir_names(
     values: dict[str, FloatArray] = {}
     texts: dict[str, tuple[str, ...]] = {}
     aggregates: dict[str, float] = {}
-    for part, renames in parts:
+    for number, (part, renames) in enumerate(parts):
         for column in part._layout:
             for name in renames.get(column.name, ()):
-                layout.append(dataclasses.replace(column, name=name))
+                layout.append(dataclasses.replace(column, name=name,
+                                                  ir_measures=number >= ir_parts))
                 if column.name in part.values:
                     values[name] = part.values[column.name]
                 if column.name in part.texts:
@@ -530,14 +535,95 @@ def _as_ir_measures(ev: RunEvaluation, run: Run) -> RunEvaluation:
         aggregates["num_rel"] = formulas.sequential_total(num_rel)
     if "num_q" in aggregates:
         aggregates["num_q"] = float(np.count_nonzero(ev.retrieved))
-    position = {q: i for i, q in enumerate(run.query_ids)}
-    order = sorted(np.flatnonzero(ev.retrieved).tolist(), key=lambda i: position[ev.queries[i]])
+    order = _run_order(ev, run.query_ids)
     for column in ev._layout:
         if column.name in values and column.measure.aggregate == "mean":
-            total = formulas.sequential_total(values[column.name][order])
-            aggregates[column.name] = total / len(ev.queries) if ev.queries else 0.0
+            aggregates[column.name] = _ir_mean(values[column.name], order, len(ev.queries))
     return dataclasses.replace(ev, values=MappingProxyType(values),
                                aggregates=MappingProxyType(aggregates))
+
+
+def _run_order(ev: RunEvaluation, run_queries: Iterable[str]) -> list[int]:
+    """The retrieved queries' positions in ``ev.queries``, in the run's order."""
+    position = {q: i for i, q in enumerate(run_queries)}
+    return sorted(np.flatnonzero(ev.retrieved).tolist(), key=lambda i: position[ev.queries[i]])
+
+
+def _ir_mean(values: FloatArray, order: list[int], num_queries: int) -> float:
+    """ir_measures' mean: the values in the run's order, over every qrels query."""
+    return formulas.sequential_total(values[order]) / num_queries if num_queries else 0.0
+
+
+def _no_shared_query() -> ValueError:
+    return ValueError("no queries with both results and relevance information")
+
+
+def merge_evaluations(
+    parts: Iterable[RunEvaluation], run_queries: Iterable[str] | None = None
+) -> RunEvaluation:
+    """One evaluation from evaluations of disjoint sets of queries, as if made in one call.
+
+    The partitioned engines (:mod:`rankeval.spark`, :mod:`rankeval.dask`) evaluate each
+    batch of queries with :func:`evaluate_run` and merge here. Per-query values are kept
+    as they are; aggregates are computed again over all queries by the rules of
+    :func:`evaluate_run`: means and geometric means in trec_eval's query order, counts
+    added up (integers, so any order gives the same bits; this also keeps trec_eval's
+    ``num_rel`` recount under ``complete=True``). ir_measures names add their queries in
+    the run's order, ``run_queries``; without it, in query id order.
+
+    Raises
+    ------
+    ValueError
+        No part, parts with different measures, profiles or runs, a query in two parts, or
+        no query with both results and judgments in any part.
+
+    Complexity: O(Q log Q · columns).
+    """
+    chunks = list(parts)
+    if not chunks:
+        raise ValueError("no evaluation to merge")
+    first = chunks[0]
+    for part in chunks[1:]:
+        if (part.columns, part.profile, part.runid) != (first.columns, first.profile,
+                                                        first.runid):
+            raise ValueError("evaluations to merge must have the same measures, profile and "
+                             "run id")
+    queries = [q for part in chunks for q in part.queries]
+    if len(set(queries)) != len(queries):
+        raise ValueError("evaluations to merge must cover disjoint queries")
+    order = np.argsort(_utf8(queries), kind="stable")
+    ordered = tuple(queries[i] for i in order.tolist())
+
+    def joined(arrays: list[NDArray[Any]]) -> NDArray[Any]:
+        out = np.concatenate(arrays)[order]
+        out.flags.writeable = False
+        return out
+
+    retrieved = joined([part.retrieved for part in chunks])
+    if not retrieved.any():
+        raise _no_shared_query()
+    num_q = sum(part.num_queries for part in chunks)
+    values = {name: joined([part.values[name] for part in chunks]) for name in first.values}
+    texts = {name: tuple(joined([np.array(part.texts[name], dtype=object)
+                                 for part in chunks]).tolist()) for name in first.texts}
+    merged = dataclasses.replace(first, queries=ordered, retrieved=retrieved, num_queries=num_q,
+                                 values=MappingProxyType(values),
+                                 texts=MappingProxyType(texts))
+    run_order = _run_order(merged, ordered if run_queries is None else run_queries)
+    aggregates: dict[str, float] = {}
+    for column in first._layout:
+        m = column.measure
+        if column.name not in first.aggregates:
+            continue
+        if m.name == "num_q" or m.aggregate == "sum":
+            # Whole numbers: the sum has the same bits in any order.
+            aggregates[column.name] = float(sum(part.aggregates[column.name] for part in chunks))
+        elif column.ir_measures and m.aggregate == "mean":
+            aggregates[column.name] = _ir_mean(values[column.name], run_order, len(ordered))
+        else:
+            aggregates[column.name] = _aggregate(values[column.name], m.aggregate, retrieved,
+                                                 num_q, first.profile)
+    return dataclasses.replace(merged, aggregates=MappingProxyType(aggregates))
 
 
 def _rank(
@@ -551,6 +637,7 @@ def _rank(
     precision: ScorePrecision,
     max_docs: int | None,
     judged_only: bool,
+    require_shared: bool = True,
 ) -> tuple[RankedQueries, tuple[str, ...], BoolArray]:
     """The evaluated queries ranked: the rankings, their query ids, and which the run has.
 
@@ -577,8 +664,8 @@ def _rank(
         relevant = np.bincount(qrels_obj.query[qrels_obj.rel >= level],
                                minlength=len(qrels_obj.query_ids))
         chosen &= relevant[qrels_sorted] > 0
-    if not (chosen & in_run).any():
-        raise ValueError("no queries with both results and relevance information")
+    if require_shared and not (chosen & in_run).any():
+        raise _no_shared_query()
     evaluated_qrels = qrels_sorted[chosen].astype(np.int64)
     evaluated_run = run_of_qrels[chosen].astype(np.int64)
     names = qrels_obj.query_ids
