@@ -1,0 +1,238 @@
+"""Exact evaluation of Dask DataFrames: the local evaluator's numbers, to the last bit.
+
+Extra ``dask`` (``pip install 'rankeval[dask]'``). Runs on whatever scheduler is active:
+threads by default, or a ``distributed`` cluster once a ``Client`` exists.
+
+* :func:`evaluate`: a scored table (a score and a label per row) to a
+  :class:`~rankeval.scored.partitioned.PartitionedReport`, whose values equal those of a
+  local ``ScoredPrecisionRecallEvaluation(ties="grouped")`` fed the same rows. The driver
+  holds O(buckets + tie blocks holding a positive), never O(rows).
+* :func:`collect_evaluator`: the rows in a real, local ``ScoredPrecisionRecallEvaluation``
+  (for tables that fit in memory: it can be saved and merged with a live one).
+* :func:`evaluate_run`: qrels and run tables to the :class:`~rankeval.RunEvaluation` of the
+  local :func:`rankeval.evaluate_run`, query batches evaluated in parallel.
+
+The algorithm is :mod:`rankeval.scored.partitioned`'s; this module only moves columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import dask
+import numpy as np
+
+from rankeval import engines
+from rankeval.ranking.evaluate import RunEvaluation, merge_evaluations
+from rankeval.ranking.ir_names import is_ir_name
+from rankeval.scored import ScoredPrecisionRecallEvaluation
+from rankeval.scored.partitioned import (
+    BucketPart,
+    Layout,
+    PartitionedReport,
+    assemble,
+    bucket_ids,
+    range_bounds,
+)
+
+__all__ = ["collect_evaluator", "evaluate", "evaluate_run"]
+
+_BUCKET = "__rankeval_bucket"
+
+
+def _scored_columns(df: Any, score_col: str, label_col: str, order_col: str | None) -> Any:
+    """The needed columns, checked: names, types, no missing value, labels 0/1, not empty."""
+    engines.check_columns(df.columns, {"score_col": score_col, "label_col": label_col,
+                                       "order_col": order_col})
+    columns = [score_col, label_col] + ([order_col] if order_col else [])
+    table = df[columns]
+    if table.dtypes[score_col].kind not in "fiu":
+        raise TypeError(f"score column {score_col!r} must be numeric, got dtype "
+                        f"{table.dtypes[score_col]}")
+    label_kind = table.dtypes[label_col].kind
+    if label_kind not in "biuf":
+        raise TypeError(f"label column {label_col!r} must hold booleans or 0/1, got dtype "
+                        f"{table.dtypes[label_col]}")
+    # One pass for every data check (before any evaluation job).
+    checks = {"rows": table[score_col].size,
+              "score": table[score_col].isna().sum(),
+              "label": table[label_col].isna().sum()}
+    if label_kind != "b":
+        checks["bad_label"] = (~table[label_col].isin([0, 1])).sum()
+    if order_col:
+        checks["order"] = table[order_col].isna().sum()
+    found = dict(zip(checks, dask.compute(*checks.values()), strict=True))
+    if found["rows"] == 0:
+        raise ValueError("the table has no rows: there is nothing to evaluate")
+    for argument, column in (("score", score_col), ("label", label_col), ("order", order_col)):
+        if found.get(argument):
+            raise ValueError(f"{argument} column {column!r} holds {found[argument]} missing "
+                             "values (null or NaN)")
+    if found.get("bad_label"):
+        raise ValueError(f"label column {label_col!r} must hold booleans or 0/1, found "
+                         f"{found['bad_label']} other values")
+    return table
+
+
+def _arrays(frame: Any, score_col: str, label_col: str) -> tuple[np.ndarray, np.ndarray]:
+    return (frame[score_col].to_numpy(dtype=np.float64),
+            engines.labels_of(frame[label_col].to_numpy(), label_col))
+
+
+def _totals(frame: Any, score_col: str, label_col: str, bounds: np.ndarray) -> np.ndarray:
+    scores, labels = _arrays(frame, score_col, label_col)
+    return engines.scored_totals(scores, labels, bounds)
+
+
+def _with_bucket(frame: Any, score_col: str, bounds: np.ndarray) -> Any:
+    return frame.assign(**{_BUCKET: bucket_ids(frame[score_col].to_numpy(dtype=np.float64),
+                                               bounds)})
+
+
+def _parts(frame: Any, score_col: str, label_col: str, order_col: str | None,
+           layout: Layout) -> list[BucketPart]:
+    scores, labels = _arrays(frame, score_col, label_col)
+    order = frame[order_col].to_numpy() if order_col else None
+    return engines.scored_parts(frame[_BUCKET].to_numpy(dtype=np.int64), scores, labels,
+                                layout, order)
+
+
+def evaluate(
+    df: Any,
+    score_col: str = "score",
+    label_col: str = "label",
+    *,
+    ties: str = "grouped",
+    order_col: str | None = None,
+    buckets: int | None = None,
+    precision_at: Sequence[int] = (5, 10, 25, 100, 500),
+    betas: Sequence[float] = (1.0,),
+    curve_points: int = 1000,
+    misses: int = 0,
+    negative_misses: int = 0,
+    sample_size: int = 100_000,
+    seed: int = 0,
+) -> PartitionedReport:
+    """Evaluate a Dask DataFrame of scored cases exactly; see the module text.
+
+    ``ties="insertion"`` needs ``order_col`` (the arrival order of the rows); ``buckets``
+    (default: twice the partitions) sets the parallelism of the ranking step;
+    ``precision_at``, ``betas`` and ``curve_points`` say which precisions at k and maximum
+    F measures to compute and how many points the downsampled curves keep. ``misses`` and
+    ``negative_misses`` are those of ``add_misses`` and ``add_negative_misses``.
+
+    Raises
+    ------
+    ValueError
+        A missing column, a null or NaN value, a label other than 0/1, an empty table,
+        ``ties="insertion"`` without ``order_col``, or tied rows with one order value.
+    TypeError
+        A column of the wrong type.
+    """
+    policy = engines.check_order(ties, order_col)
+    request = engines.request_of(precision_at, betas, curve_points)
+    pos_missed, neg_missed = engines.check_misses(misses, negative_misses)
+    table = _scored_columns(df, score_col, label_col, order_col)
+    count = engines.bucket_count(buckets, 2 * table.npartitions)
+    rows = int(table[score_col].size.compute())
+    fraction = min(1.0, sample_size / rows)
+    sample = table[score_col].sample(frac=fraction, random_state=seed).compute()
+    bounds = range_bounds(sample.to_numpy(dtype=np.float64), count)
+    per_task = dask.compute(*[dask.delayed(_totals)(chunk, score_col, label_col, bounds)
+                              for chunk in table.to_delayed()])
+    layout = Layout(np.sum(per_task, axis=0), policy, pos_missed, neg_missed, request)
+    bucketed = table.map_partitions(_with_bucket, score_col, bounds)
+    grouped = bucketed.shuffle(on=_BUCKET, npartitions=bounds.shape[0] + 1)
+    per_group = dask.compute(*[dask.delayed(_parts)(chunk, score_col, label_col, order_col,
+                                                    layout)
+                               for chunk in grouped.to_delayed()])
+    return assemble(layout, [part for parts in per_group for part in parts])
+
+
+def collect_evaluator(
+    df: Any,
+    score_col: str = "score",
+    label_col: str = "label",
+    *,
+    ties: str = "grouped",
+    order_col: str | None = None,
+) -> ScoredPrecisionRecallEvaluation:
+    """Every row in a local evaluator (rows in ``order_col`` order for ``ties="insertion"``).
+
+    Its memory is the evaluator's (about 24 bytes a row): for tables up to ~10^8 rows.
+    """
+    policy = engines.check_order(ties, order_col)
+    table = _scored_columns(df, score_col, label_col, order_col).compute()
+    if order_col:
+        table = table.sort_values(order_col, kind="stable")
+    scores, labels = _arrays(table, score_col, label_col)
+    ev = ScoredPrecisionRecallEvaluation(ties=policy)
+    ev.add_cases(labels, scores)
+    return ev
+
+
+def _run_columns(df: Any, wanted: dict[str, str], value_col: str) -> Any:
+    engines.check_columns(df.columns, wanted)
+    table = df[list(wanted.values())]
+    missing = dask.compute(*[table[c].isna().sum() for c in wanted.values()])
+    for (argument, column), count in zip(wanted.items(), missing, strict=True):
+        if count:
+            raise ValueError(f"{argument}={column!r} holds {count} missing values (null or NaN)")
+    return table
+
+
+def _batch(qrels: Any, run: Any, names: tuple[str, ...], measures: Any, runid: str,
+           options: dict[str, Any]) -> RunEvaluation | None:
+    query, doc, rel, score = names
+
+    def columns(frame: Any, value: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return (frame[query].to_numpy(dtype=str), frame[doc].to_numpy(dtype=str),
+                frame[value].to_numpy())
+
+    return engines.run_batch(columns(qrels, rel), columns(run, score), measures, runid,
+                             options)
+
+
+def evaluate_run(
+    qrels_df: Any,
+    run_df: Any,
+    measures: str | Sequence[str] = ("official",),
+    *,
+    query_col: str = "query_id",
+    doc_col: str = "doc_id",
+    score_col: str = "score",
+    rel_col: str = "relevance",
+    runid: str = "run",
+    batches: int | None = None,
+    **options: Any,
+) -> RunEvaluation:
+    """:func:`rankeval.evaluate_run` over Dask DataFrames: qrels first, the same measures.
+
+    Rows are grouped by query into ``batches`` (default: the run's partitions) and each
+    batch is evaluated by the local function in one task; the driver merges the per-query
+    values (:func:`rankeval.ranking.evaluate.merge_evaluations`). ``options`` are
+    :func:`rankeval.evaluate_run`'s. ir_measures names average in the run's order, the
+    order in which the run table first lists each query.
+    """
+    engines.check_run_options(measures, runid, options)
+    qrels = _run_columns(qrels_df, {"query_col": query_col, "doc_col": doc_col,
+                                    "rel_col": rel_col}, rel_col)
+    run = _run_columns(run_df, {"query_col": query_col, "doc_col": doc_col,
+                                "score_col": score_col}, score_col)
+    count = engines.bucket_count(batches, run.npartitions)
+    # The same query must meet its judgments: both sides hash the query id as a string.
+    qrels = qrels.assign(**{query_col: qrels[query_col].astype(str)})
+    run = run.assign(**{query_col: run[query_col].astype(str)})
+    specs = [measures] if isinstance(measures, str) else list(measures)
+    order = None
+    if any(is_ir_name(spec) for spec in specs):
+        chunks = dask.compute(*[dask.delayed(lambda f: f[query_col].unique().tolist())(chunk)
+                                for chunk in run.to_delayed()])
+        order = engines.first_seen(chunks)
+    names = (query_col, doc_col, rel_col, score_col)
+    qrels_groups = qrels.shuffle(on=query_col, npartitions=count).to_delayed()
+    run_groups = run.shuffle(on=query_col, npartitions=count).to_delayed()
+    parts = dask.compute(*[dask.delayed(_batch)(q, r, names, measures, runid, options)
+                           for q, r in zip(qrels_groups, run_groups, strict=True)])
+    return merge_evaluations([part for part in parts if part is not None], order)

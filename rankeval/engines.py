@@ -1,0 +1,166 @@
+"""What :mod:`rankeval.spark` and :mod:`rankeval.dask` share: checks, and the work of one task.
+
+An engine adapter only moves columns: it checks the table here before any job runs, sends
+each task's NumPy columns to :func:`scored_totals`, :func:`scored_parts` or
+:func:`run_batch`, and gives the driver's results to
+:func:`rankeval.scored.partitioned.assemble` or
+:func:`rankeval.ranking.evaluate.merge_evaluations`. The formulas are the local ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rankeval.checks import check_choice, check_int
+from rankeval.formulas import TIE_POLICIES, TiePolicy
+from rankeval.ranking.evaluate import RunEvaluation, evaluate_run
+from rankeval.ranking.inputs import Qrels, Run
+from rankeval.scored.kernel import BoolArray, FloatArray, IntArray
+from rankeval.scored.partitioned import (
+    BucketPart,
+    Layout,
+    Request,
+    bucket_ids,
+    bucket_part,
+    bucket_totals,
+)
+
+__all__ = [
+    "bucket_count",
+    "check_columns",
+    "check_misses",
+    "check_order",
+    "check_run_options",
+    "first_seen",
+    "labels_of",
+    "request_of",
+    "run_batch",
+    "scored_parts",
+    "scored_totals",
+]
+
+_INSERTION_NEEDS_ORDER = (
+    'ties="insertion" ranks tied scores in arrival order, and a table has none (the same '
+    "partitions merged in different orders give different values): pass order_col=, the "
+    'column that gives the arrival order, or use ties="grouped"'
+)
+
+
+def check_columns(present: Iterable[str], wanted: dict[str, str | None]) -> None:
+    """Every wanted column (``{argument: column}``) exists, named in the error if not."""
+    have = list(present)
+    for argument, column in wanted.items():
+        if column is None:
+            continue
+        if not isinstance(column, str):
+            raise TypeError(f"{argument} must be a column name (str), got "
+                            f"{type(column).__name__} {column!r}")
+        if column not in have:
+            raise ValueError(f"{argument}={column!r}: no such column; the table has "
+                             f"{', '.join(map(repr, have))}")
+
+
+def check_order(ties: object, order_col: str | None) -> TiePolicy:
+    """The tie policy, refusing ``"insertion"`` without an order column (and the reverse)."""
+    policy = check_choice("ties", ties, TIE_POLICIES)
+    if policy == "insertion" and order_col is None:
+        raise ValueError(_INSERTION_NEEDS_ORDER)
+    if policy == "grouped" and order_col is not None:
+        raise ValueError('order_col orders tied scores under ties="insertion"; '
+                         'ties="grouped" ignores any order, so leave order_col out')
+    return policy
+
+
+def check_misses(misses: object, negative_misses: object) -> tuple[int, int]:
+    """The miss counts of ``add_misses`` and ``add_negative_misses``."""
+    return (check_int(misses, "misses", minimum=0),
+            check_int(negative_misses, "negative_misses", minimum=0))
+
+
+def bucket_count(asked: object, default: int) -> int:
+    """How many buckets (tasks) to rank in: ``asked``, else ``default`` (at least 1)."""
+    return max(1, default) if asked is None else check_int(asked, "buckets", minimum=1)
+
+
+def check_run_options(measures: str | Sequence[str], runid: object,
+                      options: dict[str, Any]) -> None:
+    """Refuse unknown measures or options on the driver, before any job runs.
+
+    The local :func:`~rankeval.evaluate_run` checks them on a one-line qrels and run.
+    """
+    if not isinstance(runid, str):
+        raise TypeError(f"runid must be a str, got {type(runid).__name__} {runid!r}")
+    if "_batch" in options:
+        raise TypeError("evaluate_run() got an unexpected keyword argument '_batch'")
+    one = np.array(["q"])
+    evaluate_run(Qrels.from_arrays(one, one, np.array([1])),
+                 Run.from_arrays(one, one, np.array([1.0])), measures, **options)
+
+
+def request_of(precision_at: Sequence[int], betas: Sequence[float],
+               curve_points: int) -> Request:
+    """The :class:`~rankeval.scored.partitioned.Request` of an engine call's arguments."""
+    return Request(tuple(precision_at), tuple(betas), check_int(curve_points, "curve_points",
+                                                                minimum=2))
+
+
+def labels_of(values: NDArray[Any], column: str) -> BoolArray:
+    """A label column as bool: booleans, or integers (or floats) that are all 0 or 1."""
+    if values.dtype == np.bool_:
+        return values
+    if values.dtype.kind in "iuf":
+        bad = (values != 0) & (values != 1)
+        if bad.any():
+            raise ValueError(f"label column {column!r} must hold booleans or 0/1, found "
+                             f"{values[bad][0].item()!r}")
+        return values == 1
+    raise TypeError(f"label column {column!r} must hold booleans or 0/1, got dtype "
+                    f"{values.dtype}")
+
+
+def scored_totals(scores: FloatArray, labels: BoolArray, bounds: FloatArray) -> IntArray:
+    """One task's ``(buckets, 2)`` negatives and positives per bucket; the driver adds them."""
+    return bucket_totals(bucket_ids(scores, bounds), labels, bounds.shape[0] + 1)
+
+
+def scored_parts(ids: IntArray, scores: FloatArray, labels: BoolArray, layout: Layout,
+                 order: NDArray[Any] | None = None) -> list[BucketPart]:
+    """The parts of the whole buckets one task holds (its cases grouped by bucket id)."""
+    if ids.shape[0] == 0:
+        return []
+    by_bucket = np.argsort(ids, kind="stable")
+    ids = ids[by_bucket]
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    ends = np.r_[starts[1:], ids.shape[0]]
+    parts = []
+    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+        rows = by_bucket[start:end]
+        parts.append(bucket_part(int(ids[start]), scores[rows], labels[rows], layout,
+                                 None if order is None else order[rows]))
+    return parts
+
+
+def run_batch(
+    qrels: tuple[NDArray[Any], NDArray[Any], NDArray[Any]],
+    run: tuple[NDArray[Any], NDArray[Any], NDArray[Any]],
+    measures: str | Sequence[str],
+    runid: str,
+    options: dict[str, Any],
+) -> RunEvaluation | None:
+    """One task's queries (all rows of each query it holds), evaluated; None if it has none.
+
+    ``qrels`` and ``run`` are ``(query, doc, rel)`` and ``(query, doc, score)`` columns.
+    """
+    if qrels[0].shape[0] == 0 and run[0].shape[0] == 0:
+        return None
+    return evaluate_run(Qrels.from_arrays(*qrels), Run.from_arrays(*run, runid=runid), measures,
+                        **options, _batch=True)
+
+
+def first_seen(chunks: Iterable[Iterable[str]]) -> list[str]:
+    """Query ids in order of first appearance over chunks given in table order."""
+    return list(dict.fromkeys(q for chunk in chunks for q in chunk))
