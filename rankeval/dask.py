@@ -20,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import dask
 import numpy as np
+from dask.base import compute
+from dask.delayed import delayed
 
 from rankeval import engines
 from rankeval.ranking.evaluate import RunEvaluation, merge_evaluations
@@ -62,7 +63,7 @@ def _scored_columns(df: Any, score_col: str, label_col: str, order_col: str | No
         checks["bad_label"] = (~table[label_col].isin([0, 1])).sum()
     if order_col:
         checks["order"] = table[order_col].isna().sum()
-    found = dict(zip(checks, dask.compute(*checks.values()), strict=True))
+    found = dict(zip(checks, compute(*checks.values()), strict=True))
     if found["rows"] == 0:
         raise ValueError("the table has no rows: there is nothing to evaluate")
     for argument, column in (("score", score_col), ("label", label_col), ("order", order_col)):
@@ -139,12 +140,12 @@ def evaluate(
     fraction = min(1.0, sample_size / rows)
     sample = table[score_col].sample(frac=fraction, random_state=seed).compute()
     bounds = range_bounds(sample.to_numpy(dtype=np.float64), count)
-    per_task = dask.compute(*[dask.delayed(_totals)(chunk, score_col, label_col, bounds)
+    per_task = compute(*[delayed(_totals)(chunk, score_col, label_col, bounds)
                               for chunk in table.to_delayed()])
     layout = Layout(np.sum(per_task, axis=0), policy, pos_missed, neg_missed, request)
     bucketed = table.map_partitions(_with_bucket, score_col, bounds)
     grouped = bucketed.shuffle(on=_BUCKET, npartitions=bounds.shape[0] + 1)
-    per_group = dask.compute(*[dask.delayed(_parts)(chunk, score_col, label_col, order_col,
+    per_group = compute(*[delayed(_parts)(chunk, score_col, label_col, order_col,
                                                     layout)
                                for chunk in grouped.to_delayed()])
     return assemble(layout, [part for parts in per_group for part in parts])
@@ -175,7 +176,7 @@ def collect_evaluator(
 def _run_columns(df: Any, wanted: dict[str, str], value_col: str) -> Any:
     engines.check_columns(df.columns, wanted)
     table = df[list(wanted.values())]
-    missing = dask.compute(*[table[c].isna().sum() for c in wanted.values()])
+    missing = compute(*[table[c].isna().sum() for c in wanted.values()])
     for (argument, column), count in zip(wanted.items(), missing, strict=True):
         if count:
             raise ValueError(f"{argument}={column!r} holds {count} missing values (null or NaN)")
@@ -227,12 +228,12 @@ def evaluate_run(
     specs = [measures] if isinstance(measures, str) else list(measures)
     order = None
     if any(is_ir_name(spec) for spec in specs):
-        chunks = dask.compute(*[dask.delayed(lambda f: f[query_col].unique().tolist())(chunk)
+        chunks = compute(*[delayed(lambda f: f[query_col].unique().tolist())(chunk)
                                 for chunk in run.to_delayed()])
         order = engines.first_seen(chunks)
     names = (query_col, doc_col, rel_col, score_col)
     qrels_groups = qrels.shuffle(on=query_col, npartitions=count).to_delayed()
     run_groups = run.shuffle(on=query_col, npartitions=count).to_delayed()
-    parts = dask.compute(*[dask.delayed(_batch)(q, r, names, measures, runid, options)
+    parts = compute(*[delayed(_batch)(q, r, names, measures, runid, options)
                            for q, r in zip(qrels_groups, run_groups, strict=True)])
     return merge_evaluations([part for part in parts if part is not None], order)

@@ -9,7 +9,7 @@ each task's NumPy columns to :func:`scored_totals`, :func:`scored_parts` or
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -50,7 +50,7 @@ _INSERTION_NEEDS_ORDER = (
 )
 
 
-def check_columns(present: Iterable[str], wanted: dict[str, str | None]) -> None:
+def check_columns(present: Iterable[str], wanted: Mapping[str, str | None]) -> None:
     """Every wanted column (``{argument: column}``) exists, named in the error if not."""
     have = list(present)
     for argument, column in wanted.items():
@@ -117,7 +117,7 @@ def labels_of(values: NDArray[Any], column: str) -> BoolArray:
         if bad.any():
             raise ValueError(f"label column {column!r} must hold booleans or 0/1, found "
                              f"{values[bad][0].item()!r}")
-        return values == 1
+        return np.asarray(values == 1, dtype=np.bool_)
     raise TypeError(f"label column {column!r} must hold booleans or 0/1, got dtype "
                     f"{values.dtype}")
 

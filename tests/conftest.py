@@ -101,3 +101,27 @@ def running_example() -> ScoredPrecisionRecallEvaluation:
 
 def as_list(array: Any) -> Any:
     return np.asarray(array).tolist()
+
+
+@pytest.fixture(scope="session")
+def spark() -> Any:
+    """One local Spark (2 cores) for the whole session: starting the JVM takes seconds."""
+    from rankeval.spark import session
+
+    active = session("local[2]", "rankeval-tests", **{"spark.sql.shuffle.partitions": "4"})
+    active.sparkContext.setLogLevel("ERROR")
+    yield active
+    active.stop()
+
+
+@pytest.fixture(scope="session")
+def dask_client() -> Any:
+    """One Dask LocalCluster (2 worker processes) for the whole session."""
+    from dask.distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                           dashboard_address=None)
+    client = Client(cluster)
+    yield client
+    client.close()
+    cluster.close()

@@ -146,6 +146,13 @@ class RunEvaluation:
     num_queries: int
     _layout: tuple[Column, ...] = field(repr=False, compare=False)
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickle support (the read-only mappings are not picklable themselves)."""
+        state = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        for name in ("values", "texts", "aggregates"):
+            state[name] = dict(state[name])
+        return _unpickle_evaluation, (state,)
+
     def __getitem__(self, name: str) -> float:
         """The aggregate (trec_eval's ``all`` value) of column ``name``.
 
@@ -255,6 +262,14 @@ class RunEvaluation:
                     lines.append(catalogue.format_line(column.name, "all",
                                                   self.aggregates[column.name], m.printed))
         return "".join(lines)
+
+
+def _unpickle_evaluation(state: dict[str, Any]) -> RunEvaluation:
+    for array in (state["retrieved"], *state["values"].values()):
+        array.flags.writeable = False
+    for name in ("values", "texts", "aggregates"):
+        state[name] = MappingProxyType(state[name])
+    return RunEvaluation(**state)
 
 
 # ---------------------------------------------------------------------------------------------

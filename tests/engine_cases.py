@@ -1,0 +1,157 @@
+"""The cases every engine adapter must pass (rankeval.spark, rankeval.dask), engine-free here.
+
+Each test module gives an :class:`Engine`: how to make its table from pandas and which
+adapter module to call. Expected values come from the local evaluator and the local
+``evaluate_run`` fed the same rows: equal bit for bit, not approximately.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rankeval import ScoredPrecisionRecallEvaluation
+from rankeval.ranking import Qrels, Run, evaluate_run
+from tests.helpers import assert_report_matches, same_bits
+
+RANKS = (1, 5, 10, 100)
+
+
+@dataclass
+class Engine:
+    """``frame(pandas_frame, partitions)`` makes the engine's table; ``module`` is the adapter."""
+
+    frame: Callable[[pd.DataFrame, int], Any]
+    module: Any
+
+
+def scored_rows(seed: int, n: int, distinct: int, positive_rate: float) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, distinct, n) / 7.0
+    scores[rng.random(n) < 0.03] = -0.0
+    return pd.DataFrame({"score": scores, "label": rng.random(n) < positive_rate,
+                         "arrival": rng.permutation(n)})
+
+
+def local_evaluator(rows: pd.DataFrame, ties: str = "grouped", misses: int = 0,
+                    negative_misses: int = 0) -> ScoredPrecisionRecallEvaluation:
+    if ties == "insertion":
+        rows = rows.sort_values("arrival", kind="stable")
+    ev = ScoredPrecisionRecallEvaluation(ties=ties)
+    ev.add_cases(rows["label"].to_numpy(), rows["score"].to_numpy(dtype=np.float64))
+    ev.add_misses(misses)
+    ev.add_negative_misses(negative_misses)
+    return ev
+
+
+# (partitions of the input table, buckets of the ranking step, distinct scores, positives)
+PARTITIONINGS = [(1, 1, 50, 0.3), (2, 2, 400, 0.2), (7, 7, 3, 0.5), (64, 64, 5000, 0.02),
+                 (3, 16, 1, 0.4)]
+
+
+def check_scored(engine: Engine, partitions: int, buckets: int, distinct: int,
+                 positive_rate: float) -> None:
+    rows = scored_rows(partitions * 100 + distinct, 6000, distinct, positive_rate)
+    report = engine.module.evaluate(engine.frame(rows, partitions), buckets=buckets,
+                                    precision_at=RANKS, curve_points=100, sample_size=500)
+    assert_report_matches(report, local_evaluator(rows), RANKS, 100)
+
+
+def check_skewed(engine: Engine) -> None:
+    # A few huge partitions and many tiny ones, and a sample too small to balance buckets.
+    rows = scored_rows(4, 8000, 800, 0.25)
+    rows = pd.concat([rows.iloc[:7000].sort_values("score"), rows.iloc[7000:]])
+    report = engine.module.evaluate(engine.frame(rows, 9), buckets=12, sample_size=20,
+                                    precision_at=RANKS, misses=5, negative_misses=2, seed=3)
+    assert_report_matches(report, local_evaluator(rows, misses=5, negative_misses=2), RANKS,
+                          1000)
+
+
+def check_insertion(engine: Engine) -> None:
+    rows = scored_rows(8, 4000, 20, 0.3)
+    table = engine.frame(rows, 5)
+    report = engine.module.evaluate(table, ties="insertion", order_col="arrival", buckets=6,
+                                    precision_at=RANKS)
+    local = local_evaluator(rows, "insertion")
+    assert_report_matches(report, local, RANKS, 1000)
+    assert engine.module.collect_evaluator(table, ties="insertion", order_col="arrival") == local
+
+
+def check_collect(engine: Engine) -> None:
+    rows = scored_rows(9, 3000, 30, 0.3)
+    collected = engine.module.collect_evaluator(engine.frame(rows, 4))
+    assert collected == local_evaluator(rows)
+    assert collected.ties == "grouped"
+
+
+def check_refusals(engine: Engine) -> None:
+    module = engine.module
+    good = scored_rows(10, 50, 5, 0.5)
+    table = engine.frame(good, 2)
+    with pytest.raises(ValueError, match="pass order_col="):
+        module.evaluate(table, ties="insertion")
+    with pytest.raises(ValueError, match="score_col='p': no such column"):
+        module.evaluate(table, score_col="p")
+    nan = good.assign(score=good["score"].where(good.index != 7, np.nan))
+    with pytest.raises(ValueError, match="score column 'score' holds 1 missing values"):
+        module.evaluate(engine.frame(nan, 2))
+    labels = good.assign(label=np.where(good.index == 3, 2, good["label"].astype(int)))
+    with pytest.raises(ValueError, match="label column 'label' must hold booleans or 0/1"):
+        module.evaluate(engine.frame(labels, 2))
+    with pytest.raises(ValueError, match="the table has no rows"):
+        module.evaluate(engine.frame(good.iloc[:0], 1))
+    with pytest.raises(TypeError, match="score column 'label' must be numeric"):
+        module.evaluate(table, score_col="label", label_col="score")
+
+
+def run_tables(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    rng = np.random.default_rng(seed)
+    qrels = [(f"q{q}", f"d{d}", int(rng.integers(0, 4))) for q in range(120)
+             for d in rng.choice(80, 15, replace=False) if q % 9 != 4]
+    run = [(f"q{q}", f"d{d}", float(rng.integers(0, 8))) for q in rng.permutation(130)[:110]
+           for d in rng.choice(80, 30, replace=False)]
+    return (pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]),
+            pd.DataFrame(run, columns=["query_id", "doc_id", "score"]))
+
+
+RUN_CASES = [
+    (["map", "ndcg_cut.10", "P.10", "recip_rank", "gm_map", "num_rel", "num_rel_ret", "num_q",
+      "relstring"], {}),
+    (["map", "iprec_at_recall", "num_rel", "num_q"], {"complete": True, "relevance_level": 2}),
+    (["nDCG@10", "AP", "RR@5", "P@10", "NumQ"], {}),
+]
+
+
+def check_run(engine: Engine, measures: list[str], options: dict[str, Any], batches: int
+              ) -> None:
+    qrels, run = run_tables(batches)
+    result = engine.module.evaluate_run(engine.frame(qrels, 3), engine.frame(run, 4), measures,
+                                        batches=batches, runid="sys", **options)
+    local = evaluate_run(
+        Qrels.from_arrays(qrels["query_id"].to_numpy(), qrels["doc_id"].to_numpy(),
+                          qrels["relevance"].to_numpy()),
+        Run.from_arrays(run["query_id"].to_numpy(), run["doc_id"].to_numpy(),
+                        run["score"].to_numpy(), runid="sys"),
+        measures, **options)
+    assert result.queries == local.queries
+    assert result.columns == local.columns
+    assert result.texts == local.texts
+    assert result.format(per_query=True) == local.format(per_query=True)
+    for name in local.values:
+        assert same_bits(result.values[name], local.values[name]), name
+    for name in local.aggregates:
+        assert same_bits(result.aggregates[name], local.aggregates[name]), name
+
+
+def check_run_refusals(engine: Engine) -> None:
+    qrels, run = run_tables(1)
+    with pytest.raises(ValueError, match="unknown measure 'mapp'"):
+        engine.module.evaluate_run(engine.frame(qrels, 1), engine.frame(run, 1), ["mapp"])
+    with pytest.raises(ValueError, match="rel_col='rel': no such column"):
+        engine.module.evaluate_run(engine.frame(qrels, 1), engine.frame(run, 1), "map",
+                                   rel_col="rel")
