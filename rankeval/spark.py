@@ -39,7 +39,6 @@ from rankeval.scored.partitioned import (
     Layout,
     PartitionedReport,
     assemble,
-    bucket_ids,
     range_bounds,
 )
 
@@ -160,6 +159,27 @@ def _whole(batches: Iterator[pa.RecordBatch]) -> pa.Table | None:
     return pa.Table.from_batches(chunks) if chunks else None
 
 
+def _bucket_expression(bounds: np.ndarray) -> Any:
+    """:func:`~rankeval.scored.partitioned.bucket_ids` as a Spark expression on ``s``.
+
+    The number of bounds below the key ``-s``, by binary search: nested ``CASE WHEN`` of
+    depth log2(B), so the generated code stays small for many buckets. Spark compares
+    doubles with ``-0.0 == 0.0``, as NumPy does.
+    """
+    from pyspark.sql import functions as F  # noqa: N812
+
+    key = -F.col("s")
+
+    def below(lo: int, hi: int) -> Any:  # bounds[lo:hi]: how many are below the key
+        if lo == hi:
+            return F.lit(lo)
+        mid = (lo + hi) // 2
+        return F.when(key > F.lit(float(bounds[mid])), below(mid + 1, hi)).otherwise(
+            below(lo, mid))
+
+    return below(0, int(bounds.shape[0])).cast("long")
+
+
 def _columns(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
     return (batch.column("s").to_numpy(zero_copy_only=False),
             batch.column("l").to_numpy(zero_copy_only=False))
@@ -206,19 +226,12 @@ def evaluate(
                       dtype=np.float64)
     bounds = range_bounds(sample, count)
 
-    def totals(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        total = np.zeros((bounds.shape[0] + 1, 2), dtype=np.int64)
-        for batch in batches:
-            total += engines.scored_totals(*_columns(batch), bounds)
-        yield _blob(total)
-
-    per_task = _unblob(_collect(_map_in_arrow(table, totals, _BLOB)))
-    layout = Layout(np.sum(per_task, axis=0), policy, pos_missed, neg_missed, request)
-
-    def with_bucket(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            ids = bucket_ids(batch.column("s").to_numpy(zero_copy_only=False), bounds)
-            yield batch.append_column("b", pa.array(ids))
+    # Buckets and totals in the JVM: Python sees each row once, in the ranking step.
+    bucketed = table.withColumn("b", _bucket_expression(bounds))
+    totals = np.zeros((bounds.shape[0] + 1, 2), dtype=np.int64)
+    for row in _collect(bucketed.groupBy("b", "l").count()):
+        totals[row["b"], int(row["l"])] = row["count"]
+    layout = Layout(totals, policy, pos_missed, neg_missed, request)
 
     def parts(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         whole = _whole(batches)
@@ -229,11 +242,8 @@ def evaluate(
         yield _blob(engines.scored_parts(whole.column("b").to_numpy(), scores, labels, layout,
                                          order))
 
-    from pyspark.sql import types
-
-    schema = types.StructType([*table.schema.fields, types.StructField("b", types.LongType())])
-    bucketed = _map_in_arrow(table, with_bucket, schema).repartition(bounds.shape[0] + 1, "b")
-    found = _unblob(_collect(_map_in_arrow(bucketed, parts, _BLOB)))
+    grouped = bucketed.repartition(bounds.shape[0] + 1, "b")
+    found = _unblob(_collect(_map_in_arrow(grouped, parts, _BLOB)))
     return assemble(layout, [part for chunk in found for part in chunk])
 
 

@@ -1,0 +1,382 @@
+"""Past one machine: rankeval.spark and rankeval.dask against the engines' own evaluators.
+
+Question: on a table in Parquet (the data lake), how long does an exact evaluation take on
+Spark (local[2]) and Dask (a LocalCluster of 2 workers), how much memory does the Python
+driver hold, and how far from the exact value is each engine's own evaluator?
+
+Contenders, each in a fresh process (the time is the evaluation call alone, after the
+engine has started):
+
+* scored table (``--rows``, 10 % positives, a few ties): rankeval.spark ``evaluate`` (ROC
+  area, AP and a 1,000-point PR curve), Spark ML's ``BinaryClassificationEvaluator``
+  (default: 1,000 bins; ROC area and its ``areaUnderPR``), MLlib's
+  ``BinaryClassificationMetrics`` (exact mode, numBins=0; JVM only, no Python rows),
+  rankeval.dask ``evaluate``, and scikit-learn on one machine (``roc_auc_score`` and
+  ``average_precision_score`` on the arrays read from the Parquet file);
+* run table (``--queries`` times 1,000 documents, 200 judgments a query): rankeval.spark
+  ``evaluate_run`` (map, ndcg_cut_10, P_10), MLlib's ``RankingMetrics`` (lists built in
+  Spark SQL, JVM only), rankeval.dask ``evaluate_run``, and the local ``evaluate_run``.
+
+The exact values come from the local ``ScoredPrecisionRecallEvaluation(ties="grouped")``
+and ``evaluate_run`` on the same arrays; the error column is each contender's distance
+from them (Spark's ``areaUnderPR`` is a trapezoid over its PR curve, not AP: its error is
+measured against AP, which is what it is used for). ``driver MB`` is the peak resident set
+of the Python driver process; ``engine MB`` the peak of its child processes together (the
+JVM, driver and executors in local mode, and Spark's Python workers or Dask's workers).
+
+    python bench_engines.py                       # 10M-row scored table, 10M-row run
+    python bench_engines.py --scaling 1000000,10000000,100000000 --only rankeval.spark
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _common import machine_line, make_cases  # noqa: E402
+
+SCORED = ("rankeval.spark", "spark BinaryClassificationEvaluator",
+          "spark BinaryClassificationMetrics (exact)", "rankeval.dask", "sklearn (one machine)")
+RANKING = ("rankeval.spark evaluate_run", "spark RankingMetrics", "rankeval.dask evaluate_run",
+           "rankeval evaluate_run (one machine)")
+MEASURES = ["map", "ndcg_cut.10", "P.10"]
+
+
+# ---------------------------------------------------------------------------------------------
+# data
+
+
+def write_scored(path: Path, rows: int) -> None:
+    """Scores of a classifier (three decimals: ties), 10 % positives, in 1M-row groups."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    writer = None
+    for start in range(0, rows, 1_000_000):
+        count = min(1_000_000, rows - start)
+        labels, scores = make_cases(count, seed=start + 1)
+        labels = np.random.default_rng(start).random(count) < np.where(labels, 0.25, 0.04)
+        table = pa.table({"score": np.round(scores, 3), "label": labels})
+        writer = writer or pq.ParquetWriter(path, table.schema)
+        writer.write_table(table)
+    assert writer is not None
+    writer.close()
+
+
+def write_run(qrels_path: Path, run_path: Path, queries: int) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(7)
+    docs = np.array([f"d{i}" for i in range(5000)])
+    q_ids = np.array([f"q{i}" for i in range(queries)])
+    run_q = np.repeat(q_ids, 1000)
+    run_d = np.concatenate([docs[rng.choice(5000, 1000, replace=False)] for _ in range(queries)])
+    qrels_d = np.concatenate([rng.choice(run_d[i * 1000:(i + 1) * 1000], 200, replace=False)
+                              for i in range(queries)])
+    pq.write_table(pa.table({"query_id": np.repeat(q_ids, 200), "doc_id": qrels_d,
+                             "relevance": rng.choice(4, 200 * queries, p=[0.7, 0.15, 0.1,
+                                                                            0.05])}),
+                   qrels_path)
+    pq.write_table(pa.table({"query_id": run_q, "doc_id": run_d,
+                             "score": np.round(rng.random(1000 * queries), 4)}), run_path)
+
+
+# ---------------------------------------------------------------------------------------------
+# children
+
+
+def _spark() -> Any:
+    from rankeval.spark import session
+
+    spark = session("local[2]", "bench", **{"spark.driver.memory": "8g",
+                                             "spark.sql.shuffle.partitions": "8"})
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def _dask() -> Any:
+    from dask.distributed import Client, LocalCluster
+
+    return Client(LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None,
+                               memory_limit="8GiB"))
+
+
+def scored_child(name: str, path: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if name.startswith("spark") or name == "rankeval.spark":
+        spark = _spark()
+        df = spark.read.parquet(path)
+        start = time.perf_counter()
+        if name == "rankeval.spark":
+            from rankeval import spark as rs
+
+            report = rs.evaluate(df)
+            out = {"auc": report.area_under_roc_curve(), "ap": report.average_precision(),
+                   "curve_rows": int(report.pr_curve().shape[0])}
+        elif name == "spark BinaryClassificationEvaluator":
+            from pyspark.ml.evaluation import BinaryClassificationEvaluator
+            from pyspark.sql import functions as F  # noqa: N812
+
+            table = df.select("score", F.col("label").cast("double").alias("label"))
+            ev = BinaryClassificationEvaluator(rawPredictionCol="score", labelCol="label")
+            out = {"auc": ev.evaluate(table, {ev.metricName: "areaUnderROC"}),
+                   "ap": ev.evaluate(table, {ev.metricName: "areaUnderPR"})}
+        else:
+            from pyspark.sql import functions as F  # noqa: N812
+
+            table = df.select("score", F.col("label").cast("double").alias("label"))
+            # What pyspark.mllib's wrapper makes, without first sending every row through Python.
+            jvm = spark.sparkContext._jvm
+            metrics = jvm.org.apache.spark.mllib.evaluation.BinaryClassificationMetrics(table._jdf)
+            out = {"auc": metrics.areaUnderROC(), "ap": metrics.areaUnderPR()}
+        out["seconds"] = time.perf_counter() - start
+        spark.stop()
+    elif name == "rankeval.dask":
+        import dask.dataframe as dd
+
+        from rankeval import dask as rd
+
+        client = _dask()
+        df = dd.read_parquet(path, split_row_groups=True)
+        start = time.perf_counter()
+        report = rd.evaluate(df)
+        out = {"auc": report.area_under_roc_curve(), "ap": report.average_precision(),
+               "curve_rows": int(report.pr_curve().shape[0]),
+               "seconds": time.perf_counter() - start}
+        client.close()
+    else:
+        import pyarrow.parquet as pq
+        from sklearn.metrics import average_precision_score, roc_auc_score
+
+        start = time.perf_counter()
+        table = pq.read_table(path)
+        scores, labels = table["score"].to_numpy(), table["label"].to_numpy()
+        out = {"auc": float(roc_auc_score(labels, scores)),
+               "ap": float(average_precision_score(labels, scores)),
+               "seconds": time.perf_counter() - start}
+    return out
+
+
+def ranking_child(name: str, qrels_path: str, run_path: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if name in ("rankeval.spark evaluate_run", "spark RankingMetrics"):
+        spark = _spark()
+        qrels, run = spark.read.parquet(qrels_path), spark.read.parquet(run_path)
+        start = time.perf_counter()
+        if name == "rankeval.spark evaluate_run":
+            from rankeval import spark as rs
+
+            result = rs.evaluate_run(qrels, run, MEASURES)
+            out = {k: result[k] for k in ("map", "ndcg_cut_10", "P_10")}
+        else:
+            from pyspark.mllib.common import callMLlibFunc
+            from pyspark.sql import functions as F  # noqa: N812
+
+            predicted = run.groupBy("query_id").agg(
+                F.sort_array(F.collect_list(F.struct((-F.col("score")).alias("s"),
+                                                     F.col("doc_id").alias("d"))))
+                .alias("ranked")).select("query_id", F.expr("transform(ranked, x -> x.d)")
+                                         .alias("predicted"))
+            relevant = qrels.where("relevance > 0").groupBy("query_id").agg(
+                F.collect_list("doc_id").alias("relevant"))
+            table = predicted.join(relevant, "query_id").select("predicted", "relevant")
+            metrics = callMLlibFunc("newRankingMetrics", table._jdf)
+            out = {"map": metrics.meanAveragePrecision(), "ndcg_cut_10": metrics.ndcgAt(10),
+                   "P_10": metrics.precisionAt(10)}
+        out["seconds"] = time.perf_counter() - start
+        spark.stop()
+    elif name == "rankeval.dask evaluate_run":
+        import dask.dataframe as dd
+
+        from rankeval import dask as rd
+
+        client = _dask()
+        start = time.perf_counter()
+        result = rd.evaluate_run(dd.read_parquet(qrels_path), dd.read_parquet(run_path),
+                                 MEASURES, batches=8)
+        out = {k: result[k] for k in ("map", "ndcg_cut_10", "P_10")}
+        out["seconds"] = time.perf_counter() - start
+        client.close()
+    else:
+        out = dict(_local_run(qrels_path, run_path))
+    return out
+
+
+def _local_run(qrels_path: str, run_path: str) -> dict[str, float]:
+    import pyarrow.parquet as pq
+
+    from rankeval.ranking import Qrels, Run, evaluate_run
+
+    start = time.perf_counter()
+    q, r = pq.read_table(qrels_path), pq.read_table(run_path)
+    result = evaluate_run(
+        Qrels.from_arrays(*(q[c].to_numpy() for c in ("query_id", "doc_id", "relevance"))),
+        Run.from_arrays(*(r[c].to_numpy() for c in ("query_id", "doc_id", "score"))), MEASURES)
+    out = {k: result[k] for k in ("map", "ndcg_cut_10", "P_10")}
+    out["seconds"] = time.perf_counter() - start
+    return out
+
+
+def exact_scored(path: str) -> dict[str, float]:
+    import pyarrow.parquet as pq
+
+    from rankeval import ScoredPrecisionRecallEvaluation
+
+    table = pq.read_table(path)
+    ev = ScoredPrecisionRecallEvaluation(ties="grouped")
+    ev.add_cases(table["label"].to_numpy(), table["score"].to_numpy())
+    return {"auc": ev.area_under_roc_curve(), "ap": ev.average_precision()}
+
+
+class _PeakOfChildren:
+    """Peak resident memory of this process's children (the JVM and the engine's workers)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        import psutil
+
+        self.peak = 0
+        self._me = psutil.Process()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.05):
+            total = 0
+            for child in self._me.children(recursive=True):
+                try:
+                    total += child.memory_info().rss
+                except Exception:  # a worker that just ended
+                    continue
+            self.peak = max(self.peak, total)
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        return self.peak / 2**20
+
+
+def child_main(args: argparse.Namespace) -> None:
+    watcher = _PeakOfChildren()
+    if args.kind == "scored":
+        out = scored_child(args.child, args.paths[0])
+    elif args.kind == "ranking":
+        out = ranking_child(args.child, args.paths[0], args.paths[1])
+    else:
+        out = exact_scored(args.paths[0])
+    out["driver_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["children_mb"] = watcher.stop()
+    print("RESULT " + json.dumps(out))
+
+
+def run_child(kind: str, name: str, paths: list[str]) -> dict[str, Any]:
+    command = [sys.executable, __file__, "--child", name, "--kind", kind, *paths]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    for line in done.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return dict(json.loads(line[7:]))
+    raise RuntimeError(f"{name} failed:\n{done.stderr[-3000:]}")
+
+
+# ---------------------------------------------------------------------------------------------
+# the parent
+
+
+def _row(cells: list[str], widths: list[int]) -> str:
+    return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = [_row(header, widths), _row(["-" * w for w in widths], widths)]
+    return "\n".join(lines + [_row(r, widths) for r in rows])
+
+
+def scored_section(rows: int, only: list[str] | None, folder: Path) -> str:
+    path = folder / f"scored_{rows}.parquet"
+    if not path.exists():
+        write_scored(path, rows)
+    exact = run_child("exact", "exact", [str(path)])
+    results = {name: run_child("scored", name, [str(path)]) for name in SCORED
+               if only is None or name in only}
+    base = results.get("rankeval.spark")
+    body = []
+    for name, r in results.items():
+        body.append([
+            name, f"{r['seconds']:.1f}",
+            f"{r['seconds'] / base['seconds']:.2f}" if base else "",
+            f"{r['driver_mb']:.0f}", f"{r['children_mb']:.0f}",
+            f"{abs(r['auc'] - exact['auc']):.1e}", f"{abs(r['ap'] - exact['ap']):.1e}",
+        ])
+    return (f"scored table: {rows:,} rows; exact ROC area {exact['auc']!r}, AP {exact['ap']!r}\n"
+            + _table(["contender", "seconds", "/ rankeval.spark", "driver MB", "engine MB",
+                      "|ROC area - exact|", "|AP - exact|"], body))
+
+
+def ranking_section(queries: int, only: list[str] | None, folder: Path) -> str:
+    qrels, run = folder / f"qrels_{queries}.parquet", folder / f"run_{queries}.parquet"
+    if not run.exists():
+        write_run(qrels, run, queries)
+    results = {name: run_child("ranking", name, [str(qrels), str(run)]) for name in RANKING
+               if only is None or name in only}
+    exact = results.get("rankeval evaluate_run (one machine)") or run_child(
+        "ranking", RANKING[-1], [str(qrels), str(run)])
+    base = results.get("rankeval.spark evaluate_run")
+    body = []
+    for name, r in results.items():
+        body.append([name, f"{r['seconds']:.1f}",
+                     f"{r['seconds'] / base['seconds']:.2f}" if base else "",
+                     f"{r['driver_mb']:.0f}", f"{r['children_mb']:.0f}"]
+                    + [f"{abs(r[m] - exact[m]):.1e}" for m in ("map", "ndcg_cut_10", "P_10")])
+    return (f"run table: {queries * 1000:,} rows ({queries:,} queries), {queries * 200:,} "
+            f"judgments; trec_eval values map {exact['map']:.6f}, ndcg_cut_10 "
+            f"{exact['ndcg_cut_10']:.6f}, P_10 {exact['P_10']:.6f}\n"
+            + _table(["contender", "seconds", "/ rankeval.spark", "driver MB", "engine MB",
+                      "|map - exact|",
+                      "|ndcg_cut_10 - exact|", "|P_10 - exact|"], body))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--queries", type=int, default=10_000)
+    parser.add_argument("--scaling", default="", help="comma-separated row counts")
+    parser.add_argument("--only", default="", help="comma-separated contender names")
+    parser.add_argument("--no-ranking", action="store_true")
+    parser.add_argument("--data-dir", default=os.path.join(tempfile.gettempdir(),
+                                                           "rankeval-bench-engines"))
+    parser.add_argument("--child")
+    parser.add_argument("--kind")
+    parser.add_argument("paths", nargs="*")
+    args = parser.parse_args()
+    if args.child:
+        child_main(args)
+        return
+    folder = Path(args.data_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    only = [name.strip() for name in args.only.split(",")] if args.only else None
+    print(machine_line())
+    print(f"command: python {' '.join(sys.argv)}\n")
+    for rows in [int(r) for r in args.scaling.split(",")] if args.scaling else [args.rows]:
+        print(scored_section(rows, only, folder) + "\n", flush=True)
+    if not args.no_ranking and not args.scaling:
+        print(ranking_section(args.queries, only, folder), flush=True)
+
+
+if __name__ == "__main__":
+    main()
