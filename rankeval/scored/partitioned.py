@@ -60,10 +60,9 @@ from rankeval.scored.kernel import (
     FloatArray,
     IntArray,
     OperatingPoints,
-    operating_points,
+    run_starts,
     sort_cases,
 )
-from rankeval.scored.store import doubled_pairs
 
 __all__ = [
     "BucketPart",
@@ -73,6 +72,8 @@ __all__ = [
     "assemble",
     "bucket_ids",
     "bucket_part",
+    "bucket_part_from_counts",
+    "bucket_points",
     "bucket_totals",
     "evaluate_buckets",
     "range_bounds",
@@ -219,6 +220,65 @@ def _sorted_bucket(
     return keys, labels
 
 
+@dataclass(frozen=True)
+class _Blocks:
+    """One bucket's operating points in global counts, with the cases of each point's block."""
+
+    points: OperatingPoints
+    pos: IntArray
+    neg: IntArray
+
+
+def _blocks(bucket: int, scores: FloatArray, pos: IntArray, neg: IntArray,
+            layout: Layout) -> _Blocks:
+    fp0, tp0 = layout.above(bucket)
+    tp = np.cumsum(pos, dtype=np.int64)
+    tp += tp0
+    fp = np.cumsum(neg, dtype=np.int64)
+    fp += fp0
+    return _Blocks(OperatingPoints(tp, fp, scores, layout.num_pos, layout.num_neg), pos, neg)
+
+
+def _case_blocks(bucket: int, scores: FloatArray, labels: BoolArray, layout: Layout,
+                 order: NDArray[Any] | None) -> _Blocks:
+    """A bucket's cases, sorted: a block per case (insertion) or per distinct score (grouped).
+
+    The scores at the points are those of :func:`~rankeval.scored.kernel.operating_points`.
+    """
+    keys, labels = _sorted_bucket(scores, labels, order, layout.ties)
+    ones = labels.astype(np.int64)
+    if layout.ties == "insertion":
+        return _blocks(bucket, -keys, ones, 1 - ones, layout)
+    starts = np.flatnonzero(run_starts(keys))
+    pos = np.add.reduceat(ones, starts) if starts.shape[0] else ones
+    size = np.diff(np.append(starts, keys.shape[0]))
+    return _blocks(bucket, -keys[starts] + 0.0, pos, size - pos, layout)
+
+
+def _count_blocks(bucket: int, scores: FloatArray, pos: IntArray, neg: IntArray,
+                  layout: Layout) -> _Blocks:
+    """Rows of ``(score, positives, negatives)``, a score on any number of rows: its block."""
+    if layout.ties != "grouped":
+        raise ValueError('counts of cases per score have no arrival order: ties="grouped" only')
+    kept = (pos + neg) > 0
+    keys = -scores[kept]
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    starts = np.flatnonzero(run_starts(keys))
+    if starts.shape[0] == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return _blocks(bucket, keys, empty, empty, layout)
+    return _blocks(bucket, -keys[starts] + 0.0,
+                   np.add.reduceat(pos[kept][order].astype(np.int64), starts),
+                   np.add.reduceat(neg[kept][order].astype(np.int64), starts), layout)
+
+
+def bucket_points(bucket: int, scores: FloatArray, labels: BoolArray, layout: Layout,
+                  order: NDArray[Any] | None = None) -> OperatingPoints:
+    """The operating points of one bucket, in global counts: its rows of the full curves."""
+    return _case_blocks(bucket, scores, labels, layout, order).points
+
+
 def bucket_part(
     bucket: int,
     scores: FloatArray,
@@ -231,18 +291,25 @@ def bucket_part(
     ``order``, for ``ties="insertion"``, gives each case's arrival position.
     Complexity: O(m log m) for the bucket's m cases.
     """
-    keys, labels = _sorted_bucket(scores, labels, order, layout.ties)
+    return _part(bucket, _case_blocks(bucket, scores, labels, layout, order), layout)
+
+
+def bucket_part_from_counts(bucket: int, scores: FloatArray, positives: IntArray,
+                            negatives: IntArray, layout: Layout) -> BucketPart:
+    """:func:`bucket_part` of cases given as counts per score (grouped ties only).
+
+    A score may appear on several rows (partial counts from several tasks): they add up.
+    The part is the one of the cases themselves, bit for bit. Complexity: O(r log r).
+    """
+    return _part(bucket, _count_blocks(bucket, scores, positives, negatives, layout), layout)
+
+
+def _part(bucket: int, blocks: _Blocks, layout: Layout) -> BucketPart:
+    points, pos, neg = blocks.points, blocks.pos, blocks.neg
+    tp, fp = points.tp, points.fp
     fp0, tp0 = layout.above(bucket)
-    num_pos, num_neg = layout.num_pos, layout.num_neg
-    local_cum = np.empty(labels.shape[0] + 1, dtype=np.int64)
-    local_cum[0] = 0
-    np.cumsum(labels, out=local_cum[1:])
-    pairs = doubled_pairs(keys, labels, local_cum, layout.ties)
-    pairs += 2 * tp0 * (labels.shape[0] - int(local_cum[-1]))
-    local = operating_points(keys, labels, num_pos, num_neg, layout.ties, local_cum)
-    tp = local.tp + tp0
-    fp = local.fp + fp0
-    points = OperatingPoints(tp, fp, local.scores, num_pos, num_neg)
+    # Each negative loses to the positives above its block, and to half of its own (doubled).
+    pairs = int(np.dot(neg, 2 * tp - pos)) if tp.shape[0] else 0
 
     # Compressed points: where tp grows (the first point compared with tp0),
     # the point before each, and the last.
@@ -259,16 +326,28 @@ def bucket_part(
     rows = curves.pr_curve(points)[1:-1]
     max_f = tuple(formulas.maximum_f_measure(rows, beta) for beta in layout.request.betas)
 
-    first, last = tp0 + fp0, tp0 + fp0 + labels.shape[0]  # the global ranks held: (first, last]
+    ranked = tp + fp
+    first = tp0 + fp0  # the global ranks held: (first, last]
+    last = int(ranked[-1]) if ranked.shape[0] else first
     precision = {}
     for rank in layout.precision_ranks():
         k = min(rank, layout.ranked)
         if k and first < k <= last:
-            precision[rank] = _precision_at(keys, local_cum, k - first, tp0, first, rank,
-                                            layout.ties)
+            i = int(ranked.searchsorted(k, side="left"))
+            hits_above, above = int(tp[i] - pos[i]), int(ranked[i] - pos[i] - neg[i])
+            if layout.ties == "insertion":
+                precision[rank] = formulas.expected_precision_at(int(tp[i]), 0, 0, k, rank)
+            else:
+                precision[rank] = formulas.expected_precision_at(
+                    hits_above, int(pos[i]), int(pos[i] + neg[i]), above, rank)
     reciprocal = None
     if bucket == layout.first_positive_bucket():
-        reciprocal = _reciprocal_rank(keys, labels, local_cum, first, layout.ties)
+        i = int(np.argmax(pos > 0))
+        above = int(ranked[i] - pos[i] - neg[i])
+        if layout.ties == "insertion":
+            reciprocal = float(formulas.reciprocal_of_rank(above + 1))
+        else:
+            reciprocal = formulas.expected_reciprocal_rank(above, int(pos[i]), int(neg[i]))
 
     wanted = layout.curve_ranks()
     held = curves.holding(points, wanted[(wanted > first) & (wanted <= last)])
@@ -276,30 +355,6 @@ def bucket_part(
         bucket, pairs, tp[kept], fp[kept], points.scores[kept], max_f, precision, reciprocal,
         held.tp, held.fp, held.scores,
     )
-
-
-def _precision_at(keys: FloatArray, cum: IntArray, k: int, pos_above: int, above: int,
-                  rank: int, ties: TiePolicy) -> float:
-    """Precision at ``rank`` whose last place, global ``above + k``, is this bucket's k-th case."""
-    if ties == "insertion":
-        return formulas.expected_precision_at(pos_above + int(cum[k]), 0, 0, above + k, rank)
-    key = keys[k - 1]
-    lo, hi = int(keys.searchsorted(key, "left")), int(keys.searchsorted(key, "right"))
-    return formulas.expected_precision_at(
-        pos_above + int(cum[lo]), int(cum[hi] - cum[lo]), hi - lo, above + lo, rank
-    )
-
-
-def _reciprocal_rank(keys: FloatArray, labels: BoolArray, cum: IntArray, above: int,
-                     ties: TiePolicy) -> float:
-    """The reciprocal rank, for the bucket holding the first positive (no positive above it)."""
-    index = int(np.argmax(labels))
-    if ties == "insertion":
-        return float(formulas.reciprocal_of_rank(above + index + 1))
-    key = keys[index]
-    lo, hi = int(keys.searchsorted(key, "left")), int(keys.searchsorted(key, "right"))
-    tied_pos = int(cum[hi] - cum[lo])
-    return formulas.expected_reciprocal_rank(above + lo, tied_pos, (hi - lo) - tied_pos)
 
 
 class PartitionedReport:
@@ -466,8 +521,13 @@ def evaluate_buckets(
     request: Request | None = None,
     pos_missed: int = 0,
     neg_missed: int = 0,
+    counts_from: int = 0,
 ) -> PartitionedReport:
-    """All four steps on one machine: what an engine does, without the engine (tests, docs)."""
+    """All four steps on one machine: what an engine does, without the engine (tests, docs).
+
+    ``counts_from`` > 0 gives each bucket as counts per score instead of cases, each score
+    split over up to that many rows (as partial counts from several tasks arrive).
+    """
     ids = bucket_ids(scores, bounds)
     count = bounds.shape[0] + 1
     layout = Layout(bucket_totals(ids, labels, count), ties, pos_missed, neg_missed,
@@ -475,7 +535,16 @@ def evaluate_buckets(
     parts = []
     for bucket in np.flatnonzero(layout.totals.sum(axis=1)).tolist():
         mine = ids == bucket
-        parts.append(bucket_part(bucket, scores[mine], labels[mine], layout,
-                                 None if order is None else order[mine]))
+        if counts_from:
+            task = np.arange(int(mine.sum())) % counts_from  # cases dealt to tasks in turn
+            rows = [(s, t) for t in range(counts_from) for s in np.unique(scores[mine][task == t])]
+            row_scores = np.array([s for s, _ in rows], dtype=np.float64)
+            pos = np.array([int((labels[mine][task == t] & (scores[mine][task == t] == s)).sum())
+                            for s, t in rows], dtype=np.int64)
+            size = np.array([int((scores[mine][task == t] == s).sum()) for s, t in rows],
+                            dtype=np.int64)
+            parts.append(bucket_part_from_counts(bucket, row_scores, pos, size - pos, layout))
+        else:
+            parts.append(bucket_part(bucket, scores[mine], labels[mine], layout,
+                                     None if order is None else order[mine]))
     return assemble(layout, parts)
-
