@@ -7,7 +7,8 @@ driver hold, and how far from the exact value is each engine's own evaluator?
 Contenders, each in a fresh process (the time is the evaluation call alone, after the
 engine has started):
 
-* scored table (``--rows``, 10 % positives, a few ties): rankeval.spark ``evaluate`` (ROC
+* scored table (``--rows``, 10 % positives; scores rounded to 3 decimals, and continuous
+  scores, ``--data``): rankeval.spark ``evaluate`` (ROC
   area, AP and a 1,000-point PR curve), Spark ML's ``BinaryClassificationEvaluator``
   (default: 1,000 bins; ROC area and its ``areaUnderPR``), MLlib's
   ``BinaryClassificationMetrics`` (exact mode, numBins=0; JVM only, no Python rows),
@@ -33,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -58,8 +58,8 @@ MEASURES = ["map", "ndcg_cut.10", "P.10"]
 # data
 
 
-def write_scored(path: Path, rows: int) -> None:
-    """Scores of a classifier (three decimals: ties), 10 % positives, in 1M-row groups."""
+def write_scored(path: Path, rows: int, ties: bool) -> None:
+    """Scores of a classifier, 10 % positives, in 1M-row groups; ``ties``: three decimals."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -68,7 +68,7 @@ def write_scored(path: Path, rows: int) -> None:
         count = min(1_000_000, rows - start)
         labels, scores = make_cases(count, seed=start + 1)
         labels = np.random.default_rng(start).random(count) < np.where(labels, 0.25, 0.04)
-        table = pa.table({"score": np.round(scores, 3), "label": labels})
+        table = pa.table({"score": np.round(scores, 3) if ties else scores, "label": labels})
         writer = writer or pq.ParquetWriter(path, table.schema)
         writer.write_table(table)
     assert writer is not None
@@ -271,6 +271,16 @@ class _PeakOfChildren:
         return self.peak / 2**20
 
 
+def _peak_resident_mb() -> float:
+    """This process's peak resident set (VmHWM): unlike ru_maxrss, it starts afresh at exec,
+    so the parent's memory at fork time does not count."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmHWM in /proc/self/status")
+
+
 def child_main(args: argparse.Namespace) -> None:
     watcher = _PeakOfChildren()
     if args.kind == "scored":
@@ -279,7 +289,7 @@ def child_main(args: argparse.Namespace) -> None:
         out = ranking_child(args.child, args.paths[0], args.paths[1])
     else:
         out = exact_scored(args.paths[0])
-    out["driver_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["driver_mb"] = _peak_resident_mb()
     out["children_mb"] = watcher.stop()
     print("RESULT " + json.dumps(out))
 
@@ -307,10 +317,10 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines + [_row(r, widths) for r in rows])
 
 
-def scored_section(rows: int, only: list[str] | None, folder: Path) -> str:
-    path = folder / f"scored_{rows}.parquet"
+def scored_section(rows: int, ties: bool, only: list[str] | None, folder: Path) -> str:
+    path = folder / f"scored_{rows}_{'ties' if ties else 'continuous'}.parquet"
     if not path.exists():
-        write_scored(path, rows)
+        write_scored(path, rows, ties)
     exact = run_child("exact", "exact", [str(path)])
     results = {name: run_child("scored", name, [str(path)]) for name in SCORED
                if only is None or name in only}
@@ -323,7 +333,9 @@ def scored_section(rows: int, only: list[str] | None, folder: Path) -> str:
             f"{r['driver_mb']:.0f}", f"{r['children_mb']:.0f}",
             f"{abs(r['auc'] - exact['auc']):.1e}", f"{abs(r['ap'] - exact['ap']):.1e}",
         ])
-    return (f"scored table: {rows:,} rows; exact ROC area {exact['auc']!r}, AP {exact['ap']!r}\n"
+    kind = "scores rounded to 3 decimals (ties)" if ties else "continuous scores"
+    return (f"scored table: {rows:,} rows, {kind}; exact ROC area {exact['auc']!r}, "
+            f"AP {exact['ap']!r}\n"
             + _table(["contender", "seconds", "/ rankeval.spark", "driver MB", "engine MB",
                       "|ROC area - exact|", "|AP - exact|"], body))
 
@@ -358,6 +370,7 @@ def main() -> None:
     parser.add_argument("--scaling", default="", help="comma-separated row counts")
     parser.add_argument("--only", default="", help="comma-separated contender names")
     parser.add_argument("--no-ranking", action="store_true")
+    parser.add_argument("--data", choices=("ties", "continuous", "both"), default="both")
     parser.add_argument("--data-dir", default=os.path.join(tempfile.gettempdir(),
                                                            "rankeval-bench-engines"))
     parser.add_argument("--child")
@@ -372,8 +385,10 @@ def main() -> None:
     only = [name.strip() for name in args.only.split(",")] if args.only else None
     print(machine_line())
     print(f"command: python {' '.join(sys.argv)}\n")
+    variants = [True, False] if args.data == "both" else [args.data == "ties"]
     for rows in [int(r) for r in args.scaling.split(",")] if args.scaling else [args.rows]:
-        print(scored_section(rows, only, folder) + "\n", flush=True)
+        for ties in variants:
+            print(scored_section(rows, ties, only, folder) + "\n", flush=True)
     if not args.no_ranking and not args.scaling:
         print(ranking_section(args.queries, only, folder), flush=True)
 

@@ -26,6 +26,7 @@ from rankeval.scored.partitioned import (
     Request,
     bucket_ids,
     bucket_part,
+    bucket_part_from_counts,
     bucket_totals,
 )
 
@@ -40,6 +41,7 @@ __all__ = [
     "request_of",
     "run_batch",
     "scored_parts",
+    "scored_parts_from_counts",
     "scored_totals",
 ]
 
@@ -130,18 +132,28 @@ def scored_totals(scores: FloatArray, labels: BoolArray, bounds: FloatArray) -> 
 def scored_parts(ids: IntArray, scores: FloatArray, labels: BoolArray, layout: Layout,
                  order: NDArray[Any] | None = None) -> list[BucketPart]:
     """The parts of the whole buckets one task holds (its cases grouped by bucket id)."""
+    return [bucket_part(bucket, scores[rows], labels[rows], layout,
+                        None if order is None else order[rows])
+            for bucket, rows in _by_bucket(ids)]
+
+
+def scored_parts_from_counts(ids: IntArray, scores: FloatArray, positives: IntArray,
+                             negatives: IntArray, layout: Layout) -> list[BucketPart]:
+    """:func:`scored_parts` for rows of counts per score (a score may fill several rows)."""
+    return [bucket_part_from_counts(bucket, scores[rows], positives[rows], negatives[rows],
+                                    layout) for bucket, rows in _by_bucket(ids)]
+
+
+def _by_bucket(ids: IntArray) -> list[tuple[int, IntArray]]:
+    """Each bucket id present, with the positions of its rows."""
     if ids.shape[0] == 0:
         return []
     by_bucket = np.argsort(ids, kind="stable")
-    ids = ids[by_bucket]
-    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    sorted_ids = ids[by_bucket]
+    starts = np.flatnonzero(np.r_[True, sorted_ids[1:] != sorted_ids[:-1]])
     ends = np.r_[starts[1:], ids.shape[0]]
-    parts = []
-    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
-        rows = by_bucket[start:end]
-        parts.append(bucket_part(int(ids[start]), scores[rows], labels[rows], layout,
-                                 None if order is None else order[rows]))
-    return parts
+    return [(int(sorted_ids[start]), by_bucket[start:end])
+            for start, end in zip(starts.tolist(), ends.tolist(), strict=True)]
 
 
 def run_batch(

@@ -113,8 +113,14 @@ def _numeric(data_type: Any) -> bool:
     return isinstance(data_type, types.NumericType)
 
 
-def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None) -> Any:
-    """Columns ``s`` (double), ``l`` (bool) and ``o``, checked before any evaluation job."""
+def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None,
+                  quantiles: int = 0) -> tuple[Any, dict[str, Any]]:
+    """Columns ``s`` (double), ``l`` (bool) and ``o``, checked before any evaluation job.
+
+    Also returns what the checking pass found: ``rows``, and with ``quantiles`` > 1 the
+    approximate quantiles of ``-score`` at 1/q, ..., (q-1)/q and the approximate number
+    of distinct scores.
+    """
     from pyspark.sql import functions as F  # noqa: N812 - PySpark's own convention
     from pyspark.sql import types
 
@@ -142,6 +148,12 @@ def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
                       .alias("bad_label"))
     if order_col:
         checks.append(missing(order_col).alias("order"))
+    if quantiles > 1:
+        # Bucket bounds and a tie estimate from the same pass (-score: the key, ascending).
+        key = -F.col(score_col).cast("double")
+        levels = [i / quantiles for i in range(1, quantiles)]
+        checks.append(F.percentile_approx(key, levels, 10_000).alias("quantiles"))
+        checks.append(F.approx_count_distinct(score_col).alias("distinct"))
     found = _collect(df.agg(*checks))[0].asDict()
     if not found["rows"]:
         raise ValueError("the table has no rows: there is nothing to evaluate")
@@ -156,7 +168,7 @@ def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
                F.col(label_col).cast("boolean").alias("l")]
     if order_col:
         columns.append(F.col(order_col).alias("o"))
-    return df.select(*columns), int(found["rows"])
+    return df.select(*columns), found
 
 
 def _whole(batches: Iterator[pa.RecordBatch]) -> pa.Table | None:
@@ -204,14 +216,15 @@ def evaluate(
     curve_points: int = 1000,
     misses: int = 0,
     negative_misses: int = 0,
-    sample_size: int = 100_000,
-    seed: int = 0,
 ) -> PartitionedReport:
     """Evaluate a Spark DataFrame of scored cases exactly; see the module text.
 
-    The arguments are those of :func:`rankeval.dask.evaluate`; ``buckets`` defaults to
-    twice the session's default parallelism. Four jobs: the checks, a sample for the
-    bucket bounds, the totals per bucket, and the ranking of each bucket.
+    The arguments are those of :func:`rankeval.dask.evaluate` (Spark needs no sample: the
+    bucket bounds are approximate quantiles found by the checking pass); ``buckets``
+    defaults to twice the session's default parallelism. Three jobs: the checks (with the
+    bounds), the totals per bucket, and the ranking of each bucket. When the scores repeat
+    a lot (fewer distinct scores than half the rows, grouped ties), the JVM first counts
+    the cases of each score, and Python ranks scores instead of cases.
 
     Raises
     ------
@@ -224,17 +237,41 @@ def evaluate(
     policy = engines.check_order(ties, order_col)
     request = engines.request_of(precision_at, betas, curve_points)
     pos_missed, neg_missed = engines.check_misses(misses, negative_misses)
-    table, rows = _scored_table(df, score_col, label_col, order_col)
     count = engines.bucket_count(buckets, 2 * df.sparkSession.sparkContext.defaultParallelism)
-    fraction = min(1.0, sample_size / rows)
-    sample = np.array([row[0] for row in
-                       _collect(table.select("s").sample(fraction=fraction, seed=seed))],
-                      dtype=np.float64)
-    bounds = range_bounds(sample, count)
-
-    # Buckets and totals in the JVM: Python sees each row once, in the ranking step.
+    table, found = _scored_table(df, score_col, label_col, order_col, max(count, 2))
+    bounds = np.unique(np.asarray(found["quantiles"], dtype=np.float64) + 0.0)[: count - 1]
     bucketed = table.withColumn("b", _bucket_expression(bounds))
-    totals = np.zeros((bounds.shape[0] + 1, 2), dtype=np.int64)
+    parallel = bounds.shape[0] + 1
+    if policy == "grouped" and found["distinct"] * 2 < found["rows"]:
+        # Many ties: count each score's cases in the JVM (map-side), so that Python gets
+        # one row a score and task, not one a case.
+        from pyspark.sql import functions as F  # noqa: N812
+
+        counts = bucketed.groupBy("b", "s").agg(F.sum(F.col("l").cast("long")).alias("p"),
+                                                F.count(F.lit(1)).alias("n")).cache()
+        try:
+            totals = np.zeros((parallel, 2), dtype=np.int64)
+            for row in _collect(counts.groupBy("b").agg(F.sum("p").alias("p"),
+                                                        F.sum("n").alias("n"))):
+                totals[row["b"]] = (row["n"] - row["p"], row["p"])
+            layout = Layout(totals, policy, pos_missed, neg_missed, request)
+
+            def count_parts(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+                whole = _whole(batches)
+                if whole is not None:
+                    p, n = whole.column("p").to_numpy(), whole.column("n").to_numpy()
+                    yield _blob(engines.scored_parts_from_counts(
+                        whole.column("b").to_numpy(), whole.column("s").to_numpy(), p, n - p,
+                        layout))
+
+            found_parts = _unblob(_collect(_map_in_arrow(counts.repartition(parallel, "b"),
+                                                         count_parts, _BLOB)))
+        finally:
+            counts.unpersist()
+        return assemble(layout, [part for chunk in found_parts for part in chunk])
+
+    # Totals in the JVM: Python sees each case once, in the ranking step.
+    totals = np.zeros((parallel, 2), dtype=np.int64)
     for row in _collect(bucketed.groupBy("b", "l").count()):
         totals[row["b"], int(row["l"])] = row["count"]
     layout = Layout(totals, policy, pos_missed, neg_missed, request)
@@ -248,9 +285,9 @@ def evaluate(
         yield _blob(engines.scored_parts(whole.column("b").to_numpy(), scores, labels, layout,
                                          order))
 
-    grouped = bucketed.repartition(bounds.shape[0] + 1, "b")
-    found = _unblob(_collect(_map_in_arrow(grouped, parts, _BLOB)))
-    return assemble(layout, [part for chunk in found for part in chunk])
+    grouped = bucketed.repartition(parallel, "b")
+    found_parts = _unblob(_collect(_map_in_arrow(grouped, parts, _BLOB)))
+    return assemble(layout, [part for chunk in found_parts for part in chunk])
 
 
 def collect_evaluator(

@@ -8,7 +8,7 @@ adapter module to call. Expected values come from the local evaluator and the lo
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -24,10 +24,14 @@ RANKS = (1, 5, 10, 100)
 
 @dataclass
 class Engine:
-    """``frame(pandas_frame, partitions)`` makes the engine's table; ``module`` is the adapter."""
+    """``frame(pandas_frame, partitions)`` makes the engine's table; ``module`` is the adapter.
+
+    ``skew`` holds the engine's own arguments that make its buckets uneven.
+    """
 
     frame: Callable[[pd.DataFrame, int], Any]
     module: Any
+    skew: dict[str, Any] = field(default_factory=dict)
 
 
 def scored_rows(seed: int, n: int, distinct: int, positive_rate: float) -> pd.DataFrame:
@@ -58,7 +62,7 @@ def check_scored(engine: Engine, partitions: int, buckets: int, distinct: int,
                  positive_rate: float) -> None:
     rows = scored_rows(partitions * 100 + distinct, 6000, distinct, positive_rate)
     report = engine.module.evaluate(engine.frame(rows, partitions), buckets=buckets,
-                                    precision_at=RANKS, curve_points=100, sample_size=500)
+                                    precision_at=RANKS, curve_points=100)
     assert_report_matches(report, local_evaluator(rows), RANKS, 100)
 
 
@@ -66,8 +70,8 @@ def check_skewed(engine: Engine) -> None:
     # A few huge partitions and many tiny ones, and a sample too small to balance buckets.
     rows = scored_rows(4, 8000, 800, 0.25)
     rows = pd.concat([rows.iloc[:7000].sort_values("score"), rows.iloc[7000:]])
-    report = engine.module.evaluate(engine.frame(rows, 9), buckets=12, sample_size=20,
-                                    precision_at=RANKS, misses=5, negative_misses=2, seed=3)
+    report = engine.module.evaluate(engine.frame(rows, 9), buckets=12, precision_at=RANKS,
+                                    misses=5, negative_misses=2, **engine.skew)
     assert_report_matches(report, local_evaluator(rows, misses=5, negative_misses=2), RANKS,
                           1000)
 

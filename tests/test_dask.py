@@ -18,7 +18,7 @@ def engine(dask_client: Any) -> Engine:
     def frame(rows: pd.DataFrame, partitions: int) -> Any:
         return dd.from_pandas(rows, npartitions=partitions, sort=False)
 
-    return Engine(frame, rankeval.dask)
+    return Engine(frame, rankeval.dask, {"sample_size": 20, "seed": 3})
 
 
 @pytest.mark.parametrize(("partitions", "buckets", "distinct", "positive_rate"),
