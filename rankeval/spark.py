@@ -39,7 +39,6 @@ from rankeval.scored.partitioned import (
     Layout,
     PartitionedReport,
     assemble,
-    range_bounds,
 )
 
 __all__ = ["collect_evaluator", "evaluate", "evaluate_run", "per_query_frame", "session"]
