@@ -32,6 +32,7 @@ from rankeval.scored.partitioned import (
 
 __all__ = [
     "bucket_count",
+    "bucket_rows",
     "check_columns",
     "check_misses",
     "check_order",
@@ -134,17 +135,17 @@ def scored_parts(ids: IntArray, scores: FloatArray, labels: BoolArray, layout: L
     """The parts of the whole buckets one task holds (its cases grouped by bucket id)."""
     return [bucket_part(bucket, scores[rows], labels[rows], layout,
                         None if order is None else order[rows])
-            for bucket, rows in _by_bucket(ids)]
+            for bucket, rows in bucket_rows(ids)]
 
 
 def scored_parts_from_counts(ids: IntArray, scores: FloatArray, positives: IntArray,
                              negatives: IntArray, layout: Layout) -> list[BucketPart]:
     """:func:`scored_parts` for rows of counts per score (a score may fill several rows)."""
     return [bucket_part_from_counts(bucket, scores[rows], positives[rows], negatives[rows],
-                                    layout) for bucket, rows in _by_bucket(ids)]
+                                    layout) for bucket, rows in bucket_rows(ids)]
 
 
-def _by_bucket(ids: IntArray) -> list[tuple[int, IntArray]]:
+def bucket_rows(ids: IntArray) -> list[tuple[int, IntArray]]:
     """Each bucket id present, with the positions of its rows."""
     if ids.shape[0] == 0:
         return []

