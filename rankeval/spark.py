@@ -33,6 +33,7 @@ import numpy as np
 import pyarrow as pa
 
 from rankeval import engines
+from rankeval.formulas import TiePolicy
 from rankeval.ranking.evaluate import RunEvaluation, merge_evaluations
 from rankeval.ranking.ir_names import is_ir_name
 from rankeval.scored import ScoredPrecisionRecallEvaluation
@@ -208,6 +209,23 @@ def _bucket_expression(bounds: np.ndarray) -> Any:
     return below(0, int(bounds.shape[0])).cast("long")
 
 
+def _prepare(df: Any, score_col: str, label_col: str, ties: object, order_col: str | None,
+             buckets: int | None, misses: int, negative_misses: int, sample_size: int,
+             seed: int) -> tuple[TiePolicy, int, int, Any, int, bool]:
+    """Checked arguments and table, with each row's bucket in column ``b``.
+
+    Returns the tie policy, the two miss counts, the bucketed table, the number of buckets
+    and whether the scores repeat a lot (the checks and the sample have run).
+    """
+    policy = engines.check_order(ties, order_col)
+    pos_missed, neg_missed = engines.check_misses(misses, negative_misses)
+    count = engines.bucket_count(buckets, 2 * df.sparkSession.sparkContext.defaultParallelism)
+    table, rows = _scored_table(df, score_col, label_col, order_col)
+    bounds, tied = _bounds(table, rows, count, sample_size, seed)
+    return (policy, pos_missed, neg_missed, table.withColumn("b", _bucket_expression(bounds)),
+            int(bounds.shape[0]) + 1, tied)
+
+
 def _columns(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
     return (batch.column("s").to_numpy(zero_copy_only=False),
             batch.column("l").to_numpy(zero_copy_only=False))
@@ -245,14 +263,10 @@ def evaluate(
     TypeError
         A column of the wrong type.
     """
-    policy = engines.check_order(ties, order_col)
     request = engines.request_of(precision_at, betas, curve_points)
-    pos_missed, neg_missed = engines.check_misses(misses, negative_misses)
-    count = engines.bucket_count(buckets, 2 * df.sparkSession.sparkContext.defaultParallelism)
-    table, rows = _scored_table(df, score_col, label_col, order_col)
-    bounds, tied = _bounds(table, rows, count, sample_size, seed)
-    bucketed = table.withColumn("b", _bucket_expression(bounds))
-    parallel = bounds.shape[0] + 1
+    policy, pos_missed, neg_missed, bucketed, parallel, tied = _prepare(
+        df, score_col, label_col, ties, order_col, buckets, misses, negative_misses,
+        sample_size, seed)
     if policy == "grouped" and tied:
         # Many ties: count each score's cases in the JVM (map-side), so that Python gets
         # one row a score and task, not one a case.
@@ -318,14 +332,10 @@ def curve_frame(
     ``fpr``, ``tpr`` (the rows of ``roc_curve()`` between its limit points), bit for bit.
     The checks and totals run now; the rows are computed when the DataFrame is used.
     """
-    policy = engines.check_order(ties, order_col)
-    pos_missed, neg_missed = engines.check_misses(misses, negative_misses)
-    count = engines.bucket_count(buckets, 2 * df.sparkSession.sparkContext.defaultParallelism)
-    table, size = _scored_table(df, score_col, label_col, order_col)
-    bounds, _ = _bounds(table, size, count, sample_size, seed)
-    bucketed = table.withColumn("b", _bucket_expression(bounds))
-    layout = Layout(_case_totals(bucketed, bounds.shape[0] + 1), policy, pos_missed,
-                    neg_missed, Request())
+    policy, pos_missed, neg_missed, bucketed, parallel, _ = _prepare(
+        df, score_col, label_col, ties, order_col, buckets, misses, negative_misses,
+        sample_size, seed)
+    layout = Layout(_case_totals(bucketed, parallel), policy, pos_missed, neg_missed, Request())
 
     def point_rows(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         whole = _whole(batches)
@@ -346,7 +356,7 @@ def curve_frame(
 
     schema = ("bucket long, point long, score double, tp long, fp long, recall double, "
               "precision double, fpr double, tpr double")
-    return _map_in_arrow(bucketed.repartition(bounds.shape[0] + 1, "b"), point_rows, schema)
+    return _map_in_arrow(bucketed.repartition(parallel, "b"), point_rows, schema)
 
 
 def _case_totals(bucketed: Any, count: int) -> np.ndarray:

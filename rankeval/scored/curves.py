@@ -17,11 +17,15 @@ Running example of the spec (10 cases and one miss), used by the doctests:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 import numpy as np
 
 from rankeval.scored.kernel import FloatArray, IntArray, OperatingPoints
 
-__all__ = ["curve_ranks", "downsampled", "holding", "pr_curve", "pr_score_curve", "roc_curve"]
+__all__ = ["curve_ranks", "downsampled", "holding", "pr_curve", "pr_score_curve", "roc_curve",
+           "summary_of"]
 
 
 def _frozen(array: FloatArray) -> FloatArray:
@@ -176,3 +180,24 @@ def holding(points: OperatingPoints, ranks: IntArray) -> OperatingPoints:
     held = np.unique(np.searchsorted(points.tp + points.fp, ranks, side="left"))
     return OperatingPoints(points.tp[held], points.fp[held], points.scores[held],
                            points.num_pos, points.num_neg)
+
+
+def summary_of(reader: Any, ranks: Iterable[int], beta: float) -> dict[str, float]:
+    """The ``summary()`` of anything with the evaluator's read methods, as one dict.
+
+    Shared by :class:`~rankeval.scored.ScoredPrecisionRecallEvaluation` (which holds its
+    lock around the call) and the partitioned report, so both have the same keys.
+    """
+    out = {
+        "cases": float(reader.num_cases()),
+        "positives": float(reader.num_positive_ref()),
+        "negatives": float(reader.num_negative_ref()),
+        "roc_auc": reader.area_under_roc_curve(),
+        "pr_auc": reader.area_under_pr_curve(),
+        "average_precision": reader.average_precision(),
+        "max_f": reader.maximum_f_measure(beta),
+        "r_precision": reader.r_precision(),
+        "reciprocal_rank": reader.reciprocal_rank(),
+    }
+    out.update((f"precision_at_{k}", reader.precision_at(k)) for k in ranks)
+    return out

@@ -627,19 +627,7 @@ class ScoredPrecisionRecallEvaluation:
         ranks = [check_rank(k) for k in precision_at]
         value = check_beta(beta)
         with self._lock:
-            out = {
-                "cases": float(self.num_cases()),
-                "positives": float(self.num_positive_ref()),
-                "negatives": float(self.num_negative_ref()),
-                "roc_auc": self.area_under_roc_curve(),
-                "pr_auc": self.area_under_pr_curve(),
-                "average_precision": self.average_precision(),
-                "max_f": self.maximum_f_measure(value),
-                "r_precision": self.r_precision(),
-                "reciprocal_rank": self.reciprocal_rank(),
-            }
-            out.update((f"precision_at_{k}", self.precision_at(k)) for k in ranks)
-        return out
+            return curves.summary_of(self, ranks, value)
 
     # ------------------------------------------------------------------ text
     def __str__(self) -> str:

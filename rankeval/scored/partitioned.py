@@ -487,19 +487,7 @@ class PartitionedReport:
                 beta: float = 1.0) -> dict[str, float]:
         """The keys and values of the evaluator's :meth:`summary`."""
         ranks = self._layout.request.precision_ranks if precision_at is None else precision_at
-        out = {
-            "cases": float(self.num_cases()),
-            "positives": float(self.num_positive_ref()),
-            "negatives": float(self.num_negative_ref()),
-            "roc_auc": self.area_under_roc_curve(),
-            "pr_auc": self.area_under_pr_curve(),
-            "average_precision": self.average_precision(),
-            "max_f": self.maximum_f_measure(beta),
-            "r_precision": self.r_precision(),
-            "reciprocal_rank": self.reciprocal_rank(),
-        }
-        out.update((f"precision_at_{k}", self.precision_at(k)) for k in ranks)
-        return out
+        return curves.summary_of(self, ranks, beta)
 
     def __repr__(self) -> str:
         layout = self._layout

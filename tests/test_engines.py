@@ -1,12 +1,17 @@
-"""rankeval.spark on a real local[2] Spark: every value equals the local one bit for bit."""
+"""rankeval.spark on a real local[2] Spark and rankeval.dask on a real LocalCluster.
+
+Every value equals the local one bit for bit (the cases are in tests/engine_cases.py).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+import dask.dataframe as dd
 import pandas as pd
 import pytest
 
+import rankeval.dask
 import rankeval.spark
 from tests import engine_cases
 from tests.engine_cases import Engine
@@ -15,16 +20,25 @@ from tests.helpers import same_bits
 _TYPES = {"f": "double", "b": "boolean", "i": "long", "O": "string", "T": "string"}
 
 
-@pytest.fixture(scope="module")
-def engine(spark: Any) -> Engine:
-    def frame(rows: pd.DataFrame, partitions: int) -> Any:
+@pytest.fixture(scope="module", params=["spark", "dask"])
+def engine(request: pytest.FixtureRequest) -> Engine:
+    if request.param == "dask":
+        request.getfixturevalue("dask_client")
+
+        def dask_frame(rows: pd.DataFrame, partitions: int) -> Any:
+            return dd.from_pandas(rows, npartitions=partitions, sort=False)
+
+        return Engine(dask_frame, rankeval.dask, {"sample_size": 20, "seed": 3})
+    spark = request.getfixturevalue("spark")
+
+    def spark_frame(rows: pd.DataFrame, partitions: int) -> Any:
         # parallelize keeps the rows' order: partition i holds the i-th slice.
         schema = ", ".join(f"`{name}` {_TYPES[dtype.kind]}" for name, dtype in rows.dtypes.items())
         records = [tuple(row) for row in rows.astype(object).itertuples(index=False)]
         data = spark.sparkContext.parallelize(records, numSlices=partitions)
         return spark.createDataFrame(data, schema, verifySchema=False)
 
-    return Engine(frame, rankeval.spark, {"sample_size": 20, "seed": 3})
+    return Engine(spark_frame, rankeval.spark, {"sample_size": 20, "seed": 3})
 
 
 @pytest.mark.parametrize(("partitions", "buckets", "distinct", "positive_rate"),
@@ -61,7 +75,9 @@ def test_evaluate_run_refusals(engine: Engine) -> None:
     engine_cases.check_run_refusals(engine)
 
 
-def test_curve_frame_holds_the_full_curves(engine: Engine) -> None:
+def test_spark_curve_frame_holds_the_full_curves(engine: Engine) -> None:
+    if engine.module is not rankeval.spark:
+        return  # a Spark DataFrame of the curves: Spark only
     rows = engine_cases.scored_rows(12, 3000, 40, 0.3)
     frame = rankeval.spark.curve_frame(engine.frame(rows, 3), buckets=5, misses=2)
     got = rankeval.spark._collect(frame.orderBy("bucket", "point"))
