@@ -17,11 +17,11 @@ The algorithm is :mod:`rankeval.scored.partitioned`'s; this module only moves co
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from dask.base import compute
+from dask.base import compute, persist
 from dask.delayed import delayed
 
 from rankeval import engines
@@ -30,6 +30,7 @@ from rankeval.ranking.ir_names import is_ir_name
 from rankeval.scored import ScoredPrecisionRecallEvaluation
 from rankeval.scored.partitioned import (
     BucketPart,
+    BucketPoints,
     Layout,
     PartitionedReport,
     assemble,
@@ -92,7 +93,7 @@ def _with_bucket(frame: Any, score_col: str, bounds: np.ndarray) -> Any:
 
 
 def _parts(frame: Any, score_col: str, label_col: str, order_col: str | None,
-           layout: Layout) -> list[BucketPart]:
+           layout: Layout) -> list[tuple[BucketPart, BucketPoints]]:
     scores, labels = _arrays(frame, score_col, label_col)
     order = frame[order_col].to_numpy() if order_col else None
     return engines.scored_parts(frame[_BUCKET].to_numpy(dtype=np.int64), scores, labels,
@@ -118,7 +119,8 @@ def evaluate(
     """Evaluate a Dask DataFrame of scored cases exactly; see the module text.
 
     ``ties="insertion"`` needs ``order_col`` (the arrival order of the rows); ``buckets``
-    (default: twice the partitions) sets the parallelism of the ranking step;
+    (default: twice the partitions, and at least one per 2,000,000 rows: the driver
+    reads one bucket's points at a time) sets the parallelism of the ranking step;
     ``precision_at``, ``betas`` and ``curve_points`` say which precisions at k and maximum
     F measures to compute and how many points the downsampled curves keep. ``misses`` and
     ``negative_misses`` are those of ``add_misses`` and ``add_negative_misses``.
@@ -135,8 +137,8 @@ def evaluate(
     request = engines.request_of(precision_at, betas, curve_points)
     pos_missed, neg_missed = engines.check_misses(misses, negative_misses)
     table = _scored_columns(df, score_col, label_col, order_col)
-    count = engines.bucket_count(buckets, 2 * table.npartitions)
     rows = int(table[score_col].size.compute())
+    count = engines.bucket_count(buckets, rows, table.npartitions)
     fraction = min(1.0, sample_size / rows)
     sample = table[score_col].sample(frac=fraction, random_state=seed).compute()
     bounds = range_bounds(sample.to_numpy(dtype=np.float64), count)
@@ -145,10 +147,25 @@ def evaluate(
     layout = Layout(np.sum(per_task, axis=0), policy, pos_missed, neg_missed, request)
     bucketed = table.map_partitions(_with_bucket, score_col, bounds)
     grouped = bucketed.shuffle(on=_BUCKET, npartitions=bounds.shape[0] + 1)
-    per_group = compute(*[delayed(_parts)(chunk, score_col, label_col, order_col,
-                                                    layout)
-                               for chunk in grouped.to_delayed()])
-    return assemble(layout, [part for parts in per_group for part in parts])
+    found = persist(*[delayed(_parts)(chunk, score_col, label_col, order_col, layout)
+                      for chunk in grouped.to_delayed()])
+    # The small parts now; each bucket's points later, one bucket at a time, in order.
+    small = compute(*[delayed(_small)(chunk) for chunk in found])
+    where = {part.bucket: i for i, chunk in enumerate(small) for part in chunk}
+
+    def points() -> Iterator[BucketPoints]:
+        for bucket in sorted(where):
+            yield compute(delayed(_points_of)(found[where[bucket]], bucket))[0]
+
+    return assemble(layout, [part for chunk in small for part in chunk], points())
+
+
+def _small(found: list[tuple[BucketPart, BucketPoints]]) -> list[BucketPart]:
+    return [part for part, _ in found]
+
+
+def _points_of(found: list[tuple[BucketPart, BucketPoints]], bucket: int) -> BucketPoints:
+    return next(points for part, points in found if part.bucket == bucket)
 
 
 def collect_evaluator(
@@ -221,7 +238,7 @@ def evaluate_run(
                                     "rel_col": rel_col}, rel_col)
     run = _run_columns(run_df, {"query_col": query_col, "doc_col": doc_col,
                                 "score_col": score_col}, score_col)
-    count = engines.bucket_count(batches, run.npartitions)
+    count = engines.bucket_count(batches, 0, (run.npartitions + 1) // 2, "batches")
     # The same query must meet its judgments: both sides hash the query id as a string.
     qrels = qrels.assign(**{query_col: qrels[query_col].astype(str)})
     run = run.assign(**{query_col: run[query_col].astype(str)})

@@ -10,7 +10,7 @@ each task's NumPy columns to :func:`scored_totals`, :func:`scored_parts` or
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,6 +22,7 @@ from rankeval.ranking.inputs import Qrels, Run
 from rankeval.scored.kernel import BoolArray, FloatArray, IntArray
 from rankeval.scored.partitioned import (
     BucketPart,
+    BucketPoints,
     Layout,
     Request,
     bucket_ids,
@@ -84,9 +85,17 @@ def check_misses(misses: object, negative_misses: object) -> tuple[int, int]:
             check_int(negative_misses, "negative_misses", minimum=0))
 
 
-def bucket_count(asked: object, default: int) -> int:
-    """How many buckets (tasks) to rank in: ``asked``, else ``default`` (at least 1)."""
-    return max(1, default) if asked is None else check_int(asked, "buckets", minimum=1)
+#: Cases per bucket when the number of buckets is left to the engine: the driver reads one
+#: bucket's compressed points at a time, so this bounds its memory whatever the row count.
+CASES_PER_BUCKET: Final = 2_000_000
+
+
+def bucket_count(asked: object, rows: int, parallelism: int, name: str = "buckets") -> int:
+    """How many buckets (tasks) to rank in: ``asked``, else twice the engine's parallelism,
+    or more when the rows need it (:data:`CASES_PER_BUCKET`)."""
+    if asked is not None:
+        return check_int(asked, name, minimum=1)
+    return max(1, 2 * parallelism, -(-rows // CASES_PER_BUCKET))
 
 
 def check_run_options(measures: str | Sequence[str], runid: object,
@@ -131,7 +140,8 @@ def scored_totals(scores: FloatArray, labels: BoolArray, bounds: FloatArray) -> 
 
 
 def scored_parts(ids: IntArray, scores: FloatArray, labels: BoolArray, layout: Layout,
-                 order: NDArray[Any] | None = None) -> list[BucketPart]:
+                 order: NDArray[Any] | None = None
+                 ) -> list[tuple[BucketPart, BucketPoints]]:
     """The parts of the whole buckets one task holds (its cases grouped by bucket id)."""
     return [bucket_part(bucket, scores[rows], labels[rows], layout,
                         None if order is None else order[rows])
@@ -139,7 +149,8 @@ def scored_parts(ids: IntArray, scores: FloatArray, labels: BoolArray, layout: L
 
 
 def scored_parts_from_counts(ids: IntArray, scores: FloatArray, positives: IntArray,
-                             negatives: IntArray, layout: Layout) -> list[BucketPart]:
+                             negatives: IntArray, layout: Layout
+                             ) -> list[tuple[BucketPart, BucketPoints]]:
     """:func:`scored_parts` for rows of counts per score (a score may fill several rows)."""
     return [bucket_part_from_counts(bucket, scores[rows], positives[rows], negatives[rows],
                                     layout) for bucket, rows in bucket_rows(ids)]

@@ -42,8 +42,10 @@ NO_RELEVANT: tuple[NoRelevant, ...] = ("zero", "skip")
 __all__ = [
     "NO_RELEVANT",
     "TIE_POLICIES",
+    "InOrderSum",
     "NoRelevant",
     "TiePolicy",
+    "ap_terms",
     "area_under_curve",
     "average_precision",
     "best_precision_from",
@@ -52,6 +54,7 @@ __all__ = [
     "expected_reciprocal_rank",
     "f_measure_array",
     "f_measure_of_counts",
+    "first_at_levels",
     "maximum_f_measure",
     "mean_over_queries",
     "precision_at",
@@ -61,6 +64,7 @@ __all__ = [
     "reciprocal_rank",
     "roc_auc_from_pairs",
     "sequential_total",
+    "trapezoid_terms",
 ]
 
 
@@ -85,8 +89,10 @@ def _blocks(length: int) -> range:
     return range(0, length, _BLOCK)
 
 
-def _in_order_sum(blocks: Iterable[NDArray[np.float64]]) -> float:
-    """Left-to-right sum of a sequence of terms given as consecutive blocks.
+class InOrderSum:
+    """A left-to-right sum of terms fed block by block, in order: the sum every ordered
+    value of rankeval uses (AP, trapezoid areas), so that a sum fed in pieces, on one
+    machine or from the buckets of a partitioned evaluation, has the same bits.
 
     Zero terms are skipped, with the same bits as the plain loop: before the
     first nonzero term the running sum is ±0, which that term replaces
@@ -94,25 +100,46 @@ def _in_order_sum(blocks: Iterable[NDArray[np.float64]]) -> float:
     round to a zero of that sign), and adding ±0 to anything else changes
     nothing. Only a sum of zeros alone needs their signs: -0.0 iff all are.
     NaN terms are kept and make the sum NaN. Blocks may be overwritten.
+
+    >>> total = InOrderSum()
+    >>> total.add(np.array([0.1, 0.2])); total.add(np.array([0.3])); total.total()
+    0.6000000000000001
     """
-    running: float | None = None  # the sum so far, once a nonzero term came
-    all_negative_zero = True
-    empty = True
-    for terms in blocks:
+
+    __slots__ = ("_all_negative_zero", "_empty", "_running")
+
+    def __init__(self) -> None:
+        self._running: float | None = None  # the sum so far, once a nonzero term came
+        self._all_negative_zero = True
+        self._empty = True
+
+    def add(self, terms: NDArray[np.float64]) -> None:
+        """Add the next terms, in order."""
         if terms.shape[0] == 0:
-            continue
-        empty = False
+            return
+        self._empty = False
         count = np.count_nonzero(terms)  # NaN counts
         if count == 0:
-            all_negative_zero = all_negative_zero and bool(np.signbit(terms).all())
-            continue
+            self._all_negative_zero = self._all_negative_zero and bool(np.signbit(terms).all())
+            return
         nonzero = terms if count == terms.shape[0] else np.compress(terms != 0.0, terms)
-        if running is not None:
-            nonzero[0] += running
-        running = float(np.cumsum(nonzero, out=nonzero)[-1])
-    if running is not None:
-        return running
-    return -0.0 if all_negative_zero and not empty else 0.0
+        if self._running is not None:
+            nonzero[0] += self._running
+        self._running = float(np.cumsum(nonzero, out=nonzero)[-1])
+
+    def total(self) -> float:
+        """The sum of every term added so far (0.0 for none)."""
+        if self._running is not None:
+            return self._running
+        return -0.0 if self._all_negative_zero and not self._empty else 0.0
+
+
+def _in_order_sum(blocks: Iterable[NDArray[np.float64]]) -> float:
+    """Left-to-right sum of terms given as consecutive blocks (:class:`InOrderSum`)."""
+    total = InOrderSum()
+    for terms in blocks:
+        total.add(terms)
+    return total.total()
 
 
 def f_measure_array(beta: float, recall: ArrayLike, precision: ArrayLike) -> FloatArray:
@@ -199,6 +226,16 @@ def _ap_terms(tp: NDArray[np.int64], fp: NDArray[np.int64], start: int) -> Float
         tp, fp = tp[start:stop], fp[start:stop]
     else:
         previous = 0
+    return ap_terms(tp, fp, previous)
+
+
+def ap_terms(tp: NDArray[np.int64], fp: NDArray[np.int64], previous: Any = 0) -> FloatArray:
+    """The terms ``Δtp · tp/(tp+fp)`` of :func:`average_precision` along the last axis,
+    ``previous`` being the true positives before the first point (0 at the top).
+
+    >>> ap_terms(np.array([1, 1, 2]), np.array([0, 1, 1]), 0).tolist()
+    [1.0, 0.0, 0.6666666666666666]
+    """
     delta = np.empty_like(tp)
     np.subtract(tp[..., :1], previous, out=delta[..., :1])
     np.subtract(tp[..., 1:], tp[..., :-1], out=delta[..., 1:])
@@ -397,12 +434,21 @@ def area_under_curve(curve: FloatArray) -> float:
 
     def trapezoids(start: int) -> FloatArray:
         stop = min(start + _BLOCK, x.shape[0] - 1)
-        terms = np.add(y[start:stop], y[start + 1 : stop + 1])
-        terms *= x[start + 1 : stop + 1] - x[start:stop]
-        terms /= 2.0
-        return terms
+        return trapezoid_terms(x[start : stop + 1], y[start : stop + 1])
 
     return _in_order_sum(trapezoids(start) for start in _blocks(x.shape[0] - 1))
+
+
+def trapezoid_terms(x: FloatArray, y: FloatArray) -> FloatArray:
+    """The trapezoids ``(y_i + y_i+1) · (x_i+1 - x_i) / 2`` between consecutive rows.
+
+    >>> trapezoid_terms(np.array([0.0, 0.5, 1.0]), np.array([0.0, 1.0, 1.0])).tolist()
+    [0.25, 0.5]
+    """
+    terms = np.add(y[:-1], y[1:])
+    terms *= x[1:] - x[:-1]
+    terms /= 2.0
+    return terms
 
 
 _ELEVEN_LEVELS = np.arange(11) * 0.1  # 0.1 * i in double: 0.30000000000000004 at i = 3
@@ -416,14 +462,26 @@ def eleven_point_interpolated_precision(interpolated_pr: FloatArray) -> FloatArr
 
     Complexity: O(m).
     """
-    recall = interpolated_pr[:, 0] + 1e-13
-    precision = interpolated_pr[:, 1]
-    with np.errstate(invalid="ignore"):
-        qualifies = recall[None, :] >= _ELEVEN_LEVELS[:, None]
-    first = np.argmax(qualifies, axis=1)
-    out = np.where(qualifies[np.arange(11), first], precision[first], 0.0)
+    found, values = first_at_levels(interpolated_pr[:, 0], interpolated_pr[:, 1])
+    out = np.where(found, values, 0.0)
     out.flags.writeable = False
     return out
+
+
+def first_at_levels(recall: FloatArray, precision: FloatArray) -> tuple[BoolArray, FloatArray]:
+    """For each level 0.1·i, i = 0..10: whether some row has recall + 1e-13 ≥ it, and the
+    precision of the first such row (0.0 where none does). NaN recalls never qualify.
+
+    Complexity: O(m).
+    """
+    if recall.shape[0] == 0:
+        return np.zeros(11, dtype=np.bool_), np.zeros(11, dtype=np.float64)
+    shifted = recall + 1e-13
+    with np.errstate(invalid="ignore"):
+        qualifies = shifted[None, :] >= _ELEVEN_LEVELS[:, None]
+    first = np.argmax(qualifies, axis=1)
+    found = qualifies[np.arange(11), first]
+    return found, np.where(found, precision[first], 0.0)
 
 
 def maximum_f_measure(pr: FloatArray, beta: float) -> float:

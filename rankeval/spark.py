@@ -38,6 +38,8 @@ from rankeval.ranking.evaluate import RunEvaluation, merge_evaluations
 from rankeval.ranking.ir_names import is_ir_name
 from rankeval.scored import ScoredPrecisionRecallEvaluation
 from rankeval.scored.partitioned import (
+    BucketPart,
+    BucketPoints,
     Layout,
     PartitionedReport,
     Request,
@@ -219,8 +221,8 @@ def _prepare(df: Any, score_col: str, label_col: str, ties: object, order_col: s
     """
     policy = engines.check_order(ties, order_col)
     pos_missed, neg_missed = engines.check_misses(misses, negative_misses)
-    count = engines.bucket_count(buckets, 2 * df.sparkSession.sparkContext.defaultParallelism)
     table, rows = _scored_table(df, score_col, label_col, order_col)
+    count = engines.bucket_count(buckets, rows, df.sparkSession.sparkContext.defaultParallelism)
     bounds, tied = _bounds(table, rows, count, sample_size, seed)
     return (policy, pos_missed, neg_missed, table.withColumn("b", _bucket_expression(bounds)),
             int(bounds.shape[0]) + 1, tied)
@@ -250,7 +252,7 @@ def evaluate(
     """Evaluate a Spark DataFrame of scored cases exactly; see the module text.
 
     The arguments are those of :func:`rankeval.dask.evaluate`; ``buckets`` defaults to
-    twice the session's default parallelism. Four jobs: the checks, a sample of about
+    twice the session's default parallelism, and at least one per 2,000,000 rows. Four jobs: the checks, a sample of about
     ``sample_size`` scores for the bucket bounds, the totals per bucket, and the ranking
     of each bucket. When the sampled scores repeat a lot (grouped ties), the JVM first
     counts the cases of each score, and Python ranks scores instead of cases.
@@ -285,15 +287,14 @@ def evaluate(
                 whole = _whole(batches)
                 if whole is not None:
                     p, n = whole.column("p").to_numpy(), whole.column("n").to_numpy()
-                    yield _blob(engines.scored_parts_from_counts(
+                    yield _part_rows(engines.scored_parts_from_counts(
                         whole.column("b").to_numpy(), whole.column("s").to_numpy(), p, n - p,
                         layout))
 
-            found_parts = _unblob(_collect(_map_in_arrow(counts.repartition(parallel, "b"),
-                                                         count_parts, _BLOB)))
+            return _report(layout, _map_in_arrow(counts.repartition(parallel, "b"),
+                                                 count_parts, _PARTS))
         finally:
             counts.unpersist()
-        return assemble(layout, [part for chunk in found_parts for part in chunk])
 
     # Totals in the JVM: Python sees each case once, in the ranking step.
     layout = Layout(_case_totals(bucketed, parallel), policy, pos_missed, neg_missed, request)
@@ -304,12 +305,42 @@ def evaluate(
             return
         scores, labels = (whole.column(c).to_numpy() for c in ("s", "l"))
         order = whole.column("o").to_numpy() if order_col else None
-        yield _blob(engines.scored_parts(whole.column("b").to_numpy(), scores, labels, layout,
-                                         order))
+        yield _part_rows(engines.scored_parts(whole.column("b").to_numpy(), scores, labels,
+                                              layout, order))
 
-    grouped = bucketed.repartition(parallel, "b")
-    found_parts = _unblob(_collect(_map_in_arrow(grouped, parts, _BLOB)))
-    return assemble(layout, [part for chunk in found_parts for part in chunk])
+    return _report(layout, _map_in_arrow(bucketed.repartition(parallel, "b"), parts, _PARTS))
+
+
+_PARTS = "bucket long, part binary, points binary"
+
+
+def _part_rows(found: list[tuple[BucketPart, BucketPoints]]) -> pa.RecordBatch:
+    """One row a bucket: its small part, and its points (read by the driver one at a time)."""
+    return pa.RecordBatch.from_pydict({
+        "bucket": [part.bucket for part, _ in found],
+        "part": [pickle.dumps(part, protocol=5) for part, _ in found],
+        "points": [pickle.dumps(points, protocol=5) for _, points in found],
+    })
+
+
+def _report(layout: Layout, parts: Any) -> PartitionedReport:
+    """The report from the parts table: the small parts collected, then the points of one
+    bucket after another, so that the driver never holds all of them."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    parts = parts.cache()
+    try:
+        small = [pickle.loads(row["part"]) for row in _collect(parts.select("part"))]
+        buckets = sorted(part.bucket for part in small)
+
+        def points() -> Iterator[BucketPoints]:
+            for bucket in buckets:
+                rows = _collect(parts.where(F.col("bucket") == bucket).select("points"))
+                yield pickle.loads(rows[0]["points"])
+
+        return assemble(layout, small, points())
+    finally:
+        parts.unpersist()
 
 
 def curve_frame(
@@ -439,8 +470,8 @@ def evaluate_run(
     engines.check_run_options(measures, runid, options)
     _run_table(qrels_df, {"query_col": query_col, "doc_col": doc_col, "rel_col": rel_col})
     _run_table(run_df, {"query_col": query_col, "doc_col": doc_col, "score_col": score_col})
-    count = engines.bucket_count(batches,
-                                 2 * run_df.sparkSession.sparkContext.defaultParallelism)
+    count = engines.bucket_count(batches, 0, run_df.sparkSession.sparkContext.defaultParallelism,
+                                 "batches")
     specs = [measures] if isinstance(measures, str) else list(measures)
     order = None
     if any(is_ir_name(spec) for spec in specs):

@@ -170,10 +170,14 @@ def test_values_not_asked_for_are_refused_by_name() -> None:
         report.maximum_f_measure(2.0)
 
 
-def test_local_downsampling_refuses_interpolated_curves() -> None:
-    ev = _local(np.array([True, False]), np.array([1.0, 0.0]))
-    with pytest.raises(ValueError, match="uninterpolated curves only"):
-        ev.pr_curve(True, max_points=10)
+def test_local_downsampling() -> None:
+    ev = _local(np.array([True, False, True, True]), np.array([4.0, 3.0, 2.0, 1.0]))
     with pytest.raises(ValueError, match="max_points must be an integer >= 2"):
         ev.roc_curve(max_points=1)
-    assert ev.pr_curve(max_points=2).tolist() == ev.pr_curve().tolist()
+    assert ev.pr_curve(max_points=4).tolist() == ev.pr_curve().tolist()
+    # Uninterpolated: the points holding ranks 1 and 4 between the limit rows.
+    assert ev.pr_curve(max_points=2).tolist() == [[0.0, 1.0], [1 / 3, 1.0], [1.0, 0.75],
+                                                   [1.0, 0.0]]
+    # Interpolated: rows 1 and 4 of its four rows.
+    full = ev.pr_curve(True).tolist()
+    assert ev.pr_curve(True, max_points=2).tolist() == [full[0], full[-1]]

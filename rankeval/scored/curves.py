@@ -25,7 +25,7 @@ import numpy as np
 from rankeval.scored.kernel import FloatArray, IntArray, OperatingPoints
 
 __all__ = ["curve_ranks", "downsampled", "holding", "pr_curve", "pr_score_curve", "roc_curve",
-           "summary_of"]
+           "rows_at", "summary_of"]
 
 
 def _frozen(array: FloatArray) -> FloatArray:
@@ -173,6 +173,13 @@ def downsampled(points: OperatingPoints, max_points: int) -> OperatingPoints:
     """
     cases = int(points.tp[-1] + points.fp[-1]) if points.size else 0
     return holding(points, curve_ranks(cases, max_points))
+
+
+def rows_at(curve: FloatArray, max_points: int) -> FloatArray:
+    """An interpolated curve downsampled: its rows at :func:`curve_ranks` of its length
+    (first and last rows kept), for curves whose rows are not operating points."""
+    out = np.asfortranarray(curve[curve_ranks(curve.shape[0], max_points) - 1])
+    return _frozen(out)
 
 
 def holding(points: OperatingPoints, ranks: IntArray) -> OperatingPoints:

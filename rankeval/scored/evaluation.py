@@ -462,14 +462,19 @@ class ScoredPrecisionRecallEvaluation:
         >>> ev.pr_curve().tolist()
         [[0.0, 1.0], [0.5, 1.0], [0.5, 0.5], [1.0, 0.6666666666666666], [1.0, 0.0]]
 
-        ``max_points`` downsamples the uninterpolated curve to the points holding that many
-        evenly spaced ranks (:func:`rankeval.scored.curves.downsampled`), limit rows kept.
+        ``max_points`` downsamples: the uninterpolated curve to the points holding that many
+        evenly spaced ranks (:func:`rankeval.scored.curves.downsampled`), limit rows kept;
+        the interpolated one to that many evenly spaced rows, first and last kept
+        (:func:`rankeval.scored.curves.rows_at`).
 
         Undefined when R = 0: recalls are NaN. Complexity: O(n), cached.
         """
         flag = check_flag(interpolate, "interpolate")
         if max_points is not None:
-            return curves.pr_curve(self._downsampled(flag, max_points))
+            count = check_int(max_points, "max_points", minimum=2)
+            if flag:
+                return curves.rows_at(self.pr_curve(True), count)
+            return curves.pr_curve(curves.downsampled(self._points(), count))
         return self._cached(("pr", flag), lambda: curves.pr_curve(self._points(), flag))
 
     def pr_score_curve(self, interpolate: bool = False,
@@ -481,7 +486,10 @@ class ScoredPrecisionRecallEvaluation:
         """
         flag = check_flag(interpolate, "interpolate")
         if max_points is not None:
-            return curves.pr_score_curve(self._downsampled(flag, max_points))
+            count = check_int(max_points, "max_points", minimum=2)
+            if flag:
+                return curves.rows_at(self.pr_score_curve(True), count)
+            return curves.pr_score_curve(curves.downsampled(self._points(), count))
         return self._cached(
             ("pr_score", flag), lambda: curves.pr_score_curve(self._points(), flag)
         )
@@ -494,14 +502,11 @@ class ScoredPrecisionRecallEvaluation:
         """
         flag = check_flag(interpolate, "interpolate")
         if max_points is not None:
-            return curves.roc_curve(self._downsampled(flag, max_points))
+            count = check_int(max_points, "max_points", minimum=2)
+            if flag:
+                return curves.rows_at(self.roc_curve(True), count)
+            return curves.roc_curve(curves.downsampled(self._points(), count))
         return self._cached(("roc", flag), lambda: curves.roc_curve(self._points(), flag))
-
-    def _downsampled(self, interpolate: bool, max_points: object) -> OperatingPoints:
-        if interpolate:
-            raise ValueError("max_points downsamples the uninterpolated curves only; an "
-                             "interpolated curve already has one row per recall level")
-        return curves.downsampled(self._points(), check_int(max_points, "max_points", minimum=2))
 
     # ---------------------------------------------------------------- values
     def eleven_point_interpolated_precision(self) -> FloatArray:

@@ -66,6 +66,7 @@ from rankeval.scored.kernel import (
 
 __all__ = [
     "BucketPart",
+    "BucketPoints",
     "Layout",
     "PartitionedReport",
     "Request",
@@ -187,19 +188,34 @@ class Layout:
 
 @dataclass(frozen=True)
 class BucketPart:
-    """One bucket's share of the report, in global counts (see the module text)."""
+    """One bucket's small share of the report, in global counts (see the module text).
+
+    ``steps`` counts its points where the recall changes, ``max_precision`` is the highest
+    precision among them (-inf for none): what the interpolated curve needs from later
+    buckets.
+    """
 
     bucket: int
     doubled_pairs: int
-    tp: IntArray
-    fp: IntArray
-    scores: FloatArray
+    steps: int
+    max_precision: float
     max_f: tuple[float, ...]
     precision: dict[int, float]
     reciprocal_rank: float | None
     curve_tp: IntArray
     curve_fp: IntArray
     curve_scores: FloatArray
+
+
+@dataclass(frozen=True)
+class BucketPoints:
+    """One bucket's compressed operating points, in global counts: the driver reads them one
+    bucket at a time, in bucket order, so that it never holds more than one bucket's."""
+
+    bucket: int
+    tp: IntArray
+    fp: IntArray
+    scores: FloatArray
 
 
 def _sorted_bucket(
@@ -285,7 +301,7 @@ def bucket_part(
     labels: BoolArray,
     layout: Layout,
     order: NDArray[Any] | None = None,
-) -> BucketPart:
+) -> tuple[BucketPart, BucketPoints]:
     """Sort one bucket's cases and compute its share of the report (module text, step 3).
 
     ``order``, for ``ties="insertion"``, gives each case's arrival position.
@@ -295,7 +311,8 @@ def bucket_part(
 
 
 def bucket_part_from_counts(bucket: int, scores: FloatArray, positives: IntArray,
-                            negatives: IntArray, layout: Layout) -> BucketPart:
+                            negatives: IntArray, layout: Layout
+                            ) -> tuple[BucketPart, BucketPoints]:
     """:func:`bucket_part` of cases given as counts per score (grouped ties only).
 
     A score may appear on several rows (partial counts from several tasks): they add up.
@@ -304,7 +321,7 @@ def bucket_part_from_counts(bucket: int, scores: FloatArray, positives: IntArray
     return _part(bucket, _count_blocks(bucket, scores, positives, negatives, layout), layout)
 
 
-def _part(bucket: int, blocks: _Blocks, layout: Layout) -> BucketPart:
+def _part(bucket: int, blocks: _Blocks, layout: Layout) -> tuple[BucketPart, BucketPoints]:
     points, pos, neg = blocks.points, blocks.pos, blocks.neg
     tp, fp = points.tp, points.fp
     fp0, tp0 = layout.above(bucket)
@@ -351,27 +368,86 @@ def _part(bucket: int, blocks: _Blocks, layout: Layout) -> BucketPart:
 
     wanted = layout.curve_ranks()
     held = curves.holding(points, wanted[(wanted > first) & (wanted <= last)])
-    return BucketPart(
-        bucket, pairs, tp[kept], fp[kept], points.scores[kept], max_f, precision, reciprocal,
-        held.tp, held.fp, held.scores,
-    )
+    compressed = OperatingPoints(tp[kept], fp[kept], points.scores[kept], layout.num_pos,
+                                 layout.num_neg)
+    steps = _recall_steps(compressed, _recall_of(tp0, layout.num_pos))
+    best = float(compressed.precision[steps].max()) if steps.shape[0] else -math.inf
+    part = BucketPart(bucket, pairs, int(steps.shape[0]), best, max_f, precision, reciprocal,
+                      held.tp, held.fp, held.scores)
+    return part, BucketPoints(bucket, compressed.tp, compressed.fp, compressed.scores)
+
+
+def _recall_of(tp: int, num_pos: int) -> float:
+    """The recall of ``tp`` true positives, with the bits of the points' recall column."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.divide(np.int64(tp), float(num_pos)))
+
+
+def _recall_steps(points: OperatingPoints, previous: float) -> IntArray:
+    """:attr:`OperatingPoints.recall_steps` of points that follow a point of recall
+    ``previous`` (0.0 at the top of the ranking)."""
+    recall = points.recall
+    changed = np.empty(recall.shape[0], dtype=np.bool_)
+    np.not_equal(recall[:1], previous, out=changed[:1])
+    np.not_equal(recall[1:], recall[:-1], out=changed[1:])
+    return np.flatnonzero(changed)
+
+
+class _Trapezoids:
+    """The trapezoid area under a curve fed in blocks of rows, in order (same bits as
+    :func:`rankeval.formulas.area_under_curve` of the whole curve)."""
+
+    def __init__(self, first: tuple[float, float]) -> None:
+        self.last = np.array([first], dtype=np.float64)
+        self.sum = formulas.InOrderSum()
+
+    def add(self, x: FloatArray, y: FloatArray) -> None:
+        if x.shape[0]:
+            rows = np.concatenate((self.last, np.column_stack((x, y))))
+            self.sum.add(formulas.trapezoid_terms(rows[:, 0], rows[:, 1]))
+            self.last = rows[-1:]
+
+
+class _Rows:
+    """The rows of a curve at chosen row indices, gathered from blocks fed in order."""
+
+    def __init__(self, wanted: IntArray, width: int) -> None:
+        self.wanted = wanted
+        self.rows: list[FloatArray] = []
+        self.seen = 0
+        self.width = width
+
+    def add(self, block: FloatArray) -> None:
+        here = self.wanted[(self.wanted >= self.seen) & (self.wanted < self.seen + block.shape[0])]
+        if here.shape[0]:
+            self.rows.append(block[here - self.seen])
+        self.seen += block.shape[0]
+
+    def curve(self) -> FloatArray:
+        out = (np.concatenate(self.rows) if self.rows
+               else np.zeros((0, self.width), dtype=np.float64))
+        out = np.asfortranarray(out)
+        out.flags.writeable = False
+        return out
 
 
 class PartitionedReport:
     """The evaluator's read methods over a partitioned evaluation; read-only, small.
 
-    Holds O(buckets + points holding a positive): the compressed operating points,
-    the pair count, and the values computed per bucket. Each method has the name,
-    arguments and bits of :class:`~rankeval.scored.ScoredPrecisionRecallEvaluation`'s;
-    precision at k and maximum F are known for the ranks and β asked for, and the
-    uninterpolated curves come downsampled (``max_points`` of the local curves).
+    Built from every bucket's :class:`BucketPart` and, one bucket at a time in bucket
+    order, its :class:`BucketPoints`, which the report reads once and does not keep: it
+    holds O(buckets + curve_points) whatever the number of cases. Each method has the
+    name, arguments and bits of :class:`~rankeval.scored.ScoredPrecisionRecallEvaluation`'s;
+    precision at k and maximum F are known for the ranks and β asked for, and the curves
+    come downsampled: those of the local curve methods with ``max_points=curve_points``.
 
     With no positive at all (R = 0) every recall is NaN and each point would be a row of
     the interpolated curves; they then hold one row per bucket instead (the values read
     from them, NaN areas and the eleven-point precision, are still the local ones).
     """
 
-    def __init__(self, layout: Layout, parts: Iterable[BucketPart]) -> None:
+    def __init__(self, layout: Layout, parts: Iterable[BucketPart],
+                 points: Iterable[BucketPoints]) -> None:
         ordered = sorted(parts, key=lambda part: part.bucket)
         buckets = [part.bucket for part in ordered]
         holding = np.flatnonzero(layout.totals.sum(axis=1)).tolist()
@@ -385,10 +461,6 @@ class PartitionedReport:
             arrays = [getattr(part, name) for part in ordered]
             return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
 
-        self._points = OperatingPoints(
-            joined("tp", np.int64), joined("fp", np.int64), joined("scores", np.float64),
-            layout.num_pos, layout.num_neg,
-        )
         self._curve_points = OperatingPoints(
             joined("curve_tp", np.int64), joined("curve_fp", np.int64),
             joined("curve_scores", np.float64), layout.num_pos, layout.num_neg,
@@ -410,6 +482,75 @@ class PartitionedReport:
         reciprocals = [part.reciprocal_rank for part in ordered
                        if part.reciprocal_rank is not None]
         self._reciprocal_rank = reciprocals[0] if reciprocals else 0.0
+        self._read_points(ordered, points)
+
+    def _read_points(self, parts: list[BucketPart], points: Iterable[BucketPoints]) -> None:
+        """AP, both PR areas, the eleven points and the interpolated curves, bucket by bucket.
+
+        The same terms in the same order as the local evaluator's sums over all its points
+        (the module text says why the compressed points suffice).
+        """
+        layout = self._layout
+        num_pos, num_neg = layout.num_pos, layout.num_neg
+        # The highest step precision of every later bucket: the interpolated precision.
+        later = np.maximum.accumulate([part.max_precision for part in parts][::-1])[::-1]
+        later = np.append(later[1:], -math.inf)
+        steps = sum(part.steps for part in parts)
+        last_tp = layout.pos_added
+        tail = _recall_of(last_tp, num_pos) != 1.0
+        points_wanted = layout.request.curve_points
+        pr_rows = _Rows(curves.curve_ranks(1 + steps + int(tail), points_wanted) - 1, 2)
+        score_rows = _Rows(curves.curve_ranks(1 + steps, points_wanted) - 1, 3)
+        ap = formulas.InOrderSum()
+        area = _Trapezoids((0.0, 1.0))
+        interpolated_area = _Trapezoids((0.0, 1.0))
+        top = np.array([[0.0, 1.0]])
+        found, eleven = formulas.first_at_levels(top[:, 0], top[:, 1])
+        pr_rows.add(top)
+        score_rows.add(np.array([[0.0, 1.0, math.inf]]))
+        previous_recall, previous_step_tp, count = 0.0, 0, 0
+        for i, chunk in enumerate(points):
+            count = i + 1
+            if chunk.bucket != parts[i].bucket:
+                raise ValueError(f"bucket points must come in bucket order: expected bucket "
+                                 f"{parts[i].bucket}, got {chunk.bucket}")
+            block = OperatingPoints(chunk.tp, chunk.fp, chunk.scores, num_pos, num_neg)
+            recall, precision = block.recall, block.precision
+            on_curve = (block.tp > 0) if num_pos else np.ones(block.size, dtype=np.bool_)
+            area.add(recall[on_curve], precision[on_curve])
+            at = _recall_steps(block, previous_recall)
+            ap.add(formulas.ap_terms(block.tp[at], block.fp[at], previous_step_tp))
+            best = np.maximum(formulas.best_precision_from(precision[at]), later[i])
+            step_recall = recall[at]
+            interpolated_area.add(step_recall, best)
+            more, values = formulas.first_at_levels(step_recall, best)
+            eleven = np.where(found, eleven, values)
+            found |= more
+            pr_rows.add(np.column_stack((step_recall, best)))
+            score_rows.add(np.column_stack((step_recall, best, block.scores[at])))
+            if block.size:
+                previous_recall = float(recall[-1])
+            if at.shape[0]:
+                previous_step_tp = int(block.tp[at[-1]])
+        if count != len(parts):
+            raise ValueError(f"expected the points of {len(parts)} buckets, got {count}")
+        area.add(np.array([1.0]), np.array([0.0]))
+        if tail:
+            end = np.array([[1.0, 0.0]])
+            interpolated_area.add(end[:, 0], end[:, 1])
+            more, values = formulas.first_at_levels(end[:, 0], end[:, 1])
+            eleven = np.where(found, eleven, values)
+            found |= more
+            pr_rows.add(end)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self._ap = float(np.divide(ap.total(), np.float64(num_pos)))
+        self._pr_area = area.sum.total()
+        self._interpolated_pr_area = interpolated_area.sum.total()
+        eleven = np.where(found, eleven, 0.0)
+        eleven.flags.writeable = False
+        self._eleven = eleven
+        self._interpolated_pr = pr_rows.curve()
+        self._interpolated_scores = score_rows.curve()
 
     # ------------------------------------------------------------------ counts
     @property
@@ -435,13 +576,13 @@ class PartitionedReport:
                                            layout.neg_missed)
 
     def average_precision(self) -> float:
-        return self._points.average_precision
+        return self._ap
 
     def area_under_pr_curve(self, interpolate: bool = False) -> float:
-        return formulas.area_under_curve(curves.pr_curve(self._points, interpolate))
+        return self._interpolated_pr_area if interpolate else self._pr_area
 
     def eleven_point_interpolated_precision(self) -> FloatArray:
-        return formulas.eleven_point_interpolated_precision(curves.pr_curve(self._points, True))
+        return self._eleven
 
     def maximum_f_measure(self, beta: float = 1.0) -> float:
         value = check_beta(beta)
@@ -469,14 +610,15 @@ class PartitionedReport:
 
     # ------------------------------------------------------------------ curves
     def pr_curve(self, interpolate: bool = False) -> FloatArray:
-        """Interpolated: the whole curve. Uninterpolated: downsampled (``curve_points``)."""
+        """The local ``pr_curve(interpolate, max_points=curve_points)``."""
         if interpolate:
-            return curves.pr_curve(self._points, True)
+            return self._interpolated_pr
         return curves.pr_curve(self._curve_points)
 
     def pr_score_curve(self, interpolate: bool = False) -> FloatArray:
+        """The local ``pr_score_curve(interpolate, max_points=curve_points)``."""
         if interpolate:
-            return curves.pr_score_curve(self._points, True)
+            return self._interpolated_scores
         return curves.pr_score_curve(self._curve_points)
 
     def roc_curve(self) -> FloatArray:
@@ -495,9 +637,11 @@ class PartitionedReport:
                 f"buckets={layout.buckets})")
 
 
-def assemble(layout: Layout, parts: Iterable[BucketPart]) -> PartitionedReport:
-    """The report from every non-empty bucket's part (any order)."""
-    return PartitionedReport(layout, parts)
+def assemble(layout: Layout, parts: Iterable[BucketPart],
+             points: Iterable[BucketPoints]) -> PartitionedReport:
+    """The report from every non-empty bucket's part (any order) and its points (in bucket
+    order, read once: an iterator that fetches one bucket at a time keeps the driver small)."""
+    return PartitionedReport(layout, parts, points)
 
 
 def evaluate_buckets(
@@ -520,7 +664,7 @@ def evaluate_buckets(
     count = bounds.shape[0] + 1
     layout = Layout(bucket_totals(ids, labels, count), ties, pos_missed, neg_missed,
                     request or Request())
-    parts = []
+    found = []
     for bucket in np.flatnonzero(layout.totals.sum(axis=1)).tolist():
         mine = ids == bucket
         if counts_from:
@@ -531,8 +675,8 @@ def evaluate_buckets(
                             for s, t in rows], dtype=np.int64)
             size = np.array([int((scores[mine][task == t] == s).sum()) for s, t in rows],
                             dtype=np.int64)
-            parts.append(bucket_part_from_counts(bucket, row_scores, pos, size - pos, layout))
+            found.append(bucket_part_from_counts(bucket, row_scores, pos, size - pos, layout))
         else:
-            parts.append(bucket_part(bucket, scores[mine], labels[mine], layout,
+            found.append(bucket_part(bucket, scores[mine], labels[mine], layout,
                                      None if order is None else order[mine]))
-    return assemble(layout, parts)
+    return assemble(layout, [part for part, _ in found], (points for _, points in found))
