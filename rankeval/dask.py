@@ -6,7 +6,7 @@ threads by default, or a ``distributed`` cluster once a ``Client`` exists.
 * :func:`evaluate`: a scored table (a score and a label per row) to a
   :class:`~rankeval.scored.partitioned.PartitionedReport`, whose values equal those of a
   local ``ScoredPrecisionRecallEvaluation(ties="grouped")`` fed the same rows. The driver
-  holds O(buckets + tie blocks holding a positive), never O(rows).
+  holds O(buckets + curve points) and one bucket's points at a time, never O(rows).
 * :func:`collect_evaluator`: the rows in a real, local ``ScoredPrecisionRecallEvaluation``
   (for tables that fit in memory: it can be saved and merged with a live one).
 * :func:`evaluate_run`: qrels and run tables to the :class:`~rankeval.RunEvaluation` of the

