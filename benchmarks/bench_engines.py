@@ -383,6 +383,8 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated contender names")
     parser.add_argument("--no-ranking", action="store_true")
     parser.add_argument("--data", choices=("ties", "continuous", "both"), default="both")
+    parser.add_argument("--quick", action="store_true", help="smoke size: 200,000 rows, 200 "
+                        "queries")
     parser.add_argument("--data-dir", default=os.path.join(tempfile.gettempdir(),
                                                            "rankeval-bench-engines"))
     parser.add_argument("--child")
@@ -392,6 +394,8 @@ def main() -> None:
     if args.child:
         child_main(args)
         return
+    if args.quick:
+        args.rows, args.queries = 200_000, 200
     folder = Path(args.data_dir)
     folder.mkdir(parents=True, exist_ok=True)
     only = [name.strip() for name in args.only.split(",")] if args.only else None

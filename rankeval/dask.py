@@ -147,8 +147,14 @@ def evaluate(
     layout = Layout(np.sum(per_task, axis=0), policy, pos_missed, neg_missed, request)
     bucketed = table.map_partitions(_with_bucket, score_col, bounds)
     grouped = bucketed.shuffle(on=_BUCKET, npartitions=bounds.shape[0] + 1)
-    found = persist(*[delayed(_parts)(chunk, score_col, label_col, order_col, layout)
-                      for chunk in grouped.to_delayed()])
+    tasks = [delayed(_parts)(chunk, score_col, label_col, order_col, layout)
+             for chunk in grouped.to_delayed()]
+    if engines.points_fit(engines.points_bound(layout)):
+        everything = [pair for chunk in compute(*tasks) for pair in chunk]
+        everything.sort(key=lambda pair: pair[0].bucket)
+        return assemble(layout, [part for part, _ in everything],
+                        (points for _, points in everything))
+    found = persist(*tasks)
     # The small parts now; each bucket's points later, one bucket at a time, in order.
     small = compute(*[delayed(_small)(chunk) for chunk in found])
     where = {part.bucket: i for i, chunk in enumerate(small) for part in chunk}

@@ -40,6 +40,8 @@ __all__ = [
     "check_run_options",
     "first_seen",
     "labels_of",
+    "points_bound",
+    "points_fit",
     "request_of",
     "run_batch",
     "scored_parts",
@@ -88,6 +90,22 @@ def check_misses(misses: object, negative_misses: object) -> tuple[int, int]:
 #: Cases per bucket when the number of buckets is left to the engine: the driver reads one
 #: bucket's compressed points at a time, so this bounds its memory whatever the row count.
 CASES_PER_BUCKET: Final = 2_000_000
+
+
+#: Compressed points the driver may hold at once (24 bytes each): below this, one job
+#: collects every bucket's points; above, they are read one bucket at a time.
+DRIVER_POINTS: Final = 2_000_000
+
+
+def points_bound(layout: Layout) -> int:
+    """At most how many compressed points the buckets hold: two per positive (where the
+    true positives grow, and the point before) and each bucket's last."""
+    return 2 * layout.pos_added + layout.buckets
+
+
+def points_fit(bound: int) -> bool:
+    """Whether points numbering at most ``bound`` may be held together by the driver."""
+    return bound <= DRIVER_POINTS
 
 
 def bucket_count(asked: object, rows: int, parallelism: int, name: str = "buckets") -> int:

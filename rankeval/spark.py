@@ -279,9 +279,12 @@ def evaluate(
                                                 F.count(F.lit(1)).alias("n")).cache()
         try:
             totals = np.zeros((parallel, 2), dtype=np.int64)
+            scores = 0  # distinct scores: each is at most one point
             for row in _collect(counts.groupBy("b").agg(F.sum("p").alias("p"),
-                                                        F.sum("n").alias("n"))):
+                                                        F.sum("n").alias("n"),
+                                                        F.count(F.lit(1)).alias("r"))):
                 totals[row["b"]] = (row["n"] - row["p"], row["p"])
+                scores += row["r"]
             layout = Layout(totals, policy, pos_missed, neg_missed, request)
 
             def count_parts(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -293,7 +296,7 @@ def evaluate(
                         layout))
 
             return _report(layout, _map_in_arrow(counts.repartition(parallel, "b"),
-                                                 count_parts, _PARTS))
+                                                 count_parts, _PARTS), scores)
         finally:
             counts.unpersist()
 
@@ -309,7 +312,8 @@ def evaluate(
         yield _part_rows(engines.scored_parts(whole.column("b").to_numpy(), scores, labels,
                                               layout, order))
 
-    return _report(layout, _map_in_arrow(bucketed.repartition(parallel, "b"), parts, _PARTS))
+    return _report(layout, _map_in_arrow(bucketed.repartition(parallel, "b"), parts, _PARTS),
+                   engines.points_bound(layout))
 
 
 _PARTS = "bucket long, part binary, points binary"
@@ -324,20 +328,34 @@ def _part_rows(found: list[tuple[BucketPart, BucketPoints]]) -> pa.RecordBatch:
     })
 
 
-def _report(layout: Layout, parts: Any) -> PartitionedReport:
-    """The report from the parts table: the small parts collected, then the points of one
-    bucket after another, so that the driver never holds all of them."""
+def _report(layout: Layout, parts: Any, rows_bound: int) -> PartitionedReport:
+    """The report from the parts table (a row a bucket: part, points).
+
+    ``rows_bound`` bounds the compressed points of all buckets together; when they fit
+    (:func:`rankeval.engines.points_fit`) one job collects everything, else the small parts
+    are collected and the points read one bucket after another (one partition a bucket,
+    ``toLocalIterator``), so that the driver never holds all of them.
+    """
     from pyspark.sql import functions as F  # noqa: N812
 
+    if engines.points_fit(rows_bound):
+        found = _collect(parts)
+        ordered = sorted(found, key=lambda row: row["bucket"])
+        return assemble(layout, [pickle.loads(row["part"]) for row in found],
+                        (pickle.loads(row["points"]) for row in ordered))
     parts = parts.cache()
     try:
         small = [pickle.loads(row["part"]) for row in _collect(parts.select("part"))]
-        buckets = sorted(part.bucket for part in small)
 
         def points() -> Iterator[BucketPoints]:
-            for bucket in buckets:
-                rows = _collect(parts.where(F.col("bucket") == bucket).select("points"))
-                yield pickle.loads(rows[0]["points"])
+            ordered = (parts.select("bucket", "points")
+                       .repartitionByRange(len(small), F.col("bucket"))
+                       .sortWithinPartitions("bucket"))
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", "unclosed <socket", ResourceWarning)
+                for row in ordered.toLocalIterator(prefetchPartitions=False):
+                    yield pickle.loads(row["points"])
+                gc.collect()
 
         return assemble(layout, small, points())
     finally:

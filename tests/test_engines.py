@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 import rankeval.dask
+import rankeval.engines
 import rankeval.spark
 from tests import engine_cases
 from tests.engine_cases import Engine
@@ -46,6 +47,14 @@ def engine(request: pytest.FixtureRequest) -> Engine:
 def test_scored_values_equal_the_local_evaluator(engine: Engine, partitions: int, buckets: int,
                                                  distinct: int, positive_rate: float) -> None:
     engine_cases.check_scored(engine, partitions, buckets, distinct, positive_rate)
+
+
+@pytest.mark.parametrize("distinct", [30, 5000])
+def test_points_read_one_bucket_at_a_time(engine: Engine, distinct: int,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # As when the points would not fit on the driver: read bucket by bucket.
+    monkeypatch.setattr(rankeval.engines, "DRIVER_POINTS", 0)
+    engine_cases.check_scored(engine, 5, 6, distinct, 0.3)
 
 
 def test_skewed_partitions_and_misses(engine: Engine) -> None:
