@@ -24,7 +24,9 @@ from rankeval.scored.partitioned import (
     BucketPart,
     BucketPoints,
     Layout,
+    PartitionedReport,
     Request,
+    assemble,
     bucket_ids,
     bucket_part,
     bucket_part_from_counts,
@@ -42,11 +44,13 @@ __all__ = [
     "labels_of",
     "points_bound",
     "points_fit",
+    "report_from_counts",
     "request_of",
     "run_batch",
     "scored_parts",
     "scored_parts_from_counts",
     "scored_totals",
+    "scores_fit",
 ]
 
 _INSERTION_NEEDS_ORDER = (
@@ -95,6 +99,27 @@ CASES_PER_BUCKET: Final = 2_000_000
 #: Compressed points the driver may hold at once (24 bytes each): below this, one job
 #: collects every bucket's points; above, they are read one bucket at a time.
 DRIVER_POINTS: Final = 2_000_000
+
+
+#: Distinct scores the driver ranks itself from their counts, without any task.
+DRIVER_SCORES: Final = 100_000
+
+
+def scores_fit(distinct: int) -> bool:
+    """Whether an estimated ``distinct`` scores (-1: unknown) are few enough for the driver."""
+    return 0 <= distinct <= DRIVER_SCORES
+
+
+def report_from_counts(scores: FloatArray, positives: IntArray, negatives: IntArray,
+                       pos_missed: int, neg_missed: int, request: Request) -> PartitionedReport:
+    """The report of cases given as counts per score, ranked on the driver as one bucket.
+
+    The same functions as every bucket of a partitioned evaluation, so the same bits.
+    """
+    totals = np.array([[int(negatives.sum()), int(positives.sum())]], dtype=np.int64)
+    layout = Layout(totals, "grouped", pos_missed, neg_missed, request)
+    part, points = bucket_part_from_counts(0, scores, positives, negatives, layout)
+    return assemble(layout, [part], [points])
 
 
 def points_bound(layout: Layout) -> int:

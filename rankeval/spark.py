@@ -120,10 +120,10 @@ def _numeric(data_type: Any) -> bool:
     return isinstance(data_type, types.NumericType)
 
 
-def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
-                  ) -> tuple[Any, int]:
+def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None,
+                  distinct: bool = False) -> tuple[Any, int, int]:
     """Columns ``s`` (double), ``l`` (bool) and ``o``, checked before any evaluation job,
-    and the number of rows."""
+    the number of rows and, if asked, an estimate of the distinct scores (else -1)."""
     from pyspark.sql import functions as F  # noqa: N812 - PySpark's own convention
     from pyspark.sql import types
 
@@ -151,6 +151,8 @@ def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
                       .alias("bad_label"))
     if order_col:
         checks.append(missing(order_col).alias("order"))
+    if distinct:
+        checks.append(F.approx_count_distinct(score_col).alias("distinct"))
     found = _collect(df.agg(*checks))[0].asDict()
     if not found["rows"]:
         raise ValueError("the table has no rows: there is nothing to evaluate")
@@ -165,7 +167,7 @@ def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
                F.col(label_col).cast("boolean").alias("l")]
     if order_col:
         columns.append(F.col(order_col).alias("o"))
-    return df.select(*columns), int(found["rows"])
+    return df.select(*columns), int(found["rows"]), int(found.get("distinct", -1))
 
 
 def _bounds(table: Any, rows: int, buckets: int, sample_size: int, seed: int
@@ -221,11 +223,18 @@ def _prepare(df: Any, score_col: str, label_col: str, ties: object, order_col: s
     """
     policy = engines.check_order(ties, order_col)
     pos_missed, neg_missed = engines.check_misses(misses, negative_misses)
-    table, rows = _scored_table(df, score_col, label_col, order_col)
-    count = engines.bucket_count(buckets, rows, df.sparkSession.sparkContext.defaultParallelism)
+    table, rows, _ = _scored_table(df, score_col, label_col, order_col)
+    return (policy, pos_missed, neg_missed, *_bucketed(table, rows, buckets, sample_size, seed))
+
+
+def _bucketed(table: Any, rows: int, buckets: int | None, sample_size: int, seed: int
+              ) -> tuple[Any, int, bool]:
+    """The table with each row's bucket in column ``b``, the number of buckets, and whether
+    the scores repeat a lot."""
+    parallelism = table.sparkSession.sparkContext.defaultParallelism
+    count = engines.bucket_count(buckets, rows, parallelism)
     bounds, tied = _bounds(table, rows, count, sample_size, seed)
-    return (policy, pos_missed, neg_missed, table.withColumn("b", _bucket_expression(bounds)),
-            int(bounds.shape[0]) + 1, tied)
+    return table.withColumn("b", _bucket_expression(bounds)), int(bounds.shape[0]) + 1, tied
 
 
 def _columns(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
@@ -267,9 +276,23 @@ def evaluate(
         A column of the wrong type.
     """
     request = engines.request_of(precision_at, betas, curve_points)
-    policy, pos_missed, neg_missed, bucketed, parallel, tied = _prepare(
-        df, score_col, label_col, ties, order_col, buckets, misses, negative_misses,
-        sample_size, seed)
+    policy = engines.check_order(ties, order_col)
+    pos_missed, neg_missed = engines.check_misses(misses, negative_misses)
+    table, rows, distinct = _scored_table(df, score_col, label_col, order_col,
+                                          distinct=policy == "grouped")
+    if policy == "grouped" and engines.scores_fit(distinct):
+        # Few distinct scores: the JVM counts each one's cases, and the driver ranks the
+        # counts itself, as one bucket (no Python task at all).
+        from pyspark.sql import functions as F  # noqa: N812
+
+        found = _collect(table.groupBy("s").agg(F.sum(F.col("l").cast("long")).alias("p"),
+                                                F.count(F.lit(1)).alias("n")))
+        scores = np.array([row["s"] for row in found], dtype=np.float64)
+        positives = np.array([row["p"] for row in found], dtype=np.int64)
+        negatives = np.array([row["n"] for row in found], dtype=np.int64) - positives
+        return engines.report_from_counts(scores, positives, negatives, pos_missed, neg_missed,
+                                          request)
+    bucketed, parallel, tied = _bucketed(table, rows, buckets, sample_size, seed)
     if policy == "grouped" and tied:
         # Many ties: count each score's cases in the JVM (map-side), so that Python gets
         # one row a score and task, not one a case.
@@ -279,12 +302,12 @@ def evaluate(
                                                 F.count(F.lit(1)).alias("n")).cache()
         try:
             totals = np.zeros((parallel, 2), dtype=np.int64)
-            scores = 0  # distinct scores: each is at most one point
+            distinct_rows = 0  # distinct scores: each is at most one point
             for row in _collect(counts.groupBy("b").agg(F.sum("p").alias("p"),
                                                         F.sum("n").alias("n"),
                                                         F.count(F.lit(1)).alias("r"))):
                 totals[row["b"]] = (row["n"] - row["p"], row["p"])
-                scores += row["r"]
+                distinct_rows += row["r"]
             layout = Layout(totals, policy, pos_missed, neg_missed, request)
 
             def count_parts(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -296,7 +319,7 @@ def evaluate(
                         layout))
 
             return _report(layout, _map_in_arrow(counts.repartition(parallel, "b"),
-                                                 count_parts, _PARTS), scores)
+                                                 count_parts, _PARTS), distinct_rows)
         finally:
             counts.unpersist()
 
@@ -431,7 +454,7 @@ def collect_evaluator(
     Rows reach the driver as Arrow batches, one partition at a time.
     """
     policy = engines.check_order(ties, order_col)
-    table, _ = _scored_table(df, score_col, label_col, order_col)
+    table, _, _ = _scored_table(df, score_col, label_col, order_col)
 
     def arrays(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         chunks = [(*_columns(b), b.column("o").to_numpy(zero_copy_only=False) if order_col

@@ -49,11 +49,16 @@ def test_scored_values_equal_the_local_evaluator(engine: Engine, partitions: int
     engine_cases.check_scored(engine, partitions, buckets, distinct, positive_rate)
 
 
+@pytest.mark.parametrize("stream", [False, True])
 @pytest.mark.parametrize("distinct", [30, 5000])
-def test_points_read_one_bucket_at_a_time(engine: Engine, distinct: int,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    # As when the points would not fit on the driver: read bucket by bucket.
-    monkeypatch.setattr(rankeval.engines, "DRIVER_POINTS", 0)
+def test_ranked_in_tasks(engine: Engine, distinct: int, stream: bool,
+                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # Spark ranks few distinct scores on the driver; here the tasks rank them (as counts
+    # per score, or as cases), and with ``stream`` the driver reads them bucket by bucket,
+    # as when the points would not fit.
+    monkeypatch.setattr(rankeval.engines, "DRIVER_SCORES", -1)
+    if stream:
+        monkeypatch.setattr(rankeval.engines, "DRIVER_POINTS", 0)
     engine_cases.check_scored(engine, 5, 6, distinct, 0.3)
 
 
