@@ -106,8 +106,8 @@ DRIVER_SCORES: Final = 100_000
 
 
 def scores_fit(distinct: int) -> bool:
-    """Whether an estimated ``distinct`` scores (-1: unknown) are few enough for the driver."""
-    return 0 <= distinct <= DRIVER_SCORES
+    """Whether ``distinct`` scores are few enough for the driver to rank."""
+    return distinct <= DRIVER_SCORES
 
 
 def report_from_counts(scores: FloatArray, positives: IntArray, negatives: IntArray,

@@ -120,10 +120,10 @@ def _numeric(data_type: Any) -> bool:
     return isinstance(data_type, types.NumericType)
 
 
-def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None,
-                  distinct: bool = False) -> tuple[Any, int, int]:
+def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
+                  ) -> tuple[Any, int]:
     """Columns ``s`` (double), ``l`` (bool) and ``o``, checked before any evaluation job,
-    the number of rows and, if asked, an estimate of the distinct scores (else -1)."""
+    and the number of rows."""
     from pyspark.sql import functions as F  # noqa: N812 - PySpark's own convention
     from pyspark.sql import types
 
@@ -151,8 +151,6 @@ def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
                       .alias("bad_label"))
     if order_col:
         checks.append(missing(order_col).alias("order"))
-    if distinct:
-        checks.append(F.approx_count_distinct(score_col).alias("distinct"))
     found = _collect(df.agg(*checks))[0].asDict()
     if not found["rows"]:
         raise ValueError("the table has no rows: there is nothing to evaluate")
@@ -167,7 +165,7 @@ def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
                F.col(label_col).cast("boolean").alias("l")]
     if order_col:
         columns.append(F.col(order_col).alias("o"))
-    return df.select(*columns), int(found["rows"]), int(found.get("distinct", -1))
+    return df.select(*columns), int(found["rows"])
 
 
 def _bounds(table: Any, rows: int, buckets: int, sample_size: int, seed: int
@@ -223,7 +221,7 @@ def _prepare(df: Any, score_col: str, label_col: str, ties: object, order_col: s
     """
     policy = engines.check_order(ties, order_col)
     pos_missed, neg_missed = engines.check_misses(misses, negative_misses)
-    table, rows, _ = _scored_table(df, score_col, label_col, order_col)
+    table, rows = _scored_table(df, score_col, label_col, order_col)
     return (policy, pos_missed, neg_missed, *_bucketed(table, rows, buckets, sample_size, seed))
 
 
@@ -264,8 +262,10 @@ def evaluate(
     twice the session's default parallelism, and at least one per 2,000,000 rows. Four
     jobs: the checks, a sample of about ``sample_size`` scores for the bucket bounds, the
     totals per bucket, and the ranking of each bucket; then the driver reads the buckets'
-    points one at a time. When the sampled scores repeat a lot (grouped ties), the JVM first
-    counts the cases of each score, and Python ranks scores instead of cases.
+    points one at a time. When the sampled scores repeat a lot (grouped ties), the JVM
+    counts each score's cases: with at most 100,000 distinct scores the driver ranks the
+    counts itself and no task runs Python; beyond, Python ranks the counts per score
+    instead of the cases.
 
     Raises
     ------
@@ -278,26 +278,24 @@ def evaluate(
     request = engines.request_of(precision_at, betas, curve_points)
     policy = engines.check_order(ties, order_col)
     pos_missed, neg_missed = engines.check_misses(misses, negative_misses)
-    table, rows, distinct = _scored_table(df, score_col, label_col, order_col,
-                                          distinct=policy == "grouped")
-    if policy == "grouped" and engines.scores_fit(distinct):
-        # Few distinct scores: the JVM counts each one's cases, and the driver ranks the
-        # counts itself, as one bucket (no Python task at all).
-        from pyspark.sql import functions as F  # noqa: N812
-
-        found = _collect(table.groupBy("s").agg(F.sum(F.col("l").cast("long")).alias("p"),
-                                                F.count(F.lit(1)).alias("n")))
-        scores = np.array([row["s"] for row in found], dtype=np.float64)
-        positives = np.array([row["p"] for row in found], dtype=np.int64)
-        negatives = np.array([row["n"] for row in found], dtype=np.int64) - positives
-        return engines.report_from_counts(scores, positives, negatives, pos_missed, neg_missed,
-                                          request)
+    table, rows = _scored_table(df, score_col, label_col, order_col)
     bucketed, parallel, tied = _bucketed(table, rows, buckets, sample_size, seed)
     if policy == "grouped" and tied:
-        # Many ties: count each score's cases in the JVM (map-side), so that Python gets
-        # one row a score and task, not one a case.
         from pyspark.sql import functions as F  # noqa: N812
 
+        # Few distinct scores: the JVM counts each one's cases and the driver ranks the
+        # counts itself, as one bucket (no Python task at all).
+        counts = table.groupBy("s").agg(F.sum(F.col("l").cast("long")).alias("p"),
+                                        F.count(F.lit(1)).alias("n"))
+        found = _collect(counts.limit(engines.DRIVER_SCORES + 1))
+        if engines.scores_fit(len(found)):
+            scores = np.array([row["s"] for row in found], dtype=np.float64)
+            positives = np.array([row["p"] for row in found], dtype=np.int64)
+            negatives = np.array([row["n"] for row in found], dtype=np.int64) - positives
+            return engines.report_from_counts(scores, positives, negatives, pos_missed,
+                                              neg_missed, request)
+        # Many: still count each score's cases in the JVM (map-side), so that Python gets
+        # one row a score and task, not one a case.
         counts = bucketed.groupBy("b", "s").agg(F.sum(F.col("l").cast("long")).alias("p"),
                                                 F.count(F.lit(1)).alias("n")).cache()
         try:
@@ -454,7 +452,7 @@ def collect_evaluator(
     Rows reach the driver as Arrow batches, one partition at a time.
     """
     policy = engines.check_order(ties, order_col)
-    table, _, _ = _scored_table(df, score_col, label_col, order_col)
+    table, _ = _scored_table(df, score_col, label_col, order_col)
 
     def arrays(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         chunks = [(*_columns(b), b.column("o").to_numpy(zero_copy_only=False) if order_col
