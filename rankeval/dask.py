@@ -65,15 +65,7 @@ def _scored_columns(df: Any, score_col: str, label_col: str, order_col: str | No
     if order_col:
         checks["order"] = table[order_col].isna().sum()
     found = dict(zip(checks, compute(*checks.values()), strict=True))
-    if found["rows"] == 0:
-        raise ValueError("the table has no rows: there is nothing to evaluate")
-    for argument, column in (("score", score_col), ("label", label_col), ("order", order_col)):
-        if found.get(argument):
-            raise ValueError(f"{argument} column {column!r} holds {found[argument]} missing "
-                             "values (null or NaN)")
-    if found.get("bad_label"):
-        raise ValueError(f"label column {label_col!r} must hold booleans or 0/1, found "
-                         f"{found['bad_label']} other values")
+    engines.check_found(found, score_col, label_col, order_col)
     return table
 
 
@@ -196,13 +188,10 @@ def collect_evaluator(
     return ev
 
 
-def _run_columns(df: Any, wanted: dict[str, str], value_col: str) -> Any:
+def _run_columns(df: Any, wanted: dict[str, str]) -> Any:
     engines.check_columns(df.columns, wanted)
     table = df[list(wanted.values())]
-    missing = compute(*[table[c].isna().sum() for c in wanted.values()])
-    for (argument, column), count in zip(wanted.items(), missing, strict=True):
-        if count:
-            raise ValueError(f"{argument}={column!r} holds {count} missing values (null or NaN)")
+    engines.check_missing(wanted, compute(*[table[c].isna().sum() for c in wanted.values()]))
     return table
 
 
@@ -241,9 +230,9 @@ def evaluate_run(
     """
     engines.check_run_options(measures, runid, options)
     qrels = _run_columns(qrels_df, {"query_col": query_col, "doc_col": doc_col,
-                                    "rel_col": rel_col}, rel_col)
+                                    "rel_col": rel_col})
     run = _run_columns(run_df, {"query_col": query_col, "doc_col": doc_col,
-                                "score_col": score_col}, score_col)
+                                "score_col": score_col})
     count = engines.bucket_count(batches, 0, (run.npartitions + 1) // 2, "batches")
     # The same query must meet its judgments: both sides hash the query id as a string.
     qrels = qrels.assign(**{query_col: qrels[query_col].astype(str)})

@@ -37,7 +37,9 @@ __all__ = [
     "bucket_count",
     "bucket_rows",
     "check_columns",
+    "check_found",
     "check_misses",
+    "check_missing",
     "check_order",
     "check_run_options",
     "first_seen",
@@ -72,6 +74,29 @@ def check_columns(present: Iterable[str], wanted: Mapping[str, str | None]) -> N
         if column not in have:
             raise ValueError(f"{argument}={column!r}: no such column; the table has "
                              f"{', '.join(map(repr, have))}")
+
+
+def check_found(found: Mapping[str, Any], score_col: str, label_col: str,
+                order_col: str | None) -> None:
+    """Refuse what an engine's checking pass found in a scored table: no row, missing
+    values (counts under ``score``, ``label``, ``order``), labels other than 0/1
+    (``bad_label``). Each message names the column."""
+    if not found["rows"]:
+        raise ValueError("the table has no rows: there is nothing to evaluate")
+    for argument, column in (("score", score_col), ("label", label_col), ("order", order_col)):
+        if found.get(argument):
+            raise ValueError(f"{argument} column {column!r} holds {found[argument]} missing "
+                             "values (null or NaN)")
+    if found.get("bad_label"):
+        raise ValueError(f"label column {label_col!r} must hold booleans or 0/1, found "
+                         f"{found['bad_label']} other values")
+
+
+def check_missing(wanted: Mapping[str, str], counts: Iterable[int]) -> None:
+    """Refuse a run or qrels column with missing values (``counts`` in ``wanted``'s order)."""
+    for (argument, column), count in zip(wanted.items(), counts, strict=True):
+        if count:
+            raise ValueError(f"{argument}={column!r} holds {count} missing values (null or NaN)")
 
 
 def check_order(ties: object, order_col: str | None) -> TiePolicy:

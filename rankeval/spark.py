@@ -152,15 +152,7 @@ def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
     if order_col:
         checks.append(missing(order_col).alias("order"))
     found = _collect(df.agg(*checks))[0].asDict()
-    if not found["rows"]:
-        raise ValueError("the table has no rows: there is nothing to evaluate")
-    for argument, column in (("score", score_col), ("label", label_col), ("order", order_col)):
-        if found.get(argument):
-            raise ValueError(f"{argument} column {column!r} holds {found[argument]} missing "
-                             "values (null or NaN)")
-    if found.get("bad_label"):
-        raise ValueError(f"label column {label_col!r} must hold booleans or 0/1, found "
-                         f"{found['bad_label']} other values")
+    engines.check_found(found, score_col, label_col, order_col)
     columns = [F.col(score_col).cast("double").alias("s"),
                F.col(label_col).cast("boolean").alias("l")]
     if order_col:
@@ -476,12 +468,13 @@ def _run_table(df: Any, wanted: dict[str, str]) -> None:
     from pyspark.sql import functions as F  # noqa: N812
 
     engines.check_columns(df.columns, wanted)
-    found = _collect(df.agg(*[F.sum(F.when(F.col(c).isNull(), 1).otherwise(0)).alias(argument)
+    def missing(column: str) -> Any:  # null, or NaN (a string column casts to null)
+        value = F.col(column)
+        return F.sum(F.when(value.isNull() | F.isnan(value.cast("double")), 1).otherwise(0))
+
+    found = _collect(df.agg(*[missing(c).alias(argument)
                               for argument, c in wanted.items()]))[0].asDict()
-    for argument, column in wanted.items():
-        if found[argument]:
-            raise ValueError(f"{argument}={column!r} holds {found[argument]} missing values "
-                             "(null)")
+    engines.check_missing(wanted, [found[argument] for argument in wanted])
 
 
 def evaluate_run(
