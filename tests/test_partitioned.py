@@ -181,3 +181,17 @@ def test_local_downsampling() -> None:
     # Interpolated: rows 1 and 4 of its four rows.
     full = ev.pr_curve(True).tolist()
     assert ev.pr_curve(True, max_points=2).tolist() == [full[0], full[-1]]
+
+
+@pytest.mark.parametrize(("distinct", "positive_rate"), [(5000, 0.3), (40, 0.5), (10_000, 0.01)])
+@pytest.mark.parametrize("size", [1, 5, 64])
+def test_the_report_reads_points_in_slices(distinct: int, positive_rate: float, size: int,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # Many slices per bucket: the interpolated precision spans slices and buckets.
+    monkeypatch.setattr(partitioned, "_SLICE", size)
+    assert partitioned._SLICE == size
+    labels, scores, sample = _data(size + distinct, 5000, distinct, positive_rate)
+    request = Request(precision_ranks=RANKS, curve_points=64)
+    report = evaluate_buckets(scores, labels, range_bounds(scores[sample < 0.05], 4),
+                              request=request, pos_missed=3)
+    assert_report_matches(report, _local(labels, scores, misses=3), RANKS, 64)

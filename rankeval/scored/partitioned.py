@@ -397,6 +397,10 @@ def _recall_steps(points: OperatingPoints, previous: float) -> IntArray:
     return np.flatnonzero(changed)
 
 
+# Compressed points handled at once by the report (the arrays derived from them stay small).
+_SLICE = 1 << 16
+
+
 class _Trapezoids:
     """The trapezoid area under a curve fed in blocks of rows, in order (same bits as
     :func:`rankeval.formulas.area_under_curve` of the whole curve)."""
@@ -518,24 +522,33 @@ class PartitionedReport:
             if chunk.bucket != parts[i].bucket:
                 raise ValueError(f"bucket points must come in bucket order: expected bucket "
                                  f"{parts[i].bucket}, got {chunk.bucket}")
-            block = OperatingPoints(chunk.tp, chunk.fp, chunk.scores, num_pos, num_neg)
-            recall, precision = block.recall, block.precision
-            on_curve = (block.tp > 0) if num_pos else np.ones(block.size, dtype=np.bool_)
-            area.add(recall[on_curve], precision[on_curve])
-            at = _recall_steps(block, previous_recall)
-            ap.add(formulas.ap_terms(block.tp[at], block.fp[at], previous_step_tp))
-            best = np.maximum(formulas.best_precision_from(precision[at]), later[i])
-            step_recall = recall[at]
-            interpolated_area.add(step_recall, best)
-            more, values = formulas.first_at_levels(step_recall, best)
-            eleven = np.where(found, eleven, values)
-            found |= more
-            pr_rows.add(np.column_stack((step_recall, best)))
-            score_rows.add(np.column_stack((step_recall, best, block.scores[at])))
-            if block.size:
+            # In slices, so that the arrays derived from a bucket's points stay small; the
+            # interpolated precision also takes the best step of the bucket's later slices.
+            slices = [OperatingPoints(chunk.tp[a:a + _SLICE], chunk.fp[a:a + _SLICE],
+                                      chunk.scores[a:a + _SLICE], num_pos, num_neg)
+                      for a in range(0, chunk.tp.shape[0], _SLICE)]
+            starts = [previous_recall] + [float(block.recall[-1]) for block in slices[:-1]]
+            tops = [float(block.precision[_recall_steps(block, start)].max(initial=-math.inf))
+                    for block, start in zip(slices, starts, strict=True)]
+            # beyond[j]: the best step of slices j+1.. of this bucket and of later buckets.
+            beyond = np.maximum.accumulate(np.append(later[i], tops[::-1]))[: len(tops)][::-1]
+            for block, start, after in zip(slices, starts, beyond, strict=True):
+                recall, precision = block.recall, block.precision
+                on_curve = (block.tp > 0) if num_pos else np.ones(block.size, dtype=np.bool_)
+                area.add(recall[on_curve], precision[on_curve])
+                at = _recall_steps(block, start)
+                ap.add(formulas.ap_terms(block.tp[at], block.fp[at], previous_step_tp))
+                best = np.maximum(formulas.best_precision_from(precision[at]), after)
+                step_recall = recall[at]
+                interpolated_area.add(step_recall, best)
+                more, values = formulas.first_at_levels(step_recall, best)
+                eleven = np.where(found, eleven, values)
+                found |= more
+                pr_rows.add(np.column_stack((step_recall, best)))
+                score_rows.add(np.column_stack((step_recall, best, block.scores[at])))
                 previous_recall = float(recall[-1])
-            if at.shape[0]:
-                previous_step_tp = int(block.tp[at[-1]])
+                if at.shape[0]:
+                    previous_step_tp = int(block.tp[at[-1]])
         if count != len(parts):
             raise ValueError(f"expected the points of {len(parts)} buckets, got {count}")
         area.add(np.array([1.0]), np.array([0.0]))
