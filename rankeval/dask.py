@@ -111,7 +111,7 @@ def evaluate(
     """Evaluate a Dask DataFrame of scored cases exactly; see the module text.
 
     ``ties="insertion"`` needs ``order_col`` (the arrival order of the rows); ``buckets``
-    (default: twice the partitions, and at least one per 2,000,000 rows: the driver
+    (default: twice the partitions, and at least one per 1,000,000 rows: the driver
     reads one bucket's points at a time) sets the parallelism of the ranking step;
     ``precision_at``, ``betas`` and ``curve_points`` say which precisions at k and maximum
     F measures to compute and how many points the downsampled curves keep. ``misses`` and

@@ -118,12 +118,12 @@ def check_misses(misses: object, negative_misses: object) -> tuple[int, int]:
 
 #: Cases per bucket when the number of buckets is left to the engine: the driver reads one
 #: bucket's compressed points at a time, so this bounds its memory whatever the row count.
-CASES_PER_BUCKET: Final = 2_000_000
+CASES_PER_BUCKET: Final = 1_000_000
 
 
 #: Compressed points the driver may hold at once (24 bytes each): below this, one job
 #: collects every bucket's points; above, they are read one bucket at a time.
-DRIVER_POINTS: Final = 2_000_000
+DRIVER_POINTS: Final = 500_000
 
 
 #: Distinct scores the driver ranks itself from their counts, without any task.

@@ -251,7 +251,7 @@ def evaluate(
     """Evaluate a Spark DataFrame of scored cases exactly; see the module text.
 
     The arguments are those of :func:`rankeval.dask.evaluate`; ``buckets`` defaults to
-    twice the session's default parallelism, and at least one per 2,000,000 rows. Four
+    twice the session's default parallelism, and at least one per 1,000,000 rows. Four
     jobs: the checks, a sample of about ``sample_size`` scores for the bucket bounds, the
     totals per bucket, and the ranking of each bucket; then the driver reads the buckets'
     points one at a time. When the sampled scores repeat a lot (grouped ties), the JVM
