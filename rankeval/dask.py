@@ -43,8 +43,10 @@ __all__ = ["collect_evaluator", "evaluate", "evaluate_run"]
 _BUCKET = "__rankeval_bucket"
 
 
-def _scored_columns(df: Any, score_col: str, label_col: str, order_col: str | None) -> Any:
-    """The needed columns, checked: names, types, no missing value, labels 0/1, not empty."""
+def _scored_columns(df: Any, score_col: str, label_col: str, order_col: str | None
+                    ) -> tuple[Any, int]:
+    """The needed columns, checked (names, types, no missing value, labels 0/1, not empty),
+    and the number of rows."""
     engines.check_columns(df.columns, {"score_col": score_col, "label_col": label_col,
                                        "order_col": order_col})
     columns = [score_col, label_col] + ([order_col] if order_col else [])
@@ -66,7 +68,7 @@ def _scored_columns(df: Any, score_col: str, label_col: str, order_col: str | No
         checks["order"] = table[order_col].isna().sum()
     found = dict(zip(checks, compute(*checks.values()), strict=True))
     engines.check_found(found, score_col, label_col, order_col)
-    return table
+    return table, int(found["rows"])
 
 
 def _arrays(frame: Any, score_col: str, label_col: str) -> tuple[np.ndarray, np.ndarray]:
@@ -128,8 +130,7 @@ def evaluate(
     policy = engines.check_order(ties, order_col)
     request = engines.request_of(precision_at, betas, curve_points)
     pos_missed, neg_missed = engines.check_misses(misses, negative_misses)
-    table = _scored_columns(df, score_col, label_col, order_col)
-    rows = int(table[score_col].size.compute())
+    table, rows = _scored_columns(df, score_col, label_col, order_col)
     count = engines.bucket_count(buckets, rows, table.npartitions)
     fraction = min(1.0, sample_size / rows)
     sample = table[score_col].sample(frac=fraction, random_state=seed).compute()
@@ -142,10 +143,8 @@ def evaluate(
     tasks = [delayed(_parts)(chunk, score_col, label_col, order_col, layout)
              for chunk in grouped.to_delayed()]
     if engines.points_fit(engines.points_bound(layout)):
-        everything = [pair for chunk in compute(*tasks) for pair in chunk]
-        everything.sort(key=lambda pair: pair[0].bucket)
-        return assemble(layout, [part for part, _ in everything],
-                        (points for _, points in everything))
+        return engines.assemble_pairs(layout, [pair for chunk in compute(*tasks)
+                                               for pair in chunk])
     found = persist(*tasks)
     # The small parts now; each bucket's points later, one bucket at a time, in order.
     small = compute(*[delayed(_small)(chunk) for chunk in found])
@@ -179,7 +178,7 @@ def collect_evaluator(
     Its memory is the evaluator's (about 24 bytes a row): for tables up to ~10^8 rows.
     """
     policy = engines.check_order(ties, order_col)
-    table = _scored_columns(df, score_col, label_col, order_col).compute()
+    table = _scored_columns(df, score_col, label_col, order_col)[0].compute()
     if order_col:
         table = table.sort_values(order_col, kind="stable")
     scores, labels = _arrays(table, score_col, label_col)

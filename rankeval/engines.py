@@ -34,6 +34,7 @@ from rankeval.scored.partitioned import (
 )
 
 __all__ = [
+    "assemble_pairs",
     "bucket_count",
     "bucket_rows",
     "check_columns",
@@ -145,6 +146,13 @@ def report_from_counts(scores: FloatArray, positives: IntArray, negatives: IntAr
     layout = Layout(totals, "grouped", pos_missed, neg_missed, request)
     part, points = bucket_part_from_counts(0, scores, positives, negatives, layout)
     return assemble(layout, [part], [points])
+
+
+def assemble_pairs(layout: Layout, pairs: list[tuple[BucketPart, BucketPoints]]
+                   ) -> PartitionedReport:
+    """The report from every bucket's part and points, collected in any order."""
+    pairs = sorted(pairs, key=lambda pair: pair[0].bucket)
+    return assemble(layout, [part for part, _ in pairs], (points for _, points in pairs))
 
 
 def points_bound(layout: Layout) -> int:

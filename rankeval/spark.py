@@ -214,17 +214,11 @@ def _prepare(df: Any, score_col: str, label_col: str, ties: object, order_col: s
     policy = engines.check_order(ties, order_col)
     pos_missed, neg_missed = engines.check_misses(misses, negative_misses)
     table, rows = _scored_table(df, score_col, label_col, order_col)
-    return (policy, pos_missed, neg_missed, *_bucketed(table, rows, buckets, sample_size, seed))
-
-
-def _bucketed(table: Any, rows: int, buckets: int | None, sample_size: int, seed: int
-              ) -> tuple[Any, int, bool]:
-    """The table with each row's bucket in column ``b``, the number of buckets, and whether
-    the scores repeat a lot."""
     parallelism = table.sparkSession.sparkContext.defaultParallelism
     count = engines.bucket_count(buckets, rows, parallelism)
     bounds, tied = _bounds(table, rows, count, sample_size, seed)
-    return table.withColumn("b", _bucket_expression(bounds)), int(bounds.shape[0]) + 1, tied
+    return (policy, pos_missed, neg_missed, table.withColumn("b", _bucket_expression(bounds)),
+            int(bounds.shape[0]) + 1, tied)
 
 
 def _columns(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
@@ -268,17 +262,16 @@ def evaluate(
         A column of the wrong type.
     """
     request = engines.request_of(precision_at, betas, curve_points)
-    policy = engines.check_order(ties, order_col)
-    pos_missed, neg_missed = engines.check_misses(misses, negative_misses)
-    table, rows = _scored_table(df, score_col, label_col, order_col)
-    bucketed, parallel, tied = _bucketed(table, rows, buckets, sample_size, seed)
+    policy, pos_missed, neg_missed, bucketed, parallel, tied = _prepare(
+        df, score_col, label_col, ties, order_col, buckets, misses, negative_misses,
+        sample_size, seed)
     if policy == "grouped" and tied:
         from pyspark.sql import functions as F  # noqa: N812
 
         # Few distinct scores: the JVM counts each one's cases and the driver ranks the
         # counts itself, as one bucket (no Python task at all).
-        counts = table.groupBy("s").agg(F.sum(F.col("l").cast("long")).alias("p"),
-                                        F.count(F.lit(1)).alias("n"))
+        counts = bucketed.groupBy("s").agg(F.sum(F.col("l").cast("long")).alias("p"),
+                                           F.count(F.lit(1)).alias("n"))
         found = _collect(counts.limit(engines.DRIVER_SCORES + 1))
         if engines.scores_fit(len(found)):
             scores = np.array([row["s"] for row in found], dtype=np.float64)
@@ -352,10 +345,8 @@ def _report(layout: Layout, parts: Any, rows_bound: int) -> PartitionedReport:
     from pyspark.sql import functions as F  # noqa: N812
 
     if engines.points_fit(rows_bound):
-        found = _collect(parts)
-        ordered = sorted(found, key=lambda row: row["bucket"])
-        return assemble(layout, [pickle.loads(row["part"]) for row in found],
-                        (pickle.loads(row["points"]) for row in ordered))
+        return engines.assemble_pairs(layout, [
+            (pickle.loads(row["part"]), pickle.loads(row["points"])) for row in _collect(parts)])
     parts = parts.cache()
     try:
         small = [pickle.loads(row["part"]) for row in _collect(parts.select("part"))]
