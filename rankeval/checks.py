@@ -200,6 +200,53 @@ def check_case_arrays(
     return labels, values
 
 
+def check_count_arrays(
+    scores: Any, positives: Any, negatives: Any
+) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:
+    """Validate cases grouped by score: three scalars, or three arrays of one length.
+
+    Each score needs a real number (no NaN), each count a non-negative integer; errors name
+    the first bad index.
+    """
+    scalars = [np.ndim(value) == 0 and not isinstance(value, (str, bytes)) and value is not None
+               for value in (scores, positives, negatives)]
+    if all(scalars):
+        score = check_score(scores, "score")
+        return (np.array([score], dtype=np.float64),
+                np.array([check_count(positives, "positives")], dtype=np.int64),
+                np.array([check_count(negatives, "negatives")], dtype=np.int64))
+    arrays = [_as_1d(value, name) for value, name in
+              ((scores, "scores"), (positives, "positives"), (negatives, "negatives"))]
+    lengths = {array.shape[0] for array in arrays}
+    if len(lengths) > 1:
+        raise ValueError("scores, positives and negatives must have the same length, got "
+                         + ", ".join(str(array.shape[0]) for array in arrays))
+    return (_scores_array(arrays[0]), _counts_array(arrays[1], "positives"),
+            _counts_array(arrays[2], "negatives"))
+
+
+def _counts_array(array: NDArray[Any], name: str) -> NDArray[np.int64]:
+    if array.dtype.kind == "u" and array.size and int(array.max()) > MAX_COUNT:
+        i = _first_bad(array > MAX_COUNT)
+        raise ValueError(f"{name}[{i}] {int(array[i])} is beyond the supported 2**63 - 1")
+    if array.dtype.kind in "iu":
+        if array.dtype.kind == "i" and array.size:
+            negative = array < 0
+            if negative.any():
+                i = _first_bad(negative)
+                raise ValueError(f"{name}[{i}] must be non-negative, got {int(array[i])}")
+        return array.astype(np.int64)
+    if array.dtype.kind == "O" or array.size == 0:
+        out = np.empty(array.shape[0], dtype=np.int64)
+        for i, item in enumerate(array.tolist()):
+            number = _non_negative_int(item, f"{name}[{i}]", f"{name}[{i}] must be non-negative")
+            if number > MAX_COUNT:
+                raise ValueError(f"{name}[{i}] {number} is beyond the supported 2**63 - 1")
+            out[i] = number
+        return out
+    raise TypeError(f"{name} must hold non-negative integers, got dtype {array.dtype}")
+
+
 def _as_1d(values: Any, name: str) -> NDArray[Any]:
     if isinstance(values, (str, bytes)) or values is None:
         raise TypeError(f"{name} must be a sequence or 1-D array, got {type(values).__name__}")

@@ -120,7 +120,17 @@ def donor(ev: Evaluation) -> Evaluation:
     return other
 
 
+def add_counts(ev: Evaluation) -> None:
+    """Counts per score where they apply (grouped, no window); elsewhere the same cases."""
+    if ev.ties == "grouped" and ev.window is None and ev.horizon is None:
+        ev.add_counts([0.5, 3.5, 2.5], [2, 0, 1], [1, 3, 0])
+    else:
+        ev.add_cases([True, True, False, False, False, False, True],
+                     [0.5, 0.5, 0.5, 3.5, 3.5, 3.5, 2.5])
+
+
 OPERATIONS: dict[str, Operation] = {
+    "add_counts": add_counts,
     "add_cases": lambda ev: ev.add_cases([True, False, True, True], [0.5, 3.5, 7.0, 2.5]),
     "add_cases_evicting": lambda ev: ev.add_cases(
         [i % 2 == 0 for i in range(40)], [float(i % 5) for i in range(40)]

@@ -44,8 +44,8 @@ from tests.conftest import same, snapshot
 Evaluation = ScoredPrecisionRecallEvaluation
 
 MUTATORS = frozenset({
-    "add_case", "add_cases", "add_misses", "add_negative_misses", "merge", "reset",
-    "addCase", "addMisses", "addNegativeMisses", "update", "merge_state",
+    "add_case", "add_cases", "add_counts", "add_misses", "add_negative_misses", "merge",
+    "reset", "addCase", "addMisses", "addNegativeMisses", "update", "merge_state",
 })
 READS = frozenset({
     "area_under_pr_curve", "area_under_roc_curve", "average_precision",
@@ -185,6 +185,9 @@ PARAMETERS: dict[str, st.SearchStrategy[Any]] = {
     "correct": st.one_of(st.booleans(), st.sampled_from([0, 1, 2, -1])),
     "score": st.one_of(strategies.scores, st.sampled_from(SPECIAL_FLOATS)),
     "count": st.integers(0, 5),
+    "scores": st.one_of(strategies.scores, st.lists(strategies.tied_scores, max_size=3)),
+    "positives": st.one_of(st.integers(-1, 3), st.lists(st.integers(-1, 3), max_size=3)),
+    "negatives": st.one_of(st.integers(-1, 3), st.lists(st.integers(-1, 3), max_size=3)),
     "rank": st.integers(0, 60),
     "beta": st.one_of(st.floats(0.1, 10.0), st.sampled_from(SPECIAL_FLOATS)),
     "interpolate": st.booleans(),

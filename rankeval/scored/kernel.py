@@ -361,7 +361,6 @@ def operating_points(
     num_pos: int,
     num_neg: int,
     ties: TiePolicy,
-    cum_pos: IntArray | None = None,
 ) -> OperatingPoints:
     """Build the operating points of a sorted ranking.
 
@@ -375,8 +374,6 @@ def operating_points(
         Reference counts including misses.
     ties : {"insertion", "grouped"}
         ``"insertion"``: one point per case. ``"grouped"``: one per tie block.
-    cum_pos : ndarray of int64, optional
-        Precomputed ``concat([0], cumsum(labels))``; saves one pass.
 
     >>> pts = operating_points(np.array([-2.0, -1.0, -1.0]), np.array([True, False, True]),
     ...                        2, 1, "grouped")
@@ -386,7 +383,7 @@ def operating_points(
     Complexity: O(n).
     """
     n = keys.shape[0]
-    tp = np.cumsum(labels, dtype=np.int64) if cum_pos is None else cum_pos[1:]
+    tp = np.cumsum(labels, dtype=np.int64)
     # Without ties, every block is one case and both policies agree.
     if ties == "grouped" and n and (keys[1:] == keys[:-1]).any():
         ends = tie_block_ends(keys)

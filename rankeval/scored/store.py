@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator
 from typing import Any, Literal, TypeVar
 
 import numpy as np
@@ -72,39 +73,153 @@ PAIR_BLOCK = 1 << 16
 _VERSIONS = itertools.count(1)
 
 
-def _cumulative(labels: BoolArray) -> IntArray:
-    """``[0, cumsum(labels)]`` as int64. Complexity: O(n), O(1) extra memory."""
-    cum = np.empty(labels.shape[0] + 1, dtype=np.int64)
-    cum[0] = 0
-    # In blocks: np.cumsum of bools into int64 first casts the whole input to
-    # a hidden int64 copy (8 bytes a case, which glibc then keeps resident).
-    carry = 0
-    for start in range(0, labels.shape[0], PAIR_BLOCK):
-        block = cum[start + 1 : start + 1 + PAIR_BLOCK]
-        np.cumsum(labels[start : start + PAIR_BLOCK], out=block)
-        if carry:
+# Positives before a rank, without a running count a case (see PositiveCounts).
+_WORD = 8  # labels a 64-bit word (one byte each)
+_SUPER = 4096  # labels a superblock: counts within one fit a uint16
+_WORDS_PER_SUPER = _SUPER // _WORD
+_BYTE_SUM = np.uint64(0x0101010101010101)  # a word times this: the sum of its bytes in the top one
+_TOP_BYTE = np.uint64(56)
+
+
+def _word_sums(words: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """How many of the eight one-byte labels of each word are true (0..8)."""
+    out = words * _BYTE_SUM  # wraps: only the top byte is kept
+    out >>= _TOP_BYTE
+    return out
+
+
+class PositiveCounts:
+    """``cum[i]``, the positives among the first ``i`` labels, in a quarter byte a case.
+
+    The labels stay the one-byte booleans they are; this keeps the count before
+    every 4,096th label (int64) and, within those, before every 8th (uint16):
+    0.25 bytes a case instead of a running int64 count's 8. ``cum[i]`` adds the
+    two and the true labels among at most seven more, read as the bytes of one
+    64-bit word. Complexity: O(1) a lookup, vectorised over arrays of ranks;
+    O(n) to build, in blocks (no per-case temporary).
+    """
+
+    __slots__ = ("_big", "_labels", "_small", "_tail", "_words", "size", "total")
+
+    def __init__(self, labels: BoolArray) -> None:
+        n = int(labels.shape[0])
+        full = n // _WORD
+        self._labels = labels
+        # Little-endian words: the first label of a word is its lowest byte.
+        self._words = labels[: full * _WORD].view("<u8") if full else np.zeros(0, "<u8")
+        small = np.empty(full + 1, dtype=np.uint16)
+        big = np.empty(full // _WORDS_PER_SUPER + 1, dtype=np.int64)
+        carry = 0
+        step = _WORDS_PER_SUPER * 16
+        for start in range(0, full, step):
+            sums = _word_sums(self._words[start : start + step]).astype(np.int64)
+            block = np.cumsum(sums)
+            block -= sums  # counts before each word, from this block's start
             block += carry
-        carry = int(block[-1])
-    return cum
+            carry = int(block[-1] + sums[-1])
+            first = start // _WORDS_PER_SUPER
+            starts = block[::_WORDS_PER_SUPER]
+            big[first : first + starts.shape[0]] = starts
+            block -= np.repeat(starts, _WORDS_PER_SUPER)[: block.shape[0]]
+            small[start : start + block.shape[0]] = block
+        # The rank after the last full word (n itself when n is a multiple of 8).
+        if full % _WORDS_PER_SUPER == 0:
+            big[full // _WORDS_PER_SUPER] = carry
+        small[full] = carry - int(big[full // _WORDS_PER_SUPER])
+        self._small, self._big = small, big
+        tail = np.zeros(_WORD, dtype=np.int64)
+        np.cumsum(labels[full * _WORD :], out=tail[1 : n - full * _WORD + 1])
+        self._tail = tail  # positives among the first j labels after the full words
+        self.size = n
+        self.total = carry + int(tail[n - full * _WORD])
+
+    def __getitem__(self, index: int) -> int:
+        """Positives among the first ``index`` labels (0 <= index <= size; -1: all)."""
+        if index < 0:
+            index += self.size + 1
+        word, rest = index >> 3, index & 7
+        count = int(self._big[index >> 12]) + int(self._small[word])
+        if rest:
+            if word < self._words.shape[0]:
+                bits = int(self._words[word]) & ((1 << (8 * rest)) - 1)
+                count += (bits * 0x0101010101010101 & 0xFFFFFFFFFFFFFFFF) >> 56
+            else:
+                count += int(self._tail[rest])
+        return count
+
+    def take(self, index: IntArray) -> IntArray:
+        """``cum[index]`` for an array of ranks (0 <= index <= size). Complexity: O(len)."""
+        word = index >> 3
+        out: IntArray = self._big[index >> 12]
+        out += self._small[word]
+        rest = (index & 7).astype(np.uint64)
+        full = self._words.shape[0]
+        if full:
+            bits = self._words.take(word, mode="clip")
+            rest <<= np.uint64(3)
+            mask = np.left_shift(np.uint64(1), rest)
+            mask -= np.uint64(1)
+            bits &= mask
+            counted = _word_sums(bits).view(np.int64)
+            in_tail = word >= full
+            if in_tail.any():
+                counted[in_tail] = self._tail[index[in_tail] & 7]
+            out += counted
+        else:
+            out += self._tail[index & 7]
+        return out
+
+    def select(self, m: int) -> int:
+        """Position of the ``m``-th positive (1 <= m <= total): ``cum.searchsorted(m) - 1``.
+
+        Complexity: O(log n + 4096).
+        """
+        block = int(self._big.searchsorted(m, side="left")) - 1  # its superblock
+        start = block * _SUPER
+        within = np.cumsum(self._labels[start : start + _SUPER], dtype=np.int64)
+        return start + int(within.searchsorted(m - int(self._big[block]), side="left"))
+
+    def to_array(self) -> IntArray:
+        """The whole running count ``[0, cumsum(labels)]`` (n + 1 int64). O(n)."""
+        cum = np.zeros(self.size + 1, dtype=np.int64)
+        np.cumsum(self._labels, out=cum[1:])
+        return cum
+
+    def check(self) -> None:
+        """Assert every count, scalar and vectorised, against a plain running count. O(n)."""
+        cum = self.to_array()
+        assert self.total == int(cum[-1])
+        assert np.array_equal(self.take(np.arange(self.size + 1, dtype=np.int64)), cum)
+        for i in {0, 1, 7, 8, 9, self.size // 2, self.size - 1, self.size}:
+            if 0 <= i <= self.size:
+                assert self[i] == int(cum[i])
+        for m in range(1, min(self.total, 64) + 1):
+            assert self.select(m) == int(cum.searchsorted(m, side="left")) - 1
 
 
-def doubled_pairs(keys: FloatArray, labels: BoolArray, cum: IntArray, ties: TiePolicy) -> int:
+def doubled_pairs(keys: FloatArray, labels: BoolArray, cum: PositiveCounts, ties: TiePolicy) -> int:
     """Twice the (positive above negative) pairs within one sorted run; ties count 1/2 if grouped.
 
     Complexity: O(n).
     """
     starts = None if ties == "insertion" else run_starts(keys)
     if starts is None or starts.all():
-        # The k-th positive has k - 1 positives above it, so the positives'
-        # share of sum(cum[:-1]) is P(P-1)/2; the rest is the negatives', each
-        # counting the positives above it.
-        total_pos = int(cum[-1])
-        above = int(cum[:-1].sum(dtype=np.int64))
+        # Summed over the cases, the positives above each one are summed over
+        # the positives, the cases below each one: n - 1 - p for the one at
+        # 0-based rank p. The positives' own share of that is P(P-1)/2, the
+        # rest is the negatives', each counting the positives above it.
+        total_pos = cum.total
+        n = int(labels.shape[0])
+        rank_sum = 0
+        for start in range(0, n, PAIR_BLOCK):
+            found = np.flatnonzero(labels[start : start + PAIR_BLOCK])
+            rank_sum += int(found.sum(dtype=np.int64)) + start * int(found.shape[0])
+        above = total_pos * (n - 1) - rank_sum
         return 2 * (above - total_pos * (total_pos - 1) // 2)
     # A block of equal keys between bounds a and b: its negatives lose to the
     # positives above it (cum[a]) twice and to its own (cum[b] - cum[a]) once.
     bounds = np.append(np.flatnonzero(starts), keys.shape[0])
-    at_bounds = cum[bounds]
+    at_bounds = cum.take(bounds)
     pos_in = np.diff(at_bounds)
     neg_in = np.diff(bounds) - pos_in
     return int((neg_in * (at_bounds[:-1] + at_bounds[1:])).sum(dtype=np.int64))
@@ -190,6 +305,44 @@ def _own_places(keys: FloatArray, start: int, count: int) -> tuple[IntArray, Int
     return keys.searchsorted(block, side="left"), keys.searchsorted(block, side="right")
 
 
+# Cases a block when counts per score are expanded into cases (see expand_counts).
+EXPAND_BLOCK = 1 << 20
+
+
+def expand_counts(
+    values: FloatArray, positives: IntArray, negatives: IntArray, block: int | None = None
+) -> Iterator[tuple[BoolArray, FloatArray]]:
+    """Cases counted per score as (labels, keys) blocks of at most ``block`` cases.
+
+    Score i gives ``positives[i]`` positive cases, then ``negatives[i]`` negative ones, all
+    with key ``-values[i]``; ``block`` is :data:`EXPAND_BLOCK` unless given. Complexity:
+    O(k + c) for k scores and c cases.
+    """
+    if block is None:
+        block = EXPAND_BLOCK
+    counts = np.empty(2 * values.shape[0], dtype=np.int64)
+    counts[0::2], counts[1::2] = positives, negatives
+    keep = counts > 0
+    keys = np.repeat(np.negative(values), 2)[keep]
+    labels = np.zeros(counts.shape[0], dtype=np.bool_)
+    labels[0::2] = True  # not np.tile: it runs a generator, which a fault would leave open
+    labels, counts = labels[keep], counts[keep]
+    ends = np.cumsum(counts, dtype=np.int64)
+    start = 0
+    while start < counts.shape[0]:
+        before = int(ends[start - 1]) if start else 0  # cases of the entries before start
+        end = int(ends.searchsorted(before + block, side="right"))
+        if end > start:
+            yield (np.repeat(labels[start:end], counts[start:end]),
+                   np.repeat(keys[start:end], counts[start:end]))
+        else:  # one entry holds more than a block: it goes a block at a time
+            count, end = int(counts[start]), start + 1
+            for at in range(0, count, block):
+                size = min(block, count - at)
+                yield np.full(size, labels[start]), np.full(size, keys[start])
+        start = end
+
+
 class _SearchKeys:
     """Sorted keys to look up in sorted runs; when most repeat, each distinct one is searched once.
 
@@ -256,7 +409,7 @@ def doubled_cross_pairs(
     if not tiers:
         return 0
     total = sum(sign * run.size for run, sign in tiers)
-    total_pos = sum(sign * int(run.cum[-1]) for run, sign in tiers)
+    total_pos = sum(sign * run.cum.total for run, sign in tiers)
     grouped = ties == "grouped"
     pairs = 0
     # Blocks keep the half-dozen int64 temporaries per case small: at a
@@ -284,11 +437,11 @@ def doubled_cross_pairs(
             count_in = np.add if sign > 0 else np.subtract
             if grouped:
                 count_in(above, left + right, out=above)
-                count_in(above_pos, run.cum[left] + run.cum[right], out=above_pos)
+                count_in(above_pos, run.cum.take(left) + run.cum.take(right), out=above_pos)
             else:
                 side = left if older else right
                 count_in(above, side, out=above)
-                count_in(above_pos, run.cum[side], out=above_pos)
+                count_in(above_pos, run.cum.take(side), out=above_pos)
         # A positive beats the tier negatives below it, a negative loses to the
         # tier positives above it: summed over the cases (both sides counted),
         # 2 (total - total_pos) per positive, less the cases above positives,
@@ -305,10 +458,12 @@ class _Run:
 
     __slots__ = ("cum", "keys", "labels")
 
-    def __init__(self, keys: FloatArray, labels: BoolArray, cum: IntArray | None = None) -> None:
+    def __init__(
+        self, keys: FloatArray, labels: BoolArray, cum: PositiveCounts | None = None
+    ) -> None:
         self.keys = keys
         self.labels = labels
-        self.cum = _cumulative(labels) if cum is None else cum
+        self.cum = PositiveCounts(labels) if cum is None else cum
 
     @classmethod
     def empty(cls) -> _Run:
@@ -318,10 +473,12 @@ class _Run:
     def size(self) -> int:
         return int(self.keys.shape[0])
 
-    def merged(self, keys: FloatArray, labels: BoolArray, cum: IntArray | None = None) -> _Run:
+    def merged(
+        self, keys: FloatArray, labels: BoolArray, cum: PositiveCounts | None = None
+    ) -> _Run:
         """A new run with sorted, newer cases inserted behind their equal-key elders.
 
-        ``cum`` may give the running positive count of the newer cases.
+        ``cum`` may give the positive counts of the newer cases.
         """
         if self.size == 0:
             return _Run(keys, labels, cum)
@@ -518,14 +675,14 @@ class CaseStore:
 
     # ---------------------------------------------------------------- reads
     # Reads need a folded store (see unfolded()); the evaluator folds first.
-    def ranking(self) -> tuple[FloatArray, BoolArray, IntArray]:
-        """Keys, labels and running positive counts in rank order (after :meth:`merge_tiers`).
+    def ranking(self) -> tuple[FloatArray, BoolArray]:
+        """Keys and labels in rank order (after :meth:`merge_tiers`).
 
         Cases that ``add_case`` appended after the fold, without the lock, wait for the next
         read: they are not in this ranking, and need not be (see the evaluator's threads).
         """
         assert self.one_tier()
-        return self._main.keys, self._main.labels, self._main.cum
+        return self._main.keys, self._main.labels
 
     # The tiers as the pair kernel sees them, and the main tier seen through
     # five methods: the window store's main tier also holds evicted ("dead")
@@ -552,7 +709,7 @@ class CaseStore:
 
     def _main_first_positive(self) -> int:
         """Index of the main tier's first positive (there must be one)."""
-        return int(self._main.cum.searchsorted(1, side="left")) - 1
+        return self._main.cum.select(1)
 
     def _count(self, key: float, side: Side) -> tuple[int, int]:
         """(cases, positives) before ``key`` (pending cases folded first by callers)."""
@@ -603,8 +760,8 @@ class CaseStore:
         if self._main_hits(self._main_size()) > 0:
             index = self._main_first_positive()
             firsts.append((self._main_key(index), 0, index))
-        if self._buffer.cum[-1] > 0:
-            index = int(self._buffer.cum.searchsorted(1, side="left")) - 1
+        if self._buffer.cum.total > 0:
+            index = self._buffer.cum.select(1)
             firsts.append((float(self._buffer.keys[index]), 1, index))
         key, tier, index = min(firsts)
         if self.ties == "grouped":
@@ -624,14 +781,13 @@ class CaseStore:
         for run in (self._main, self._buffer):
             keys = run.keys
             assert keys.shape == run.labels.shape
-            assert run.cum.shape == (keys.shape[0] + 1,)
+            assert run.cum.size == keys.shape[0]
             assert not np.isnan(keys).any()
             assert bool(np.all(keys[1:] >= keys[:-1]))
-            assert run.cum[0] == 0
-            assert np.array_equal(np.diff(run.cum), run.labels.astype(np.int64))
+            run.cum.check()
         assert len(self.pending) - self.taken <= max(PENDING_LIMIT, 1)
         assert self._staged_count == len(self._staged) == 0  # checks run after a fold
-        assert self.pos_added == int(self._main.cum[-1] + self._buffer.cum[-1])
+        assert self.pos_added == self._main.cum.total + self._buffer.cum.total
         assert self.size == self._main.size + self._buffer.size
         merged = self._main.merged(self._buffer.keys, self._buffer.labels)
         total = doubled_pairs(merged.keys, merged.labels, merged.cum, self.ties)

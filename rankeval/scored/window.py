@@ -412,10 +412,10 @@ class WindowStore(CaseStore):
         # The m-th positive of main (0-based) is live unless it is dead: the
         # first live one is the first m missing from the dead positives' ranks.
         where = self._where_dead()
-        ranks = self._main.cum[where[self._dead.labels]]  # ascending, distinct
+        ranks = self._main.cum.take(where[self._dead.labels])  # ascending, distinct
         missing = np.flatnonzero(ranks != np.arange(ranks.shape[0]))
         m = int(missing[0]) if missing.size else ranks.shape[0]
-        position = int(self._main.cum.searchsorted(m + 1, side="left")) - 1
+        position = self._main.cum.select(m + 1)
         return position - int(where.searchsorted(position, side="left"))
 
     # ---------------------------------------------------------------- copies
@@ -448,7 +448,7 @@ class WindowStore(CaseStore):
         """
         for run in (self._main, self._buffer, self._dead):
             assert bool(np.all(run.keys[1:] >= run.keys[:-1]))
-            assert np.array_equal(np.diff(run.cum), run.labels.astype(np.int64))
+            run.cum.check()
         assert len(self.pending) - self.taken <= max(store.PENDING_LIMIT, 1)
         assert self._staged_count == len(self._staged) == 0  # checks run after a fold
         assert self._dead.size < self._main.size or self._main.size == 0
@@ -463,13 +463,13 @@ class WindowStore(CaseStore):
         assert np.array_equal(self._main.labels[where], self._dead.labels)
         live = _Run(*_without(self._main, where))
         assert self._ring_size == live.size + self._buffer.size == self.size <= self.window
-        assert self.pos_added == int(live.cum[-1] + self._buffer.cum[-1])
+        assert self.pos_added == live.cum.total + self._buffer.cum.total
         for i in range(0, live.size, max(1, live.size // 7)):  # the live-case view
             assert self._main_key(i) == live.keys[i]
             assert self._main_hits(i) == live.cum[i]
         assert self._main_hits(live.size) == live.cum[-1]
-        if live.cum[-1]:
-            assert self._main_first_positive() == int(live.cum.searchsorted(1, side="left")) - 1
+        if live.cum.total:
+            assert self._main_first_positive() == live.cum.select(1)
         slots = self._ring_slots(self._ring_start, self._ring_size)
         assert sum(batch.count for batch in self._batches) == self._ring_size
         start = 0
