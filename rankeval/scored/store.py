@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+import mmap
+from collections.abc import Callable, Iterator
 from typing import Any, Literal, TypeVar
 
 import numpy as np
@@ -73,6 +74,58 @@ PAIR_BLOCK = 1 << 16
 _VERSIONS = itertools.count(1)
 
 
+# Arrays of at least this many elements get an anonymous memory mapping of their own (see empty).
+MAPPED_CASES = 1 << 22
+
+
+def empty(count: int, dtype: Any) -> NDArray[Any]:
+    """An uninitialised array for ``count`` cases; a large one's memory leaves with it.
+
+    glibc serves a block from its heap unless the block is larger than its mmap
+    threshold, which climbs (up to 32 MiB) each time a mapped block is freed; a
+    merge's freed arrays then stay resident, several bytes a case. Arrays for at
+    least :data:`MAPPED_CASES` cases therefore take a mapping of their own
+    (Python's ``mmap``), unmapped the moment the array goes. Smaller ones come
+    from the heap: a fresh mapping costs a page fault a page when first written,
+    which at a million cases would cost the stream a third of its rate, while the
+    heap they reuse stays bounded (see :func:`release_heap`).
+    """
+    dtype = np.dtype(dtype)
+    if count < MAPPED_CASES:
+        return np.empty(count, dtype=dtype)
+    return np.frombuffer(mmap.mmap(-1, count * dtype.itemsize), dtype=dtype, count=count)
+
+
+_trim: Callable[[int], int] | None = None
+_trim_known = False
+_trim_due = False  # a merge made mapped arrays since the last release_heap
+
+
+def release_heap(only_if_due: bool = False) -> None:
+    """Hand the heap's free pages back to the system: glibc's ``malloc_trim(0)``.
+
+    The evaluator calls it (``only_if_due``) once a change to a store large
+    enough to map its arrays (:func:`empty`) is published: the heap then holds
+    only small arrays, so this costs little (a fold's temporaries fault in again),
+    and what the store left in the heap while it was small, and the change's own
+    temporaries, go back. Elsewhere than glibc it does nothing.
+    """
+    global _trim, _trim_known, _trim_due
+    if only_if_due and not _trim_due:
+        return
+    _trim_due = False
+    if not _trim_known:
+        import ctypes
+
+        try:
+            _trim = getattr(ctypes.CDLL(None), "malloc_trim", None)
+        except OSError:
+            _trim = None
+        _trim_known = True
+    if _trim is not None:
+        _trim(0)
+
+
 # Positives before a rank, without a running count a case (see PositiveCounts).
 _WORD = 8  # labels a 64-bit word (one byte each)
 _SUPER = 4096  # labels a superblock: counts within one fit a uint16
@@ -107,7 +160,7 @@ class PositiveCounts:
         self._labels = labels
         # Little-endian words: the first label of a word is its lowest byte.
         self._words = labels[: full * _WORD].view("<u8") if full else np.zeros(0, "<u8")
-        small = np.empty(full + 1, dtype=np.uint16)
+        small = empty(full + 1, np.uint16)
         big = np.empty(full // _WORDS_PER_SUPER + 1, dtype=np.int64)
         carry = 0
         step = _WORDS_PER_SUPER * 16
@@ -245,16 +298,23 @@ def merge_columns(
             order = np.argsort(np.concatenate((old_keys, keys)), kind="stable")
             return [np.concatenate((old, new))[order] for old, new in columns]
         slots = old_keys.searchsorted(keys, side="right")
-    if keys.shape[0] == 1:  # one add, then a read: np.insert copies two slices
-        return [np.insert(old, slots, new) for old, new in columns]
+    if keys.shape[0] == 1:  # one add, then a read: two slices copied
+        slot = int(slots[0])
+        out = []
+        for old, new in columns:
+            inserted = empty(old.shape[0] + 1, new.dtype)
+            inserted[:slot], inserted[slot], inserted[slot + 1 :] = old[:slot], new[0], old[slot:]
+            out.append(inserted)
+        return out
     # One slot mask serves every column (np.insert would build one per column:
     # another n-byte temporary for the allocator to keep).
     slots += np.arange(keys.shape[0])  # in place: a second n-sized int64 stays resident
-    older = np.ones(old_keys.shape[0] + keys.shape[0], dtype=np.bool_)
+    older = empty(old_keys.shape[0] + keys.shape[0], np.bool_)
+    older.fill(True)
     older[slots] = False
     out = []
     for old, new in columns:
-        merged = np.empty(older.shape[0], dtype=new.dtype)
+        merged = empty(older.shape[0], new.dtype)
         merged[slots] = new
         merged[older] = old
         out.append(merged)
@@ -630,6 +690,9 @@ class CaseStore:
     def _absorb(self, labels: BoolArray, keys: FloatArray) -> None:
         """Count the new pairs and merge cases (insertion order, all newest) into the buffer."""
         self.version = next(_VERSIONS)
+        if self._main.size >= MAPPED_CASES or keys.shape[0] >= MAPPED_CASES:
+            global _trim_due
+            _trim_due = True  # see release_heap
         keys, labels = sort_cases(keys, labels)
         run = _Run(keys, labels)
         self.doubled_pairs += (
