@@ -49,6 +49,7 @@ from rankeval.scored.kernel import (
     operating_points,
 )
 from rankeval.scored.lingpipe_text import java_double_to_string, java_f6
+from rankeval.scored.partitioned import PartitionedReport, Request, ranking_report
 from rankeval.scored.store import LABEL_PART as _LABEL_PART
 from rankeval.scored.store import CaseStore, expand_counts
 from rankeval.scored.time_window import TimeWindowStore
@@ -59,6 +60,14 @@ __all__ = ["ScoredPrecisionRecallEvaluation"]
 _T = TypeVar("_T")
 
 _PRECISION_AT_RANKS = (5, 10, 25, 100, 500)
+# Above this many ranked cases, the values derived from the curves (AP, the PR areas, the
+# eleven points, maximum F, downsampled curves) are read bucket by bucket (see report()),
+# never from full operating points: ~40 bytes a case that a billion cases could not spare.
+LARGE_CASES = 1 << 24
+# Bytes a case of the full operating points and one curve built from them (tp, fp, score,
+# recall, precision and two curve columns), and the share of free memory they may take.
+_POINT_BYTES = 56
+_FREE_SHARE = 0.8
 _READ_ONLY = "this evaluation is a read-only snapshot; add to the live evaluator"
 
 
@@ -201,6 +210,7 @@ class ScoredPrecisionRecallEvaluation:
                 store.taken = 0
             except MemoryError:
                 pass  # they stay counted off; the next publish deletes them
+        _store_module.release_heap(only_if_due=True)  # after a large merge (see there)
 
     def _folded(self) -> CaseStore:
         """The store with every pending add sorted in (published if that changed it).
@@ -314,6 +324,7 @@ class ScoredPrecisionRecallEvaluation:
                 self._refuse()
             store = self._store.successor()
             store.add_batch(labels, keys)
+            del labels, keys, values  # our copies: freed before the heap is released
             self._publish(store, self._pos_missed, self._neg_missed)
 
     def add_counts(self, scores: ArrayLike, positives: ArrayLike, negatives: ArrayLike) -> None:
@@ -481,6 +492,7 @@ class ScoredPrecisionRecallEvaluation:
         def compute() -> OperatingPoints:
             store = self._merged()
             keys, labels = store.ranking()
+            _check_points_fit(keys.shape[0])
             return operating_points(
                 keys,
                 labels,
@@ -490,6 +502,45 @@ class ScoredPrecisionRecallEvaluation:
             )
 
         return self._cached("points", compute)
+
+    def _large(self) -> bool:
+        """Whether curve-derived values are read bucket by bucket (see :data:`LARGE_CASES`)."""
+        with self._lock:
+            return self._folded().size > LARGE_CASES
+
+    def report(self, precision_at: Iterable[int] = _PRECISION_AT_RANKS,
+               betas: Iterable[float] = (1.0,), curve_points: int = 1000) -> PartitionedReport:
+        """Every summary value and downsampled curve, in bounded memory: a read-only report.
+
+        The ranking is read in buckets of a million consecutive cases, twice, so this needs
+        O(a bucket + ``curve_points``) memory beyond the cases however many there are: the
+        way to read a store of 10^9 cases, whose full curves would not fit. Each of the
+        report's read methods has the name and the bits of this evaluator's own
+        (:class:`~rankeval.scored.partitioned.PartitionedReport`): precision at the ranks
+        ``precision_at``, maximum F for each of ``betas``, and the curves as
+        ``pr_curve(interpolate, max_points=curve_points)`` would give them; their error as
+        a downsampled curve is stated in ``docs/semantics.md``.
+
+        >>> ev = ScoredPrecisionRecallEvaluation()
+        >>> ev.add_cases([True, False, True], [0.9, 0.8, 0.1])
+        >>> r = ev.report(precision_at=(1, 2))
+        >>> r.average_precision() == ev.average_precision(), r.precision_at(2)
+        (True, 0.5)
+
+        Complexity: O(n), cached until the next change.
+        """
+        request = Request(tuple(precision_at), tuple(betas), curve_points)
+
+        def compute() -> PartitionedReport:
+            store = self._merged()
+            keys, labels = store.ranking()
+            return ranking_report(keys, labels, self.ties, self._pos_missed,
+                                  self._neg_missed, request)
+
+        return self._cached(("report", request), compute)
+
+    def _large_report(self, beta: float = 1.0, curve_points: int = 1000) -> PartitionedReport:
+        return self.report((), (beta,), curve_points)
 
     # ---------------------------------------------------------------- curves
     def pr_curve(self, interpolate: bool = False, max_points: int | None = None) -> FloatArray:
@@ -515,6 +566,8 @@ class ScoredPrecisionRecallEvaluation:
         flag = check_flag(interpolate, "interpolate")
         if max_points is not None:
             count = check_int(max_points, "max_points", minimum=2)
+            if self._large():
+                return self._large_report(curve_points=count).pr_curve(flag)
             if flag:
                 return curves.rows_at(self.pr_curve(True), count)
             return curves.pr_curve(curves.downsampled(self._points(), count))
@@ -530,6 +583,8 @@ class ScoredPrecisionRecallEvaluation:
         flag = check_flag(interpolate, "interpolate")
         if max_points is not None:
             count = check_int(max_points, "max_points", minimum=2)
+            if self._large():
+                return self._large_report(curve_points=count).pr_score_curve(flag)
             if flag:
                 return curves.rows_at(self.pr_score_curve(True), count)
             return curves.pr_score_curve(curves.downsampled(self._points(), count))
@@ -546,6 +601,8 @@ class ScoredPrecisionRecallEvaluation:
         flag = check_flag(interpolate, "interpolate")
         if max_points is not None:
             count = check_int(max_points, "max_points", minimum=2)
+            if self._large() and not flag:
+                return self._large_report(curve_points=count).roc_curve()
             if flag:
                 return curves.rows_at(self.roc_curve(True), count)
             return curves.roc_curve(curves.downsampled(self._points(), count))
@@ -557,6 +614,8 @@ class ScoredPrecisionRecallEvaluation:
 
         Complexity: O(n), cached.
         """
+        if self._large():
+            return self._large_report().eleven_point_interpolated_precision()
         return self._cached(
             "eleven",
             lambda: formulas.eleven_point_interpolated_precision(self.pr_curve(True)),
@@ -568,6 +627,8 @@ class ScoredPrecisionRecallEvaluation:
         Grouped ties: Σ ΔR·P over tie blocks (sklearn's definition, with R
         including misses). Undefined when R = 0 (NaN). Complexity: O(n), cached.
         """
+        if self._large():
+            return self._large_report().average_precision()
         return self._cached("ap", lambda: self._points().average_precision)
 
     def maximum_f_measure(self, beta: float = 1.0) -> float:
@@ -577,6 +638,8 @@ class ScoredPrecisionRecallEvaluation:
         been added (NaN). Complexity: O(n), cached per beta.
         """
         value = check_beta(beta)
+        if self._large():
+            return self._large_report(beta=value).maximum_f_measure(value)
         return self._cached(
             ("max_f", value), lambda: formulas.maximum_f_measure(self.pr_curve(), value)
         )
@@ -625,6 +688,8 @@ class ScoredPrecisionRecallEvaluation:
         Undefined when R = 0 and a case has been added. Complexity: O(n), cached.
         """
         flag = check_flag(interpolate, "interpolate")
+        if self._large():
+            return self._large_report().area_under_pr_curve(flag)
         return self._cached(
             ("pr_auc", flag), lambda: formulas.area_under_curve(self.pr_curve(flag))
         )
@@ -1103,6 +1168,36 @@ def _count_sum(counts: IntArray) -> int:
     if float(counts.sum(dtype=np.float64)) < 2.0**62:
         return int(counts.sum(dtype=np.int64))
     return sum(int(count) for count in counts.tolist())
+
+
+def _check_points_fit(cases: int) -> None:
+    """Refuse, before allocating, full operating points that free memory could not hold."""
+    if cases <= LARGE_CASES:
+        return
+    free = _available_memory()
+    if free is None:
+        return  # unknown: let the allocation decide
+    need = cases * _POINT_BYTES
+    if need > _FREE_SHARE * free:
+        raise ValueError(
+            f"the full curves of {cases:,} cases need about {need / 2**20:,.0f} MiB, more than "
+            f"the {free / 2**20:,.0f} MiB available: read them downsampled (max_points=) or through "
+            f"report(), which need a few hundred MB whatever the number of cases")
+
+
+def _available_memory() -> int | None:
+    """Bytes the system can give without swapping (Linux's MemAvailable), None if unknown."""
+    try:
+        with open("/proc/meminfo", "rb") as meminfo:
+            for line in meminfo:
+                if line.startswith(b"MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 def _check_horizon(horizon: object) -> float | None:

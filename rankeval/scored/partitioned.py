@@ -82,6 +82,8 @@ __all__ = [
     "bucket_totals",
     "evaluate_buckets",
     "range_bounds",
+    "ranking_buckets",
+    "ranking_report",
 ]
 
 
@@ -266,13 +268,24 @@ def _case_blocks(bucket: int, scores: FloatArray, labels: BoolArray, layout: Lay
     The scores at the points are those of :func:`~rankeval.scored.kernel.operating_points`.
     """
     keys, labels = _sorted_bucket(scores, labels, order, layout.ties)
-    ones = labels.astype(np.int64)
+    return _ranked_blocks(bucket, keys, labels, layout)
+
+
+def _ranked_blocks(bucket: int, keys: NDArray[Any], labels: BoolArray,
+                   layout: Layout) -> _Blocks:
+    """:func:`_case_blocks` of cases already in rank order (keys ascending, float32 or 64)."""
     if layout.ties == "insertion":
-        return _blocks(bucket, -keys, ones, 1 - ones, layout)
+        ones = labels.astype(np.int64)
+        return _blocks(bucket, np.negative(keys, dtype=np.float64), ones, 1 - ones, layout)
     starts = np.flatnonzero(run_starts(keys))
-    pos = np.add.reduceat(ones, starts) if starts.shape[0] else ones
+    if starts.shape[0] == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return _blocks(bucket, np.zeros(0, dtype=np.float64), empty, empty, layout)
+    pos = np.add.reduceat(labels, starts, dtype=np.int64)
     size = np.diff(np.append(starts, keys.shape[0]))
-    return _blocks(bucket, -keys[starts] + 0.0, pos, size - pos, layout)
+    scores = np.negative(keys[starts], dtype=np.float64)
+    scores += 0.0  # a block of -0.0 and 0.0 keys scores +0.0 (see the kernel)
+    return _blocks(bucket, scores, pos, size - pos, layout)
 
 
 def _count_blocks(bucket: int, scores: FloatArray, pos: IntArray, neg: IntArray,
@@ -642,6 +655,21 @@ class PartitionedReport:
         """The uninterpolated ROC curve, downsampled (``curve_points``)."""
         return curves.roc_curve(self._curve_points)
 
+    def curve_gap(self) -> int:
+        """The stated error of the downsampled uninterpolated curves, in cases: 0 when every
+        point is kept, else the largest distance between two kept ranks, ``d``.
+
+        Every omitted operating point lies fewer than ``d`` cases below the kept point
+        before it, so it differs from that kept row by less than ``d / N`` in false
+        positive rate, ``d / R`` in recall (the ROC y too), and ``d / r`` in precision at
+        its rank ``r``; the curve through the kept rows passes within those distances of
+        it. (The interpolated curves are rows of the full one, evenly spaced.)
+        """
+        ranks = self._layout.curve_ranks()
+        if ranks.shape[0] == self._layout.ranked:
+            return 0
+        return int(np.diff(ranks).max())
+
     def summary(self, precision_at: tuple[int, ...] | None = None,
                 beta: float = 1.0) -> dict[str, float]:
         """The keys and values of the evaluator's :meth:`summary`."""
@@ -659,6 +687,52 @@ def assemble(layout: Layout, parts: Iterable[BucketPart],
     """The report from every non-empty bucket's part (any order) and its points (in bucket
     order, read once: an iterator that fetches one bucket at a time keeps the driver small)."""
     return PartitionedReport(layout, parts, points)
+
+
+# Cases a bucket of a ranking holds (see ranking_report): its derived arrays stay near 100 MB.
+RANKING_BUCKET = 1 << 20
+
+
+def ranking_buckets(keys: NDArray[Any], ties: TiePolicy,
+                    bucket_cases: int = RANKING_BUCKET) -> IntArray:
+    """Where the buckets of a ranking end: every ``bucket_cases`` cases, moved on to the end
+    of a tie block under the grouped policy (a block is never split). O(n / bucket log n)."""
+    n = int(keys.shape[0])
+    ends = []
+    at = 0
+    while at < n:
+        end = min(at + bucket_cases, n)
+        if ties == "grouped" and end < n:
+            end = int(keys.searchsorted(keys[end - 1], side="right"))
+        ends.append(end)
+        at = end
+    return np.array(ends, dtype=np.int64)
+
+
+def ranking_report(keys: NDArray[Any], labels: BoolArray, ties: TiePolicy,
+                   pos_missed: int = 0, neg_missed: int = 0, request: Request | None = None,
+                   bucket_cases: int = RANKING_BUCKET) -> PartitionedReport:
+    """The report of cases already ranked (keys ascending, ties in rank order), in
+    O(bucket_cases + curve points) memory beyond them, whatever their number.
+
+    The ranking is cut into buckets of consecutive cases (:func:`ranking_buckets`) and
+    read twice: once for the parts, once for the points, one bucket at a time; the values
+    have the bits of the evaluator's own reads (the module text says why). This is how a
+    local evaluator reports on more cases than its full curves would fit in memory.
+    Complexity: O(n).
+    """
+    ends = ranking_buckets(keys, ties, bucket_cases)
+    starts = np.concatenate((np.zeros(min(1, ends.shape[0]), dtype=np.int64), ends[:-1]))
+    pos = (np.add.reduceat(labels, starts, dtype=np.int64) if ends.shape[0]
+           else np.zeros(0, dtype=np.int64))
+    totals = np.column_stack((ends - starts - pos, pos)).reshape(-1, 2)
+    layout = Layout(totals, ties, pos_missed, neg_missed, request or Request())
+
+    def parts() -> Iterable[tuple[BucketPart, BucketPoints]]:
+        for bucket, (a, b) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+            yield _part(bucket, _ranked_blocks(bucket, keys[a:b], labels[a:b], layout), layout)
+
+    return assemble(layout, [part for part, _ in parts()], (points for _, points in parts()))
 
 
 def evaluate_buckets(
