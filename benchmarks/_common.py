@@ -158,8 +158,8 @@ def require_rankeval() -> bool:
     return True
 
 
-def new_evaluator(ties: str) -> Any:
-    return ScoredPrecisionRecallEvaluation(ties=ties)
+def new_evaluator(ties: str, score_dtype: str = "float64") -> Any:
+    return ScoredPrecisionRecallEvaluation(ties=ties, score_dtype=score_dtype)
 
 
 def full_report(ev: Any) -> dict[str, Any]:

@@ -1,8 +1,9 @@
-"""Memory: resident memory growth per stored case at 10,000,000 cases.
+"""Memory: resident memory growth per stored case at 10,000,000 cases (``--n`` for more).
 
-Question: does the evaluator hold 10,000,000 cases in at most 24 bytes per case of
-resident memory growth, against 9 for bare NumPy arrays (float64 score + bool label) and about
-107 for a ``sortedcontainers.SortedList`` of ``(score, label)`` tuples?
+Question: does the evaluator hold 10,000,000 cases in at most 10 bytes per case of
+resident memory growth (6 with ``score_dtype="float32"``), against 9 for bare NumPy arrays
+(float64 score + bool label) and about 75 for a ``sortedcontainers.SortedList`` of
+``(score, label)`` tuples?
 
 Each contender runs in a fresh subprocess of this script.  The child imports what it needs,
 generates every chunk of data from a fixed seed (as Python lists for the one-case adds) and keeps
@@ -29,6 +30,8 @@ import _common as common
 import numpy as np
 
 TARGET = 10.0
+TARGET_FLOAT32 = 6.0
+LARGE_CASES = 1 << 24  # full curves are read only below this (see the evaluator)
 
 
 def rss_bytes() -> int:
@@ -64,18 +67,22 @@ def chunks(n: int, chunk: int, ties: bool) -> Any:
 
 def child(kind: str, n: int, chunk: int, ties: bool) -> dict[str, Any]:
     """Store n cases the way ``kind`` says and measure; runs in its own process."""
+    narrow = "float32" in kind  # float32 scores, stored with score_dtype="float32"
     if kind.startswith("rankeval"):
         policy = kind.split("-")[-1]
-        ev = common.new_evaluator(policy)
+        ev = common.new_evaluator(policy, "float32" if narrow else "float64")
     elif kind == "sortedlist":
         from sortedcontainers import SortedList
 
         store = SortedList()
     # Every chunk is made before the baseline and kept to the end: the caller's data (and the
     # heap its temporaries leave) is in the baseline, and only what storing adds is measured.
-    python_objects = kind.startswith(("rankeval-stream", "sortedlist"))
+    python_objects = kind.startswith(("rankeval-stream", "rankeval-float32-stream",
+                                      "sortedlist"))
     data: list[Any] = []
     for y, s in chunks(n, chunk, ties):
+        if narrow:
+            s = s.astype(np.float32).astype(np.float64)  # a float32 classifier's outputs
         data.append((y.tolist(), s.tolist()) if python_objects else (y, s))
     del y, s
     gc.collect()
@@ -95,10 +102,10 @@ def child(kind: str, n: int, chunk: int, ties: bool) -> dict[str, Any]:
     elif kind == "sortedlist":
         for y, s in data:
             store.update(zip(s, y, strict=True))
-    elif kind.startswith("rankeval-batch"):
+    elif kind.startswith(("rankeval-batch", "rankeval-float32-batch")):
         for y, s in data:
             ev.add_cases(y, s)
-    elif kind.startswith("rankeval-stream"):
+    elif kind.startswith(("rankeval-stream", "rankeval-float32-stream")):
         for y, s in data:
             add = ev.add_case
             for correct, score in zip(y, s, strict=True):
@@ -114,10 +121,19 @@ def child(kind: str, n: int, chunk: int, ties: bool) -> dict[str, Any]:
         ev.area_under_roc_curve()
         gc.collect()
         result["after_auc"] = rss_bytes() - base
-        report = common.full_report(ev)
-        del report
+        start = time.perf_counter()
+        bounded = ev.report()  # every value and downsampled curve, read bucket by bucket
+        bounded.average_precision()
+        result["report_seconds"] = time.perf_counter() - start
+        del bounded
         gc.collect()
-        result["after_report"] = rss_bytes() - base
+        result["after_bounded"] = rss_bytes() - base
+        result["peak_bounded"] = peak_bytes() - base
+        if n <= LARGE_CASES:  # the full curves, cached: what a service reading them holds
+            report = common.full_report(ev)
+            del report
+            gc.collect()
+            result["after_report"] = rss_bytes() - base
     result["peak"] = max(peak_bytes() - base, result["stored"])
     return result
 
@@ -147,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="cases for the rankeval add_case runs (0 skips them)")
     p.add_argument("--sortedlist-n", type=int, default=10_000_000)
     p.add_argument("--chunk", type=int, default=1_000_000)
+    p.add_argument("--no-peers", action="store_true",
+                   help="rankeval rows only (no NumPy or SortedList rows)")
     p.add_argument("--no-allocator-check", action="store_true",
                    help="skip the rows rerun with glibc's mmap threshold pinned at 1 MiB")
     p.add_argument("--child", help=argparse_hidden())
@@ -163,18 +181,19 @@ def main(argv: list[str] | None = None) -> int:
     have_rankeval = common.require_rankeval()
 
     # (data, contender, cases, tie-heavy data, pin glibc's mmap threshold)
-    plan: list[tuple[str, str, int, bool, bool]] = [
+    plan: list[tuple[str, str, int, bool, bool]] = [] if args.no_peers else [
         ("continuous", "numpy", args.n, False, False),
         ("continuous", "sortedlist", args.sortedlist_n, False, False),
     ]
     if have_rankeval:
         for data_name, ties in common.data_variants(args.data):
-            for policy in common.TIE_POLICIES:
-                plan.append((data_name, f"rankeval-batch-{policy}", args.n, ties, False))
-            if args.stream_n:
+            for store in ("rankeval", "rankeval-float32"):
                 for policy in common.TIE_POLICIES:
-                    plan.append((data_name, f"rankeval-stream-{policy}", args.stream_n, ties,
-                                 False))
+                    plan.append((data_name, f"{store}-batch-{policy}", args.n, ties, False))
+                if args.stream_n:
+                    for policy in common.TIE_POLICIES:
+                        plan.append((data_name, f"{store}-stream-{policy}", args.stream_n, ties,
+                                     False))
         if not args.no_allocator_check:
             plan.append(("continuous", "rankeval-batch-insertion", args.n, False, True))
             if args.stream_n:
@@ -189,28 +208,36 @@ def main(argv: list[str] | None = None) -> int:
         "rankeval-stream-insertion": "rankeval ties=insertion, add_case",
         "rankeval-stream-grouped": "rankeval ties=grouped, add_case",
     }
+    labels.update({f"rankeval-float32-{way}-{policy}": f"rankeval float32 ties={policy}, {add}"
+                   for way, add in (("batch", "add_cases"), ("stream", "add_case"))
+                   for policy in common.TIE_POLICIES})
     rows = []
     for data_name, kind, n, ties, pinned in plan:
         r = run_child(kind, n, args.chunk, ties, PINNED_MMAP if pinned else None)
-        keys = ("stored", "after_auc", "after_report", "peak")
+        keys = ("stored", "after_auc", "after_bounded", "peak_bounded", "after_report", "peak")
         per = {key: r[key] / n for key in keys if key in r}
         is_rankeval = kind.startswith("rankeval")
         worst = max(per.get("stored", 0.0), per.get("after_auc", 0.0))
         label = labels[kind] + (" [mmap threshold 1 MiB]" if pinned else "")
+        target = TARGET_FLOAT32 if "float32" in kind else TARGET
         rows.append([data_name, label, n, per["stored"], per.get("after_auc", ""),
+                     per.get("after_bounded", ""), per.get("peak_bounded", ""),
                      per.get("after_report", ""), per["peak"], f"{r['seconds']:.1f}",
-                     f"<= {TARGET:g}" if is_rankeval else "",
-                     ("(diagnostic)" if pinned else common.verdict(worst <= TARGET))
+                     f"{r['report_seconds']:.1f}" if "report_seconds" in r else "",
+                     f"<= {target:g}" if is_rankeval else "",
+                     ("(diagnostic)" if pinned else common.verdict(worst <= target))
                      if is_rankeval else ""])
         print(f"  measured {label} ({data_name}, {n:,} cases)", file=sys.stderr)
 
     common.print_table(["data", "contender", "cases", "B/case stored", "B/case after AUC read",
-                        "B/case after full report", "B/case peak", "fill s", "target",
-                        "verdict"], rows)
+                        "B/case after report()", "B/case peak by report()",
+                        "B/case after full curves", "B/case peak", "fill s", "report() s",
+                        "target", "verdict"], rows)
     print("B/case = resident memory growth / cases, each contender in a fresh process; the"
           " verdict holds 'stored' and 'after AUC read' to the target.")
-    print(f"cases arrive in chunks of {args.chunk:,} generated in the child and dropped after"
-          " use; 'after full report' keeps whatever the evaluator caches, not the report itself.")
+    print(f"cases arrive in chunks of {args.chunk:,}, all generated in the child before its"
+          " baseline; 'after report()' and 'after full curves' (every curve of the spec, read"
+          f" only up to {LARGE_CASES:,} cases) keep what the evaluator caches, not the values.")
     if have_rankeval and not args.no_allocator_check:
         print("[mmap threshold 1 MiB] rows rerun a contender with MALLOC_MMAP_THRESHOLD_=1048576"
               " (glibc): freed temporaries then leave the resident set at once, so the gap to the"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import struct
 import sys
 from collections.abc import Collection
 from typing import Any, TypeVar
@@ -88,6 +89,50 @@ def check_window(window: object) -> int | None:
     if window <= 0:
         raise ValueError(f"window must be a positive integer or None, got {window!r}")
     return int(window)
+
+
+SCORE_DTYPES = ("float64", "float32")
+
+
+def check_score_dtype(value: object) -> str:
+    """``"float64"`` or ``"float32"`` (a NumPy dtype or type of those accepted)."""
+    if not isinstance(value, str):
+        try:
+            value = np.dtype(value).name  # type: ignore[call-overload]
+        except TypeError:
+            raise TypeError(f"score_dtype must be one of {SCORE_DTYPES}, got {value!r}") from None
+    return check_choice("score_dtype", value, SCORE_DTYPES)
+
+
+_FLOAT32 = struct.Struct("<f")
+
+
+def fits_float32(score: float) -> bool:
+    """Whether a float32 holds ``score`` exactly (±inf and ±0.0 included; not NaN)."""
+    try:
+        return bool(_FLOAT32.unpack(_FLOAT32.pack(score))[0] == score)
+    except OverflowError:  # finite, beyond float32's range
+        return False
+
+
+def float32_error(score: float, name: str = "score") -> ValueError:
+    """The refusal of a score a float32 cannot hold, for ``score_dtype="float32"``."""
+    with np.errstate(over="ignore"):
+        nearest = float(np.float32(score))
+    return ValueError(
+        f"{name} {score!r} is not a float32 value (float32 would store {nearest!r}): "
+        "score_dtype='float32' keeps scores exactly, so it takes only scores a float32 "
+        "holds; use score_dtype='float64' for these")
+
+
+def check_float32_scores(values: NDArray[np.float64], name: str = "scores") -> None:
+    """Refuse, naming the first, any score a float32 cannot hold exactly. O(n)."""
+    with np.errstate(over="ignore"):
+        narrowed = values.astype(np.float32)
+    wrong = narrowed != values
+    if wrong.any():
+        i = _first_bad(wrong)
+        raise float32_error(float(values[i]), f"{name}[{i}]")
 
 
 def check_correct(correct: object, name: str = "correct") -> bool:

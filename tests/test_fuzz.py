@@ -53,7 +53,7 @@ READS = frozenset({
     "num_negative_ref", "num_positive_ref", "pr_breakeven_point", "pr_curve",
     "pr_score_curve", "precision_at", "print_precision_recall_curve",
     "print_score_precision_recall_curve", "r_precision", "reciprocal_rank", "roc_curve",
-    "save", "snapshot", "toString", "summary", "compute",
+    "save", "snapshot", "toString", "summary", "compute", "report",
     "areaUnderPrCurve", "areaUnderRocCurve", "averagePrecision", "elevenPtInterpPrecision",
     "maximumFMeasure", "numCases", "numNegativeRef", "numPositiveRef", "prBreakevenPoint",
     "prCurve", "prScoreCurve", "precisionAt", "printPrecisionRecallCurve",

@@ -30,13 +30,17 @@ from rankeval.checks import (
     check_curve,
     check_file,
     check_flag,
+    check_float32_scores,
     check_int,
     check_rank,
     check_real,
     check_score,
+    check_score_dtype,
     check_ties,
     check_total,
     check_window,
+    fits_float32,
+    float32_error,
 )
 from rankeval.formulas import TiePolicy
 from rankeval.scored import curves
@@ -147,8 +151,13 @@ class ScoredPrecisionRecallEvaluation:
         *,
         horizon: float | timedelta | None = None,
         clock: Callable[[], float] | None = None,
+        score_dtype: str | type | np.dtype[Any] = "float64",
     ) -> None:
         seconds = _check_horizon(horizon)
+        dtype = check_score_dtype(score_dtype)
+        if dtype == "float32" and (window is not None or seconds is not None):
+            raise ValueError("score_dtype='float32' applies to the unbounded evaluator: a "
+                             "window holds a bounded number of cases already")
         if seconds is not None and window is not None:
             raise ValueError("give a window of cases or a horizon of time, not both")
         if clock is not None and seconds is None:
@@ -159,7 +168,7 @@ class ScoredPrecisionRecallEvaluation:
         # saved window), and in a log's timestamps. It may step back: see _folded and _add_timed.
         self._clock: Callable[[], float] | None = (
             None if seconds is None else (clock or time.time))
-        self._attach(_new_store(check_ties(ties), check_window(window), seconds),
+        self._attach(_new_store(check_ties(ties), check_window(window), seconds, dtype),
                      read_only=False)
         self._clock_latest = -math.inf  # the latest time add_case took from the clock
         self._pos_missed = 0
@@ -182,6 +191,11 @@ class ScoredPrecisionRecallEvaluation:
         return store.window
 
     @property
+    def score_dtype(self) -> str:
+        """How scores are stored: ``"float64"``, or ``"float32"`` (exact for float32 scores)."""
+        return str(self._store.key_dtype.name)
+
+    @property
     def horizon(self) -> float | None:
         """Seconds of cases kept by a time window (None: not a time window)."""
         return self._store.horizon if isinstance(self._store, TimeWindowStore) else None
@@ -191,7 +205,7 @@ class ScoredPrecisionRecallEvaluation:
             cases = sum(self._folded().counts())
             pos_missed, neg_missed = self._pos_missed, self._neg_missed
         return (
-            f"{type(self).__name__}(ties={self.ties!r}, {self._extent()}) with "
+            f"{type(self).__name__}(ties={self.ties!r}, {self._extent()}{self._dtype_text()}) with "
             f"{cases} cases, {pos_missed} misses, {neg_missed} negative misses"
         )
 
@@ -264,6 +278,8 @@ class ScoredPrecisionRecallEvaluation:
             case = score - _LABEL_PART[correct]  # the common case, validated inline for speed
         else:
             case = check_score(score) - _LABEL_PART[check_correct(correct)]
+        if self._float32 and not fits_float32(case.real):
+            raise float32_error(case.real)
         clock = self._clock
         now = 0.0
         if clock is not None or timestamp is not None:
@@ -311,6 +327,8 @@ class ScoredPrecisionRecallEvaluation:
         Complexity: O((n + m) + m log m) for m new cases.
         """
         labels, values = check_case_arrays(correct, scores)
+        if self._float32:
+            check_float32_scores(values)
         if self._clock is not None or timestamps is not None:
             cases = (values - _LABEL_PART[1] * labels).tolist()  # as add_case makes them
             given = None if timestamps is None else list(np.asarray(timestamps).tolist())
@@ -348,6 +366,8 @@ class ScoredPrecisionRecallEvaluation:
         Complexity: O(c log c) for c cases, like :meth:`add_cases` of them.
         """
         values, positives_in, negatives_in = check_count_arrays(scores, positives, negatives)
+        if self._float32:
+            check_float32_scores(values)
         if self.ties != "grouped":
             raise ValueError(
                 "add_counts needs ties='grouped': under the insertion policy tied cases rank "
@@ -534,8 +554,10 @@ class ScoredPrecisionRecallEvaluation:
         def compute() -> PartitionedReport:
             store = self._merged()
             keys, labels = store.ranking()
-            return ranking_report(keys, labels, self.ties, self._pos_missed,
-                                  self._neg_missed, request)
+            report = ranking_report(keys, labels, self.ties, self._pos_missed,
+                                    self._neg_missed, request)
+            _store_module.release_heap()  # the buckets' temporaries, back to the system
+            return report
 
         return self._cached(("report", request), compute)
 
@@ -822,13 +844,14 @@ class ScoredPrecisionRecallEvaluation:
         self._read_only = read_only
         self._pending = pending  # add_case appends here directly
         self._stage_at = _store_module.PENDING_LIMIT
+        self._float32 = store.key_dtype == np.float32  # add_case checks each score
 
     def reset(self) -> None:
         """Forget every case and miss, keeping the settings. Complexity: O(1)."""
         with self._lock:
             if self._read_only:
                 self._refuse()
-            store = _new_store(self.ties, self.window, self.horizon)
+            store = _new_store(self.ties, self.window, self.horizon, self.score_dtype)
             # One block of assignments (see _publish); an add racing with the
             # reset lands in the old list and goes with it.
             self._store, self._pending, self._pos_missed, self._neg_missed = (
@@ -959,6 +982,8 @@ class ScoredPrecisionRecallEvaluation:
         with other._lock:
             keys, labels = other._arrival_order()
             their_pos_missed, their_neg_missed = other._pos_missed, other._neg_missed
+        if self._float32 and keys.dtype != np.float32:
+            check_float32_scores(np.negative(keys), "the merged evaluator's score")
         with self._lock:
             if self._read_only:
                 self._refuse()
@@ -971,6 +996,9 @@ class ScoredPrecisionRecallEvaluation:
             check_total(store.pos_added + pos_missed, "numPositiveRef")
             check_total(store.neg_added + neg_missed, "numNegativeRef")
             self._publish(store, pos_missed, neg_missed)
+
+    def _dtype_text(self) -> str:
+        return ", score_dtype='float32'" if self._float32 else ""
 
     def _extent(self) -> str:
         horizon = self.horizon
@@ -1050,8 +1078,8 @@ class ScoredPrecisionRecallEvaluation:
             else:
                 keys, labels = self._merged().ranking()
                 state = EvaluatorState(
-                    self.ties, keys, labels, self._pos_missed, self._neg_missed,
-                    None, None, keys.shape[0],
+                    self.ties, keys.astype(np.float64, copy=False), labels, self._pos_missed,
+                    self._neg_missed, None, None, keys.shape[0], score_dtype=self.score_dtype,
                 )
         save_state(path, state)
 
@@ -1085,7 +1113,7 @@ class ScoredPrecisionRecallEvaluation:
         if clock is not None and state.horizon is None:
             raise ValueError(f"clock applies to a time window; {os.fspath(path)!r} holds none")
         evaluation = cls(ties=state.ties, window=state.window, horizon=state.horizon,
-                         clock=clock)
+                         clock=clock, score_dtype=state.score_dtype)
         keys, labels, times = state.keys, state.labels, state.times
         if state.ages is not None:  # a window: replay in arrival order
             order = np.argsort(state.ages, kind="stable")
@@ -1181,8 +1209,8 @@ def _check_points_fit(cases: int) -> None:
     if need > _FREE_SHARE * free:
         raise ValueError(
             f"the full curves of {cases:,} cases need about {need / 2**20:,.0f} MiB, more than "
-            f"the {free / 2**20:,.0f} MiB available: read them downsampled (max_points=) or through "
-            f"report(), which need a few hundred MB whatever the number of cases")
+            f"the {free / 2**20:,.0f} MiB available: read them downsampled (max_points=) or "
+            f"through report(), which need a few hundred MB whatever the number of cases")
 
 
 def _available_memory() -> int | None:
@@ -1213,10 +1241,11 @@ def _check_horizon(horizon: object) -> float | None:
     return seconds
 
 
-def _new_store(ties: TiePolicy, window: int | None, horizon: float | None = None) -> CaseStore:
+def _new_store(ties: TiePolicy, window: int | None, horizon: float | None = None,
+               score_dtype: str = "float64") -> CaseStore:
     if horizon is not None:
         return TimeWindowStore(ties, horizon)
-    return CaseStore(ties) if window is None else WindowStore(ties, window)
+    return CaseStore(ties, score_dtype) if window is None else WindowStore(ties, window)
 
 
 def _java_double(value: float) -> str:

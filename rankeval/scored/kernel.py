@@ -389,11 +389,11 @@ def operating_points(
         ends = tie_block_ends(keys)
         tp = tp[ends]
         fp = (ends + 1) - tp
-        scores = -keys[ends]
+        scores = np.negative(keys[ends], dtype=np.float64)  # float32 keys too
     else:
         fp = np.arange(1, n + 1, dtype=np.int64)
         fp -= tp
-        scores = -keys
+        scores = np.negative(keys, dtype=np.float64)
     if ties == "grouped":
         # A block may hold -0.0 and 0.0; which one comes last depends on arrival order,
         # which the grouped policy ignores: its zero scores are all 0.0.

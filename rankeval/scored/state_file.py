@@ -16,7 +16,8 @@ offset  size    type        field
 ======  ======  ==========  ===============================================
 0       8       bytes       magic ``89 52 4B 56 0D 0A 1A 0A`` (``b"\x89RKV\r\n\x1a\n"``)
 8       4       uint32      format version, ``1`` or ``2``
-12      4       uint32      flags: ``0``, or in version 2 ``1`` (a time window)
+12      4       uint32      flags: ``0``, or in version 2 ``1`` (a time window) or ``2``
+                            (scores stored as float32)
 16      8       uint64      ``M``: metadata length in bytes
 24      8       uint64      ``K``: keys length in bytes, ``8 n``
 32      8       uint64      ``A``: ages length in bytes, ``8 n`` with a window, else ``0``
@@ -43,6 +44,11 @@ has exactly these members:
   ``>= n``; the ages section is present exactly when it is not ``null``;
 - ``"next_age"``: the sequence number the next case will get, a JSON integer
   in ``[n, 2**63)``, above every age.
+
+Flag ``2`` (version 2) marks an evaluator that stores its scores as float32
+(``score_dtype="float32"``): the keys section is float64 as always, and every key must be a
+value a float32 holds exactly; the flag is set only on unbounded evaluators (never with
+flag ``1`` or a window).
 
 A time window (flag ``1``) has ``"window": null``, an ages section, and three more members:
 
@@ -112,6 +118,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 from numpy.typing import NDArray
 
+from rankeval.checks import check_float32_scores
 from rankeval.errors import PersistenceError
 from rankeval.formulas import TIE_POLICIES, TiePolicy
 from rankeval.io import TEMP_SUFFIX, atomic_output
@@ -132,6 +139,7 @@ __all__ = [
 MAGIC = b"\x89RKV\r\n\x1a\n"
 FORMAT_VERSION = 2  # the newest version this module reads; see save_state for what it writes
 _TIMED = 1  # header flag: a time window, with a times section
+_FLOAT32 = 2  # header flag: scores stored as float32 (an unbounded evaluator)
 
 _HEADER = struct.Struct("<8sIIQQQQ")  # magic, version, flags, M, K, A, L
 _DIGEST_SIZE = hashlib.sha256().digest_size
@@ -178,6 +186,9 @@ class EvaluatorState:
     now, last_time : float
         A time window only: the clock's time at the last eviction, and the latest time
         given to a case; ``-inf`` before the first one.
+    score_dtype : {"float64", "float32"}
+        How the evaluator stores scores; ``"float32"`` only without a window, and then every
+        key is a value a float32 holds exactly.
 
     Raises
     ------
@@ -218,6 +229,7 @@ class EvaluatorState:
     times: NDArray[np.float64] | None = None
     now: float = -math.inf
     last_time: float = -math.inf
+    score_dtype: str = "float64"
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -231,8 +243,8 @@ class EvaluatorState:
             and self.neg_missed == other.neg_missed
             and self.window == other.window
             and self.next_age == other.next_age
-            and (self.horizon, self.now, self.last_time)
-            == (other.horizon, other.now, other.last_time)
+            and (self.horizon, self.now, self.last_time, self.score_dtype)
+            == (other.horizon, other.now, other.last_time, other.score_dtype)
             and np.array_equal(self.keys.view(np.int64), other.keys.view(np.int64))
             and np.array_equal(self.labels, other.labels)
             and _same_optional(self.ages, other.ages)
@@ -282,6 +294,12 @@ def _validate(state: EvaluatorState) -> None:
         raise ValueError(f"ties must be one of {TIE_POLICIES}, got {state.ties!r}")
     _array("keys", state.keys, np.float64)
     _array("labels", state.labels, np.bool_)
+    if state.score_dtype not in ("float64", "float32"):
+        raise ValueError(f"score_dtype must be 'float64' or 'float32', got {state.score_dtype!r}")
+    if state.score_dtype == "float32":
+        if state.window is not None or state.horizon is not None:
+            raise ValueError("score_dtype 'float32' applies to an unbounded evaluator only")
+        check_float32_scores(-state.keys, "-keys")
     n = state.keys.shape[0]
     if state.labels.shape[0] != n:
         raise ValueError(f"labels has {state.labels.shape[0]} entries, keys has {n}")
@@ -500,6 +518,8 @@ def save_state(path: str | os.PathLike[str], state: EvaluatorState) -> None:
     ages_bytes = parts[1].nbytes if state.ages is not None else 0
     labels_bytes = parts[-1].nbytes
     version, flags = (2, _TIMED) if state.horizon is not None else (1, 0)
+    if state.score_dtype == "float32":
+        version, flags = 2, _FLOAT32
     header = _HEADER.pack(MAGIC, version, flags, len(meta), keys_bytes, ages_bytes, labels_bytes)
     with atomic_output(target, binary=True) as out:
         digest = hashlib.sha256()
@@ -594,9 +614,9 @@ def load_state(path: str | os.PathLike[str]) -> EvaluatorState:
         _, version, flags, meta_len, keys_len, ages_len, labels_len = _HEADER.unpack(head)
         if version not in (1, FORMAT_VERSION):
             fail(f"unsupported format version {version} (this rankeval reads 1 and 2)")
-        if flags & ~(_TIMED if version == 2 else 0):
+        if flags & ~(_TIMED | _FLOAT32 if version == 2 else 0) or flags == _TIMED | _FLOAT32:
             fail(f"unknown header flags {flags:#x} (version {version} defines "
-                 f"{'only 0x1' if version == 2 else 'none'})")
+                 f"{'0x1 and 0x2, not both' if version == 2 else 'none'})")
         n = labels_len
         timed = bool(flags & _TIMED)
         times_len = 8 * n if timed else 0
@@ -663,6 +683,7 @@ def load_state(path: str | os.PathLike[str]) -> EvaluatorState:
             times=None if times is None else times.astype(np.float64, copy=False),
             now=-math.inf if meta.get("now") is None else meta["now"],
             last_time=-math.inf if meta.get("last_time") is None else meta["last_time"],
+            score_dtype="float32" if flags & _FLOAT32 else "float64",
         )
     except (TypeError, ValueError) as error:
         fail(f"invalid state: {error}")

@@ -526,8 +526,8 @@ class _Run:
         self.cum = PositiveCounts(labels) if cum is None else cum
 
     @classmethod
-    def empty(cls) -> _Run:
-        return cls(np.zeros(0, dtype=np.float64), np.zeros(0, dtype=np.bool_))
+    def empty(cls, dtype: Any = np.float64) -> _Run:
+        return cls(np.zeros(0, dtype=dtype), np.zeros(0, dtype=np.bool_))
 
     @property
     def size(self) -> int:
@@ -572,6 +572,7 @@ class CaseStore:
         "_staged",
         "_staged_count",
         "doubled_pairs",
+        "key_dtype",
         "neg_added",
         "pending",
         "pos_added",
@@ -583,10 +584,12 @@ class CaseStore:
     # Whether total() can count pending cases without folding them.
     COUNTS_PENDING = True
 
-    def __init__(self, ties: TiePolicy) -> None:
+    def __init__(self, ties: TiePolicy, key_dtype: Any = np.float64) -> None:
         self.ties: TiePolicy = ties
-        self._main = _Run.empty()
-        self._buffer = _Run.empty()
+        # float64, or float32 (score_dtype="float32": the caller has checked every key fits).
+        self.key_dtype = np.dtype(key_dtype)
+        self._main = _Run.empty(self.key_dtype)
+        self._buffer = _Run.empty(self.key_dtype)
         self.pending: list[complex] = []
         # How many cases at the head of ``pending`` are already in this store.
         self.taken = 0
@@ -628,7 +631,7 @@ class CaseStore:
         It shares the sorted runs and the pending list; changing it leaves this one as it was.
         """
         clone = object.__new__(type(self))  # no __init__: it would build empty runs
-        clone.ties, clone.version = self.ties, self.version
+        clone.ties, clone.version, clone.key_dtype = self.ties, self.version, self.key_dtype
         clone._main, clone._buffer = self._main, self._buffer
         clone.pending, clone.taken = self.pending, self.taken
         clone._staged, clone._staged_count = list(self._staged), self._staged_count
@@ -694,6 +697,8 @@ class CaseStore:
             global _trim_due
             _trim_due = True  # see release_heap
         keys, labels = sort_cases(keys, labels)
+        if keys.dtype != self.key_dtype:  # sorted as float64, stored narrow (exact: checked)
+            keys = keys.astype(self.key_dtype)
         run = _Run(keys, labels)
         self.doubled_pairs += (
             doubled_cross_pairs(self._tiers(), keys, labels, self.ties, older=False)
@@ -728,7 +733,7 @@ class CaseStore:
     def _merge_buffer(self) -> None:
         if self._buffer.size:
             self._main = self._main.merged(self._buffer.keys, self._buffer.labels)
-            self._buffer = _Run.empty()
+            self._buffer = _Run.empty(self.key_dtype)
 
     def copy(self: _Store) -> _Store:
         """An independent store with the same cases. O(p): runs are never written in place."""
@@ -756,7 +761,7 @@ class CaseStore:
 
     def _main_count(self, key: float, side: Side) -> tuple[int, int]:
         """(cases, positives) of the main tier before ``key`` (``searchsorted`` ``side``)."""
-        i = int(self._main.keys.searchsorted(key, side=side))
+        i = int(self._main.keys.searchsorted(self._needle(key), side=side))
         return i, int(self._main.cum[i])
 
     def _main_size(self) -> int:
@@ -774,10 +779,15 @@ class CaseStore:
         """Index of the main tier's first positive (there must be one)."""
         return self._main.cum.select(1)
 
+    def _needle(self, key: float) -> Any:
+        """A key to search the tiers for: a float32 array searched for a Python float would
+        first be converted whole to float64 (O(n)), so a float32 store searches a float32."""
+        return key if self.key_dtype.itemsize == 8 else np.float32(key)
+
     def _count(self, key: float, side: Side) -> tuple[int, int]:
         """(cases, positives) before ``key`` (pending cases folded first by callers)."""
         i, i_pos = self._main_count(key, side)
-        j = int(self._buffer.keys.searchsorted(key, side=side))
+        j = int(self._buffer.keys.searchsorted(self._needle(key), side=side))
         return i + j, i_pos + int(self._buffer.cum[j])
 
     def _split(self, k: int) -> tuple[int, int]:
@@ -833,7 +843,7 @@ class CaseStore:
             tied_pos = le_pos - lt_pos
             return expected_reciprocal_rank(lt_all, tied_pos, (le_all - lt_all) - tied_pos)
         if tier == 0:
-            above = index + int(self._buffer.keys.searchsorted(key, side="left"))
+            above = index + int(self._buffer.keys.searchsorted(self._needle(key), side="left"))
         else:
             above = self._main_count(key, "right")[0] + index
         return float(reciprocal_of_rank(above + 1))
