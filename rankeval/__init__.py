@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         relevant_ranks,
     )
     from rankeval.scored import ScoredPrecisionRecallEvaluation
+    from rankeval.scored.sketch import Estimate, SketchEvaluation
 
 # Names are imported when first used (PEP 562): ``rankeval trec`` and a service that only
 # needs the scored evaluator do not pay for the modules they never touch.
@@ -63,6 +64,7 @@ _WHERE = {
                      "median_first_relevant_rank", "median_relevant_rank",
                      "relevant_ranks"), "rankeval.ranking"),
     "ScoredPrecisionRecallEvaluation": "rankeval.scored",
+    **dict.fromkeys(("Estimate", "SketchEvaluation"), "rankeval.scored.sketch"),
 }
 
 
@@ -74,6 +76,7 @@ __all__ = [
     "Comparison",
     "CostMatrix",
     "DataError",
+    "Estimate",
     "KendallTau",
     "MultiClassEvaluation",
     "PairTest",
@@ -83,6 +86,7 @@ __all__ = [
     "Run",
     "RunEvaluation",
     "ScoredPrecisionRecallEvaluation",
+    "SketchEvaluation",
     "__version__",
     "compare",
     "eleven_point_precision",

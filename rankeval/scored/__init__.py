@@ -13,6 +13,8 @@ Data flows one way through this room::
 * :mod:`.kernel` — sorting cases and turning a ranking into cumulative true/false positives.
 * :mod:`.curves` — PR, ROC and score curves as pure functions of the kernel's output.
 * :mod:`.state_file` — the saved-state file format.
+* :mod:`.partitioned` — exact reports read bucket by bucket (engines, and :meth:`report`).
+* :mod:`.sketch` — :class:`SketchEvaluation`, bounded memory with a stated error.
 * :mod:`.lingpipe_text` — Java's number formatting, for LingPipe's report text.
 """
 

@@ -1,9 +1,10 @@
 """Storage of scored cases: three tiers of sorted runs, merged lazily.
 
-* **main**: NumPy arrays in rank order — ``keys`` (``-score``, ascending),
-  ``labels``, ``cum`` (running count of positives, with a leading 0): 17
-  bytes a case.
-* **buffer**: the same three arrays for recent cases, kept at most about
+* **main**: NumPy arrays in rank order — ``keys`` (``-score``, ascending; float64, or
+  float32 for ``score_dtype="float32"``), ``labels``, and ``cum``, the positives before
+  each rank, as a :class:`PositiveCounts` (a quarter byte a case): 9.25 bytes a case
+  (5.25 with float32 keys).
+* **buffer**: the same for recent cases, kept at most about
   n/128 long and merged into *main* in one O(n) pass when it outgrows that.
 * **pending**: a plain list of cases, each one complex number (see
   :data:`LABEL_PART`), that the adds append to in O(1), without any lock
@@ -78,6 +79,12 @@ _VERSIONS = itertools.count(1)
 MAPPED_CASES = 1 << 22
 
 
+# Private anonymous memory where the system has it (as malloc's own large blocks): a shared
+# mapping would count as shared memory, which the system reports as not freely available.
+_PRIVATE: dict[str, int] = (
+    {"flags": mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS} if hasattr(mmap, "MAP_ANONYMOUS") else {})
+
+
 def empty(count: int, dtype: Any) -> NDArray[Any]:
     """An uninitialised array for ``count`` cases; a large one's memory leaves with it.
 
@@ -93,7 +100,9 @@ def empty(count: int, dtype: Any) -> NDArray[Any]:
     dtype = np.dtype(dtype)
     if count < MAPPED_CASES:
         return np.empty(count, dtype=dtype)
-    return np.frombuffer(mmap.mmap(-1, count * dtype.itemsize), dtype=dtype, count=count)
+    return np.frombuffer(mmap.mmap(-1, count * dtype.itemsize, **_PRIVATE), dtype=dtype,
+                         count=count)
+
 
 
 _trim: Callable[[int], int] | None = None

@@ -1,0 +1,531 @@
+"""Bounded memory for unbounded streams: one quantile sketch per class, every value bounded.
+
+:class:`SketchEvaluation` starts exact (a grouped :class:`ScoredPrecisionRecallEvaluation`)
+and, past ``exact_until`` cases, moves to two REQ quantile sketches from Apache DataSketches
+(``datasketches`` on PyPI, the ``sketch`` extra), one for the positives' scores and one for
+the negatives', in high-rank-accuracy mode: the error of a rank is relative to the number
+of cases *above* it, so the top of the ranking, where average precision lives, is the most
+accurate. Memory is O(k log(n / k)) a class (tens of KiB), whatever n.
+
+Every value comes as an :class:`Estimate` ``(value, low, high)``; while the evaluator is
+exact, ``low == value == high``. The values are those of the scores **rounded to float32**
+(the sketches hold float32; a float32 classifier's scores are unchanged, and float64 scores
+closer than one float32 step become ties), with ties grouped. The bounds:
+
+* Each sketch gives, for an estimated normalized rank r̂, an interval that holds the true
+  rank with the confidence of three standard deviations (DataSketches'
+  ``get_rank_lower_bound`` / ``get_rank_upper_bound``). An estimated rank only takes the
+  values its retained items give, so ``ε`` = the widest half-interval over those values
+  bounds the class's rank error at every score.
+* **ROC area**: it is ∫ F⁻ dF⁺ (mid-ranks for ties); integrating by parts, an error of at
+  most ε⁺ in F⁺ and ε⁻ in F⁻ moves it by at most ε⁺ + ε⁻, scaled by the share of the
+  pairs that are between ranked cases (pairs with a miss are known exactly).
+* **Average precision**: between two consecutive retained scores the number of positives
+  and, at each of them, the true and false positives above lie in intervals read from the
+  rank bounds; so each positive's precision lies in an interval, and AP in
+  ``[min, max]`` of Σ cᵢ pᵢ over the counts cᵢ allowed (a box with a fixed total, solved
+  greedily), divided by R.
+
+The tests check on adversarial streams (all tied, two spikes, heavy tails, 0.1 % positives)
+that the exact value of the rounded scores always lies in ``[low, high]``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import struct
+import threading
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from rankeval.checks import (
+    check_case_arrays,
+    check_correct,
+    check_count,
+    check_int,
+    check_score,
+    check_total,
+)
+from rankeval.errors import PersistenceError
+from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
+from rankeval.scored.partitioned import Layout, Request, assemble, bucket_part_from_counts
+
+__all__ = ["Estimate", "SketchEvaluation"]
+
+# Standard deviations of DataSketches' rank bounds (1, 2 or 3): 3 is about 99.7 %.
+STD_DEVS = 3
+# Adds a sketch takes at once; add_case's wait in a list until then (or a read).
+_PENDING = 4096
+_MAGIC = b"\x89RKQ\r\n\x1a\n"
+_HEADER = struct.Struct("<8sIQ")  # magic, version, metadata length
+_VERSION = 1
+
+
+class Estimate(NamedTuple):
+    """A value with the interval that holds the exact one: ``low <= exact <= high``."""
+
+    value: float
+    low: float
+    high: float
+
+    @property
+    def error(self) -> float:
+        """The largest distance from ``value`` to the exact value the interval allows."""
+        if math.isnan(self.value):
+            return math.nan
+        return max(self.value - self.low, self.high - self.value)
+
+
+def _req() -> Any:
+    try:
+        import datasketches
+    except ImportError:  # pragma: no cover - the extra is part of the test install
+        raise ImportError("SketchEvaluation needs Apache DataSketches: "
+                          "pip install 'rankeval[sketch]'") from None
+    return datasketches.req_floats_sketch
+
+
+class SketchEvaluation:
+    """ROC area and average precision of an unbounded stream in bounded memory, with bounds.
+
+    Parameters
+    ----------
+    k : int
+        The sketches' accuracy parameter, an even number from 4 to 1024: a larger k keeps
+        more scores and tightens the bounds (memory grows about linearly with k).
+    exact_until : int
+        Keep the cases themselves, and exact values, until there are more than this many;
+        then move them into the sketches (default 100,000: about a megabyte).
+
+    Thread safety: every method holds one lock. See the module text for the bounds.
+
+    >>> ev = SketchEvaluation(exact_until=2)
+    >>> ev.add_cases([True, False, True], [0.9, 0.5, 0.25])
+    >>> ev.exact, ev.area_under_roc_curve().value
+    (False, 0.5)
+    """
+
+    def __init__(self, k: int = 50, exact_until: int = 100_000) -> None:
+        self._k = check_int(k, "k", minimum=4)
+        if self._k % 2 or self._k > 1024:
+            raise ValueError(f"k must be an even number from 4 to 1024, got {self._k}")
+        self._exact_until = check_int(exact_until, "exact_until", minimum=0)
+        self._lock = threading.RLock()
+        self._exact: ScoredPrecisionRecallEvaluation | None = (
+            ScoredPrecisionRecallEvaluation(ties="grouped") if self._exact_until else None)
+        self._sketches: tuple[Any, Any] | None = (
+            None if self._exact_until else (self._new_sketch(), self._new_sketch()))
+        self._pending: list[tuple[bool, float]] = []
+        self._pos = self._neg = 0  # cases ranked, pending included
+        self._pos_missed = self._neg_missed = 0
+
+    def _new_sketch(self) -> Any:
+        return _req()(self._k, True)
+
+    # ------------------------------------------------------------ mutators
+    @property
+    def exact(self) -> bool:
+        """Whether the cases are still held (every value exact)."""
+        with self._lock:
+            return self._sketches is None
+
+    def add_case(self, correct: bool, score: float) -> None:
+        """Add one scored case (NaN refused). O(1) amortised."""
+        label = check_correct(correct)
+        value = check_score(score)
+        with self._lock:
+            if self._pos + self._neg + 1 > self._exact_until or self._sketches is not None:
+                self._pending.append((label, value))
+                if len(self._pending) >= _PENDING:
+                    self._fold()
+            else:
+                assert self._exact is not None
+                self._exact.add_case(label, value)
+            if label:
+                self._pos += 1
+            else:
+                self._neg += 1
+
+    def add_cases(self, correct: ArrayLike, scores: ArrayLike) -> None:
+        """Add many cases; all or nothing, errors name the first bad index."""
+        labels, values = check_case_arrays(correct, scores)
+        with self._lock:
+            self._add(labels, values)
+
+    def _add(self, labels: NDArray[np.bool_], values: NDArray[np.float64]) -> None:
+        """Add validated cases, pending ones first, publishing everything at once."""
+        if self._pending:
+            pending_labels = np.array([c for c, _ in self._pending], dtype=np.bool_)
+            pending_values = np.array([s for _, s in self._pending], dtype=np.float64)
+            labels = np.concatenate((pending_labels, labels))
+            values = np.concatenate((pending_values, values))
+        added_pos = int(np.count_nonzero(labels))
+        pos = self._pos + added_pos - sum(c for c, _ in self._pending)
+        neg = self._neg + (labels.shape[0] - added_pos) - sum(not c for c, _ in self._pending)
+        exact, sketches = self._exact, self._sketches
+        if sketches is None and pos + neg <= self._exact_until:
+            assert exact is not None
+            exact.add_cases(labels, values)  # all or nothing itself
+        else:
+            if sketches is None:  # past the budget: the held cases move into the sketches
+                assert exact is not None
+                keys, held = exact._merged().ranking()
+                sketches = self._updated((self._new_sketch(), self._new_sketch()),
+                                         held, np.negative(keys))
+            sketches = self._updated(sketches, labels, values)
+            # One block of assignments: a failure above left everything as it was.
+            self._sketches, self._exact = sketches, None
+        self._pending = []
+        self._pos, self._neg = pos, neg
+
+    @staticmethod
+    def _updated(sketches: tuple[Any, Any], labels: NDArray[np.bool_],
+                 values: NDArray[np.float64]) -> tuple[Any, Any]:
+        """Copies of the two sketches with the cases added (the originals are untouched)."""
+        out = []
+        for sketch, mine in zip(sketches, (labels, ~labels), strict=True):
+            fresh = type(sketch).deserialize(sketch.serialize())  # O(k log n): a few KiB
+            chosen = values[mine]
+            if chosen.shape[0]:
+                with np.errstate(over="ignore"):
+                    fresh.update(chosen.astype(np.float32))  # beyond float32: ±inf
+            out.append(fresh)
+        return out[0], out[1]
+
+    def _fold(self) -> None:
+        if self._pending:
+            self._add(np.zeros(0, dtype=np.bool_), np.zeros(0, dtype=np.float64))
+
+    def add_misses(self, count: int) -> None:
+        """Declare positives never returned: they count in R (AP's denominator) only."""
+        value = check_count(count)
+        with self._lock:
+            check_total(self._pos + self._pos_missed + value, "numPositiveRef")
+            self._pos_missed += value
+
+    def add_negative_misses(self, count: int) -> None:
+        """Declare negatives never returned: they count in N only."""
+        value = check_count(count)
+        with self._lock:
+            check_total(self._neg + self._neg_missed + value, "numNegativeRef")
+            self._neg_missed += value
+
+    def merge(self, other: SketchEvaluation) -> None:
+        """Add every case and miss of ``other`` (same ``k``); sketches merge, exact cases add."""
+        if not isinstance(other, SketchEvaluation):
+            raise TypeError(f"can only merge a SketchEvaluation, got {type(other).__name__}")
+        if other._k != self._k:
+            raise ValueError(f"cannot merge k={other._k} into k={self._k}")
+        with other._lock:
+            other._fold()
+            theirs_exact = other._exact
+            theirs = other._sketches
+            counts = (other._pos, other._neg, other._pos_missed, other._neg_missed)
+            if theirs_exact is not None:
+                keys, held = theirs_exact._merged().ranking()
+                their_labels, their_values = held.copy(), np.negative(keys)
+        with self._lock:
+            check_total(self._pos + self._pos_missed + counts[0] + counts[2], "numPositiveRef")
+            check_total(self._neg + self._neg_missed + counts[1] + counts[3], "numNegativeRef")
+            if theirs is None:
+                self._add(their_labels, their_values)
+            else:
+                self._fold()
+                mine = self._sketches
+                if mine is None:
+                    assert self._exact is not None
+                    keys, held = self._exact._merged().ranking()
+                    mine = self._updated((self._new_sketch(), self._new_sketch()), held,
+                                         np.negative(keys))
+                else:
+                    mine = self._updated(mine, np.zeros(0, np.bool_), np.zeros(0))
+                for sketch, their in zip(mine, theirs, strict=True):
+                    sketch.merge(their)
+                self._sketches, self._exact = mine, None
+                self._pos += counts[0]
+                self._neg += counts[1]
+            self._pos_missed += counts[2]
+            self._neg_missed += counts[3]
+
+    # ---------------------------------------------------------------- reads
+    def num_cases(self) -> int:
+        """R + N: cases and misses (exact counts)."""
+        with self._lock:
+            return self._pos + self._neg + self._pos_missed + self._neg_missed
+
+    def num_positive_ref(self) -> int:
+        with self._lock:
+            return self._pos + self._pos_missed
+
+    def num_negative_ref(self) -> int:
+        with self._lock:
+            return self._neg + self._neg_missed
+
+    def area_under_roc_curve(self) -> Estimate:
+        """The ROC area (ties count one half) with its interval (module text)."""
+        return self.summary()["roc_auc"]
+
+    def average_precision(self) -> Estimate:
+        """Average precision (grouped ties, misses as precision 0) with its interval."""
+        return self.summary()["average_precision"]
+
+    def summary(self) -> dict[str, Estimate]:
+        """``roc_auc`` and ``average_precision``, read from one state."""
+        with self._lock:
+            self._fold()
+            if self._sketches is None:
+                assert self._exact is not None
+                ev = self._exact
+                if self._pos_missed or self._neg_missed:  # the held evaluator has no misses
+                    ev = ev._copy()  # shares the sorted arrays: O(pending)
+                    ev.add_misses(self._pos_missed)
+                    ev.add_negative_misses(self._neg_missed)
+                pairs = [("roc_auc", ev.area_under_roc_curve()),
+                         ("average_precision", ev.average_precision())]
+                return {name: Estimate(value, value, value) for name, value in pairs}
+            return _bounded(self._sketches, self._pos_missed, self._neg_missed)
+
+    def memory_bytes(self) -> int:
+        """Bytes of the held state: the sketches serialised, or the held cases (9 a case)."""
+        with self._lock:
+            if self._sketches is None:
+                return 9 * (self._pos + self._neg)
+            return sum(len(sketch.serialize()) for sketch in self._sketches)
+
+    def __repr__(self) -> str:
+        with self._lock:
+            state = "exact" if self._sketches is None else "sketched"
+            return (f"SketchEvaluation(k={self._k}, exact_until={self._exact_until}) {state}, "
+                    f"{self._pos + self._neg} cases, {self._pos_missed} misses, "
+                    f"{self._neg_missed} negative misses")
+
+    # ---------------------------------------------------------------- files
+    def to_bytes(self) -> bytes:
+        """The whole state: header, JSON metadata, the sketches or held cases, SHA-256."""
+        with self._lock:
+            self._fold()
+            meta: dict[str, Any] = {
+                "k": self._k, "exact_until": self._exact_until,
+                "positives": str(self._pos), "negatives": str(self._neg),
+                "pos_missed": str(self._pos_missed), "neg_missed": str(self._neg_missed),
+            }
+            if self._sketches is None:
+                assert self._exact is not None
+                keys, labels = self._exact._merged().ranking()
+                blobs = [np.ascontiguousarray(keys, dtype="<f8").tobytes(),
+                         labels.astype(np.uint8).tobytes()]
+                meta["phase"] = "exact"
+            else:
+                blobs = [sketch.serialize() for sketch in self._sketches]
+                meta["phase"] = "sketch"
+            meta["blobs"] = [len(blob) for blob in blobs]
+        text = json.dumps(meta, sort_keys=True).encode()
+        body = _HEADER.pack(_MAGIC, _VERSION, len(text)) + text + b"".join(blobs)
+        return body + hashlib.sha256(body).digest()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, name: str = "<bytes>") -> SketchEvaluation:
+        """The evaluator :meth:`to_bytes` wrote; :class:`PersistenceError` names any fault."""
+        def fail(problem: str) -> PersistenceError:
+            return PersistenceError(name, problem)
+
+        if len(data) < _HEADER.size + 32 or data[:8] != _MAGIC:
+            raise fail("not a rankeval sketch file (bad magic or too short)")
+        if hashlib.sha256(data[:-32]).digest() != data[-32:]:
+            raise fail("checksum mismatch (the file is corrupted)")
+        _, version, meta_len = _HEADER.unpack_from(data)
+        if version != _VERSION:
+            raise fail(f"unsupported sketch format version {version} (this rankeval reads 1)")
+        try:
+            meta = json.loads(data[_HEADER.size:_HEADER.size + meta_len])
+            at = _HEADER.size + meta_len
+            blobs = []
+            for size in meta["blobs"]:
+                blobs.append(data[at:at + size])
+                at += size
+            if at != len(data) - 32:
+                raise ValueError("the sections do not fill the file")
+            ev = cls(k=meta["k"], exact_until=meta["exact_until"])
+            counts = [int(meta[key]) for key in ("positives", "negatives", "pos_missed",
+                                                   "neg_missed")]
+            if meta["phase"] == "exact":
+                keys = np.frombuffer(blobs[0], dtype="<f8").astype(np.float64)
+                labels = np.frombuffer(blobs[1], dtype=np.uint8).astype(np.bool_)
+                ev._exact = ScoredPrecisionRecallEvaluation(ties="grouped")
+                ev._exact.add_cases(labels, np.negative(keys))
+                ev._sketches = None
+                held = (int(labels.sum()), int((~labels).sum()))
+            else:
+                sketch_type = _req()
+                ev._sketches = (sketch_type.deserialize(blobs[0]),
+                                sketch_type.deserialize(blobs[1]))
+                ev._exact = None
+                held = (int(ev._sketches[0].n), int(ev._sketches[1].n))
+            if held != tuple(counts[:2]) or min(counts) < 0:
+                raise ValueError(f"the counts {counts[:2]} do not match the state {held}")
+        except PersistenceError:
+            raise
+        except (ValueError, KeyError, TypeError, IndexError, RuntimeError) as error:
+            raise fail(f"invalid sketch state: {error}") from None
+        ev._pos, ev._neg, ev._pos_missed, ev._neg_missed = counts
+        return ev
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`to_bytes` atomically (the old file or the whole new one survives)."""
+        from rankeval.io import atomic_output
+
+        data = self.to_bytes()
+        with atomic_output(path, binary=True) as out:
+            out.write(data)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> SketchEvaluation:
+        """Read an evaluator :meth:`save` wrote."""
+        with open(path, "rb") as f:
+            return cls.from_bytes(f.read(), os.fspath(path))
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"state": self.to_bytes()}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(SketchEvaluation.from_bytes(state["state"]).__dict__)
+
+
+# ------------------------------------------------------------------- the bounds
+def _weighted(sketch: Any) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """The sketch's retained scores (ascending, distinct) and the cases each stands for."""
+    pairs = list(sketch)
+    items = np.array([item for item, _ in pairs], dtype=np.float64)
+    weights = np.array([weight for _, weight in pairs], dtype=np.int64)
+    order = np.argsort(items, kind="stable")
+    items, weights = items[order], weights[order]
+    if items.shape[0] == 0:
+        return items, weights
+    starts = np.flatnonzero(np.concatenate(([True], items[1:] != items[:-1])))
+    return items[starts], np.add.reduceat(weights, starts)
+
+
+def _tail_bounds(sketch: Any, items: NDArray[np.float64], weights: NDArray[np.int64],
+                 at: NDArray[np.float64], strict: bool
+                 ) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+    """Bounds of the cases scoring at least (``strict``: above) each of ``at``, and ε."""
+    total = int(weights.sum())
+    if total == 0:
+        zeros = np.zeros(at.shape[0])
+        return zeros, zeros, 0.0
+    cumulative = np.concatenate(([0], np.cumsum(weights)))
+    below = cumulative[np.searchsorted(items, at, side="right" if strict else "left")]
+    ranks = below / total  # the estimated normalized rank: the share of cases below
+    distinct = {float(r) for r in ranks} | {float(r) for r in cumulative / total}
+    low = {r: max(0.0, sketch.get_rank_lower_bound(r, STD_DEVS)) for r in distinct}
+    high = {r: min(1.0, sketch.get_rank_upper_bound(r, STD_DEVS)) for r in distinct}
+    low |= {r: min(low[r], r) for r in distinct}
+    high |= {r: max(high[r], r) for r in distinct}
+    epsilon = max(max(r - low[r], high[r] - r) for r in distinct)
+    # Counts are integers: round the bounds inwards, past the float error of total * (1 - r),
+    # and never past the estimate itself (total - below, exact).
+    slack = 1e-9 * (total + 1)
+    estimate = (total - below).astype(np.float64)
+    count_low = np.ceil(total * (1.0 - np.array([high[float(r)] for r in ranks])) - slack)
+    count_high = np.floor(total * (1.0 - np.array([low[float(r)] for r in ranks])) + slack)
+    count_low = np.clip(np.minimum(count_low, estimate), 0.0, total)
+    count_high = np.clip(np.maximum(count_high, estimate), 0.0, total)
+    return count_low, count_high, epsilon
+
+
+def _sum_low(a: int, b: int, f: float) -> float:
+    """A lower bound of Σ_{i=a..b} i / (i + f): the sum of an increasing function is at
+    least its integral from a - 1 to b, ``[i - f ln(i + f)]``."""
+    if f <= 0.0:
+        return float(b - a + 1)
+    return (b - f * math.log(b + f)) - (a - 1 - f * math.log(a - 1 + f))
+
+
+def _ap_bounds(cells: dict[str, NDArray[np.float64]], p: int) -> tuple[float, float]:
+    """Bounds of Σ over the ranked positives of their precision (see the module text).
+
+    The scores are cut into cells, best first: above the top retained score, then each
+    retained score and the open interval below it. Per cell: ``low``/``high`` bound the
+    positives at or above its lower edge, ``f_lo`` the negatives above any score in it,
+    ``f_hi`` the negatives at or above any score in it, ``t_hi`` the positives at or above
+    any score in it. The i-th best positive (1-based) lies in the first cell whose count
+    reaches i: between the first whose upper bound does and the first whose lower bound
+    does. Its precision is at least i / (i + the most negatives above it) and at most
+    t / (t + the fewest), over those cells. The positives fall into runs of i where both
+    cells stay the same: one closed form a run.
+    """
+    low, high = np.maximum.accumulate(cells["low"]), np.minimum.accumulate(
+        cells["high"][::-1])[::-1]
+    f_hi, t_hi = np.maximum.accumulate(cells["f_hi"]), np.maximum.accumulate(cells["t_hi"])
+    f_lo = np.minimum.accumulate(cells["f_lo"][::-1])[::-1]  # the fewest from a cell on
+    last_cell = low.shape[0] - 1
+    cuts = np.concatenate(([1, p + 1], np.floor(high) + 1, np.floor(low) + 1))
+    cuts = np.unique(np.clip(cuts, 1, p + 1).astype(np.int64))
+    total_low = total_high = 0.0
+    for a, after in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+        b = after - 1
+        first = min(int(np.searchsorted(high, a, side="left")), last_cell)
+        last = min(int(np.searchsorted(low, a, side="left")), last_cell)
+        total_low += _sum_low(a, b, float(f_hi[last]))
+        t, f = max(float(t_hi[last]), float(b)), float(f_lo[first])
+        total_high += (b - a + 1) * (min(1.0, t / (t + f)) if t + f > 0 else 1.0)
+    return total_low, total_high
+
+
+def _bounded(sketches: tuple[Any, Any], pos_missed: int,
+             neg_missed: int) -> dict[str, Estimate]:
+    """The point values of the sketches' weighted scores and their intervals."""
+    (pos_items, pos_w), (neg_items, neg_w) = (_weighted(s) for s in sketches)
+    p, n = int(pos_w.sum()), int(neg_w.sum())
+    scores = np.concatenate((pos_items, neg_items))
+    layout = Layout(np.array([[n, p]], dtype=np.int64), "grouped", pos_missed, neg_missed,
+                    Request((), (1.0,), 2))
+    part, points = bucket_part_from_counts(
+        0, scores, np.concatenate((pos_w, np.zeros_like(neg_w))),
+        np.concatenate((np.zeros_like(pos_w), neg_w)), layout)
+    report = assemble(layout, [part] if p + n else [], [points] if p + n else [])
+    auc, ap = report.area_under_roc_curve(), report.average_precision()
+    big_p, big_n = p + pos_missed, n + neg_missed
+
+    x = np.unique(scores)[::-1]  # every retained score, best first
+    lp, up, eps_p = _tail_bounds(sketches[0], pos_items, pos_w, x, strict=False)
+    ln, un, eps_n = _tail_bounds(sketches[1], neg_items, neg_w, x, strict=False)
+    lp_gt, up_gt, _ = _tail_bounds(sketches[0], pos_items, pos_w, x, strict=True)
+    _, un_gt, _ = _tail_bounds(sketches[1], neg_items, neg_w, x, strict=True)
+    if big_p and big_n:
+        spread = (eps_p + eps_n) * p * n / (big_p * big_n)
+        auc_bounds = (max(0.0, min(auc, auc - spread)), min(1.0, max(auc, auc + spread)))
+    else:
+        auc_bounds = (auc, auc)
+    if big_p and p:
+        # Cells: above x[0]; then x[j] and the open interval (x[j+1], x[j]) for each j, the
+        # last one reaching -inf, where every count is known.
+        m = x.shape[0]
+        below_low, below_high = np.append(lp_gt[1:], p), np.append(up_gt[1:], p)
+        below_un = np.append(un_gt[1:], n)
+
+        def cells_of(top: float, at_x: NDArray[np.float64],
+                     below: NDArray[np.float64]) -> NDArray[np.float64]:
+            out = np.empty(2 * m + 1)
+            out[0], out[1::2], out[2::2] = top, at_x, below
+            return out
+
+        cells = {
+            "low": cells_of(lp_gt[0], lp, below_low),
+            "high": cells_of(up_gt[0], up, below_high),
+            "f_lo": cells_of(0.0, ln, ln),
+            "f_hi": cells_of(un_gt[0], un, below_un),
+            "t_hi": cells_of(up_gt[0], up, below_high),
+        }
+        low, high = _ap_bounds(cells, p)
+        low, high = low / big_p, high / big_p
+        ap_bounds = (max(0.0, min(ap, low)), min(1.0, max(ap, high)))
+    else:
+        ap_bounds = (ap, ap)
+    return {"roc_auc": Estimate(auc, *auc_bounds),
+            "average_precision": Estimate(ap, *ap_bounds)}

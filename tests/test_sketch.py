@@ -1,0 +1,189 @@
+"""The bounded-memory sketch mode: every value's interval holds the exact value.
+
+The exact value is a grouped :class:`ScoredPrecisionRecallEvaluation` of the same cases with
+their scores rounded to float32 (what the sketches hold), computed independently here.
+"""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rankeval import PersistenceError, ScoredPrecisionRecallEvaluation
+from rankeval.scored import sketch as sketch_module
+from rankeval.scored.sketch import Estimate, SketchEvaluation
+
+KINDS = ("all tied", "two spikes", "heavy tails", "0.1 % positives", "continuous")
+
+
+def stream(kind: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    rate = 0.001 if kind == "0.1 % positives" else 0.2
+    labels = rng.random(n) < rate
+    if kind == "all tied":
+        scores = np.full(n, 0.5)
+    elif kind == "two spikes":
+        scores = rng.choice([0.25, 0.75], n, p=[0.9, 0.1])
+        scores[labels & (rng.random(n) < 0.5)] = 0.75
+    elif kind == "heavy tails":
+        scores = rng.standard_cauchy(n) + labels * 2.0
+    elif kind == "0.1 % positives":
+        scores = rng.standard_cauchy(n) + labels * rng.normal(3.0, 1.0, n)
+    else:
+        scores = rng.normal(size=n) + labels
+    return labels, scores
+
+
+def exact(labels: np.ndarray, scores: np.ndarray, misses: int = 0,
+          negative_misses: int = 0) -> ScoredPrecisionRecallEvaluation:
+    ev = ScoredPrecisionRecallEvaluation(ties="grouped")
+    ev.add_cases(labels, scores.astype(np.float32).astype(np.float64))
+    ev.add_misses(misses)
+    ev.add_negative_misses(negative_misses)
+    return ev
+
+
+def assert_within(estimate: Estimate, value: float) -> None:
+    if np.isnan(value):
+        assert np.isnan(estimate.value)
+        return
+    assert estimate.low <= value <= estimate.high, (estimate, value)
+    assert estimate.low <= estimate.value <= estimate.high
+
+
+@settings(max_examples=150, deadline=None)
+@given(kind=st.sampled_from(KINDS), n=st.integers(2000, 30000), seed=st.integers(0, 2**32 - 1),
+       k=st.sampled_from([4, 8, 12, 50]), exact_until=st.sampled_from([0, 100, 1000]),
+       chunk=st.integers(500, 10000), misses=st.integers(0, 5),
+       one_by_one=st.integers(0, 300))
+def test_every_interval_holds_the_exact_value(kind: str, n: int, seed: int, k: int,
+                                              exact_until: int, chunk: int, misses: int,
+                                              one_by_one: int) -> None:
+    labels, scores = stream(kind, n, seed)
+    ev = SketchEvaluation(k=k, exact_until=exact_until)
+    for correct, score in zip(labels[:one_by_one].tolist(), scores[:one_by_one].tolist(),
+                              strict=True):
+        ev.add_case(correct, score)
+    for at in range(one_by_one, n, chunk):
+        ev.add_cases(labels[at:at + chunk], scores[at:at + chunk])
+    ev.add_misses(misses)
+    ev.add_negative_misses(misses)
+    want = exact(labels, scores, misses, misses)
+    got = ev.summary()
+    assert_within(got["roc_auc"], want.area_under_roc_curve())
+    assert_within(got["average_precision"], want.average_precision())
+    assert (ev.num_positive_ref(), ev.num_negative_ref()) == (want.num_positive_ref(),
+                                                              want.num_negative_ref())
+    assert not ev.exact
+
+
+def test_exact_until_the_budget_then_bounded_memory() -> None:
+    labels, scores = stream("continuous", 50_000, 1)
+    ev = SketchEvaluation(k=12, exact_until=1000)
+    ev.add_cases(labels[:1000], scores[:1000])
+    assert ev.exact
+    want = exact(labels[:1000], scores[:1000])
+    auc = ev.area_under_roc_curve()
+    assert auc == (want.area_under_roc_curve(),) * 3
+    assert auc.error == 0.0
+    ev.add_case(bool(labels[1000]), float(scores[1000]))
+    ev.add_cases(labels[1001:], scores[1001:])
+    assert not ev.exact
+    assert ev.memory_bytes() < 20_000  # two sketches of k = 12: a few KiB, not 50,000 cases
+    assert 0 < ev.average_precision().error < 0.2
+
+
+def test_merges_across_processes() -> None:
+    labels, scores = stream("heavy tails", 40_000, 2)
+    parts = [SketchEvaluation(k=12, exact_until=5000) for _ in range(3)]
+    for i, part in enumerate(parts):
+        part.add_cases(labels[i::3], scores[i::3])
+    small = SketchEvaluation(k=12, exact_until=5000)  # still exact: its cases merge in
+    small.add_cases([True, False], [3.0, -1.0])
+    merged = pickle.loads(pickle.dumps(parts[0]))
+    merged.merge(parts[1])
+    merged.merge(parts[2])
+    merged.merge(small)
+    want = exact(np.append(labels, [True, False]), np.append(scores, [3.0, -1.0]))
+    assert merged.num_cases() == 40_002
+    assert_within(merged.area_under_roc_curve(), want.area_under_roc_curve())
+    assert_within(merged.average_precision(), want.average_precision())
+    with pytest.raises(ValueError, match="cannot merge k=8 into k=12"):
+        merged.merge(SketchEvaluation(k=8))
+
+
+@pytest.mark.parametrize("exact_until", [0, 10**6])
+def test_saves_and_loads(tmp_path: Path, exact_until: int) -> None:
+    labels, scores = stream("two spikes", 20_000, 3)
+    ev = SketchEvaluation(k=8, exact_until=exact_until)
+    ev.add_cases(labels, scores)
+    ev.add_misses(2)
+    path = tmp_path / "sketch"
+    ev.save(path)
+    again = SketchEvaluation.load(path)
+    assert again.summary() == ev.summary()
+    assert repr(again) == repr(ev)
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 1
+    path.write_bytes(bytes(data))
+    with pytest.raises(PersistenceError, match="checksum mismatch"):
+        SketchEvaluation.load(path)
+    path.write_bytes(b"not a sketch")
+    with pytest.raises(PersistenceError, match="not a rankeval sketch file"):
+        SketchEvaluation.load(path)
+
+
+def state(ev: SketchEvaluation) -> Any:
+    return ev.to_bytes(), repr(ev)
+
+
+@pytest.mark.parametrize(("call", "error", "message"), [
+    (lambda ev: ev.add_case(True, float("nan")), ValueError, "NaN"),
+    (lambda ev: ev.add_cases([True, False], [0.5]), ValueError, "same length"),
+    (lambda ev: ev.add_cases([True, 2], [0.5, 0.1]), ValueError, r"correct\[1\]"),
+    (lambda ev: ev.add_misses(-1), ValueError, "non-negative"),
+    (lambda ev: ev.merge(ScoredPrecisionRecallEvaluation()), TypeError, "SketchEvaluation"),
+])
+def test_bad_input_changes_nothing(call: Any, error: type[Exception], message: str) -> None:
+    ev = SketchEvaluation(k=8, exact_until=10)
+    labels, scores = stream("continuous", 3000, 4)
+    ev.add_cases(labels, scores)
+    before = state(ev)
+    with pytest.raises(error, match=message):
+        call(ev)
+    assert state(ev) == before
+
+
+def test_a_failure_while_updating_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    ev = SketchEvaluation(k=8, exact_until=10)
+    labels, scores = stream("continuous", 3000, 5)
+    ev.add_cases(labels, scores)
+    before = state(ev)
+
+    def failing(*args: Any) -> Any:
+        raise MemoryError("injected")
+
+    monkeypatch.setattr(SketchEvaluation, "_updated", staticmethod(failing))
+    with pytest.raises(MemoryError):
+        ev.add_cases(labels, scores)
+    monkeypatch.undo()
+    assert state(ev) == before
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"k": 5}, "even number"), ({"k": 2048}, "even number"), ({"k": 2}, ">= 4"),
+    ({"exact_until": -1}, ">= 0"),
+])
+def test_settings(kwargs: dict[str, int], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        SketchEvaluation(**kwargs)
+
+
+def test_the_bounds_module_states_its_confidence() -> None:
+    assert sketch_module.STD_DEVS == 3
