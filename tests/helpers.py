@@ -113,6 +113,16 @@ def race(writers: list[threading.Thread], watch: Callable[[], None]) -> None:
         thread.join()
 
 
+def evaluator_of(labels: Any, scores: Any, ties: str = "grouped", misses: int = 0,
+                 negative_misses: int = 0) -> ScoredPrecisionRecallEvaluation:
+    """An evaluator holding these cases and misses (the local side of many comparisons)."""
+    ev = ScoredPrecisionRecallEvaluation(ties=ties)
+    ev.add_cases(labels, scores)
+    ev.add_misses(misses)
+    ev.add_negative_misses(negative_misses)
+    return ev
+
+
 def same_bits(a: object, b: object) -> bool:
     """Floats or float arrays equal bit for bit (NaN equals NaN; -0.0 differs from 0.0)."""
     x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)

@@ -15,18 +15,9 @@ from rankeval import ScoredPrecisionRecallEvaluation
 from rankeval.scored import evaluation as evaluation_module
 from rankeval.scored.kernel import operating_points
 from rankeval.scored.partitioned import Request, ranking_buckets, ranking_report
-from tests.helpers import assert_report_matches, same_bits
+from tests.helpers import assert_report_matches, evaluator_of, same_bits
 
 RANKS = (1, 3, 10, 50)
-
-
-def _evaluator(labels: Any, scores: Any, ties: str, misses: int = 0,
-               negative_misses: int = 0) -> ScoredPrecisionRecallEvaluation:
-    ev = ScoredPrecisionRecallEvaluation(ties=ties)
-    ev.add_cases(labels, scores)
-    ev.add_misses(misses)
-    ev.add_negative_misses(negative_misses)
-    return ev
 
 
 cases = st.lists(st.tuples(st.booleans(), st.sampled_from([0.0, -0.0, 0.25, 0.5, 1.0, -3.0])),
@@ -42,7 +33,7 @@ def test_a_ranking_read_in_buckets_equals_the_evaluator(
         negative_misses: int) -> None:
     labels = np.array([c for c, _ in cases], dtype=bool)
     scores = np.array([s for _, s in cases], dtype=np.float64)
-    ev = _evaluator(labels, scores, ties, misses, negative_misses)
+    ev = evaluator_of(labels, scores, ties, misses, negative_misses)
     keys, ranked = ev._merged().ranking()
     report = ranking_report(keys, ranked, ev.ties, misses, negative_misses,
                             Request(RANKS, (1.0,), points), bucket_cases=bucket)
@@ -70,9 +61,9 @@ def test_the_large_path_reads_what_the_full_path_reads(
                 ev.pr_curve(True, max_points=40), ev.pr_score_curve(max_points=7),
                 ev.pr_score_curve(True, max_points=7), ev.roc_curve(max_points=30)]
 
-    full = reads(_evaluator(labels, scores, ties, 3, 2))
+    full = reads(evaluator_of(labels, scores, ties, 3, 2))
     monkeypatch.setattr(evaluation_module, "LARGE_CASES", 100)
-    large = _evaluator(labels, scores, ties, 3, 2)
+    large = evaluator_of(labels, scores, ties, 3, 2)
     read = reads(large)
     assert "points" not in large._cache  # no full operating points were built
     assert all(same_bits(a, b) for a, b in zip(read, full, strict=True))
@@ -80,7 +71,7 @@ def test_the_large_path_reads_what_the_full_path_reads(
 
 def test_full_curves_that_would_not_fit_are_refused_before_allocating(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    ev = _evaluator([True, False, True, False], [0.9, 0.8, 0.7, 0.1], "insertion")
+    ev = evaluator_of([True, False, True, False], [0.9, 0.8, 0.7, 0.1], "insertion")
     monkeypatch.setattr(evaluation_module, "LARGE_CASES", 1)
     monkeypatch.setattr(evaluation_module, "_available_memory", lambda: 100)
     with pytest.raises(ValueError, match=r"full curves of 4 cases .*\(max_points=\)"):
@@ -91,8 +82,8 @@ def test_full_curves_that_would_not_fit_are_refused_before_allocating(
     assert ev.average_precision() == (1 + 2 / 3) / 2
 
 
-def test_the_report_through_the_evaluator() -> None:
-    ev = _evaluator([True, False, True], [0.9, 0.8, 0.1], "insertion")
+def test_the_report_through_theevaluator_of() -> None:
+    ev = evaluator_of([True, False, True], [0.9, 0.8, 0.1], "insertion")
     report = ev.report(precision_at=(1, 2, 3), betas=(1.0, 2.0), curve_points=2)
     assert report.precision_at(2) == 0.5
     assert report.average_precision() == (1 + 2 / 3) / 2
@@ -111,7 +102,7 @@ def test_every_omitted_point_is_within_the_stated_gap(
         labels: list[bool], distinct: int, points: int, ties: str, seed: int) -> None:
     y = np.array(labels, dtype=bool)
     scores = np.random.default_rng(seed).integers(0, distinct, y.shape[0]).astype(float)
-    ev = _evaluator(y, scores, ties, misses=1, negative_misses=1)
+    ev = evaluator_of(y, scores, ties, misses=1, negative_misses=1)
     report = ev.report(precision_at=(), curve_points=points)
     gap = report.curve_gap()
     keys, ranked = ev._merged().ranking()

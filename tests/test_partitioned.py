@@ -7,22 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankeval import ScoredPrecisionRecallEvaluation
 from rankeval.scored import partitioned
 from rankeval.scored.curves import curve_ranks
 from rankeval.scored.partitioned import Request, evaluate_buckets, range_bounds
-from tests.helpers import assert_report_matches, same_bits
+from tests.helpers import assert_report_matches, evaluator_of, same_bits
 
 RANKS = (1, 3, 10, 100)
-
-
-def _local(labels: np.ndarray, scores: np.ndarray, ties: str = "grouped", misses: int = 0,
-           negative_misses: int = 0) -> ScoredPrecisionRecallEvaluation:
-    ev = ScoredPrecisionRecallEvaluation(ties=ties)
-    ev.add_cases(labels, scores)
-    ev.add_misses(misses)
-    ev.add_negative_misses(negative_misses)
-    return ev
 
 
 def _data(seed: int, n: int, distinct: int, positive_rate: float) -> tuple[np.ndarray, ...]:
@@ -42,7 +32,7 @@ def test_every_value_equals_the_local_evaluator(buckets: int, distinct: int,
     request = Request(precision_ranks=RANKS, curve_points=200)
     report = evaluate_buckets(scores, labels, range_bounds(scores[sample < 0.05], buckets),
                               request=request)
-    assert_report_matches(report, _local(labels, scores), RANKS, 200)
+    assert_report_matches(report, evaluator_of(labels, scores), RANKS, 200)
 
 
 @pytest.mark.parametrize("tasks", [1, 3])
@@ -52,7 +42,8 @@ def test_counts_per_score_equal_the_cases(tasks: int) -> None:
     request = Request(precision_ranks=RANKS, curve_points=64)
     report = evaluate_buckets(scores, labels, range_bounds(scores[sample < 0.1], 5),
                               request=request, counts_from=tasks, pos_missed=2, neg_missed=1)
-    assert_report_matches(report, _local(labels, scores, misses=2, negative_misses=1), RANKS, 64)
+    local = evaluator_of(labels, scores, misses=2, negative_misses=1)
+    assert_report_matches(report, local, RANKS, 64)
 
 
 def test_counts_need_the_grouped_policy() -> None:
@@ -69,13 +60,14 @@ def test_skewed_bounds_and_misses() -> None:
     report = evaluate_buckets(scores, labels, range_bounds(top, 16),
                               request=Request(precision_ranks=RANKS, curve_points=50),
                               pos_missed=7, neg_missed=3)
-    assert_report_matches(report, _local(labels, scores, misses=7, negative_misses=3), RANKS, 50)
+    local = evaluator_of(labels, scores, misses=7, negative_misses=3)
+    assert_report_matches(report, local, RANKS, 50)
 
 
 def test_insertion_ties_follow_the_order_column() -> None:
     labels, scores, order = _data(5, 5_000, 30, 0.3)
     arrival = np.argsort(order, kind="stable")
-    local = _local(labels[arrival], scores[arrival], ties="insertion")
+    local = evaluator_of(labels[arrival], scores[arrival], ties="insertion")
     report = evaluate_buckets(scores, labels, range_bounds(scores, 7), ties="insertion",
                               order=order, request=Request(precision_ranks=RANKS))
     assert_report_matches(report, local, RANKS, 1000)
@@ -93,7 +85,7 @@ def test_insertion_without_order_and_repeated_orders_are_refused() -> None:
 def test_summing_per_partition_partials_would_not_be_exact() -> None:
     # The reason for the compressed points: AP summed per bucket, then added, is off.
     labels, scores, sample = _data(11, 200_000, 10**9, 0.02)
-    ev = _local(labels, scores)
+    ev = evaluator_of(labels, scores)
     bounds = range_bounds(scores[sample < 0.01], 64)
     ids = partitioned.bucket_ids(scores, bounds)
     points = ev._points()
@@ -127,7 +119,7 @@ def test_random_cases_and_bucketings(cases: list[tuple[bool, float]], buckets: i
     for ties in ("grouped", "insertion"):
         order = rng.permutation(scores.shape[0])
         arrival = np.argsort(order)
-        local = _local(labels[arrival], scores[arrival], ties, misses, negative_misses)
+        local = evaluator_of(labels[arrival], scores[arrival], ties, misses, negative_misses)
         report = evaluate_buckets(
             scores, labels, range_bounds(sample, buckets), ties=ties,
             order=order if ties == "insertion" else None,
@@ -171,7 +163,7 @@ def test_values_not_asked_for_are_refused_by_name() -> None:
 
 
 def test_local_downsampling() -> None:
-    ev = _local(np.array([True, False, True, True]), np.array([4.0, 3.0, 2.0, 1.0]))
+    ev = evaluator_of(np.array([True, False, True, True]), np.array([4.0, 3.0, 2.0, 1.0]))
     with pytest.raises(ValueError, match="max_points must be an integer >= 2"):
         ev.roc_curve(max_points=1)
     assert ev.pr_curve(max_points=4).tolist() == ev.pr_curve().tolist()
@@ -194,4 +186,4 @@ def test_the_report_reads_points_in_slices(distinct: int, positive_rate: float, 
     request = Request(precision_ranks=RANKS, curve_points=64)
     report = evaluate_buckets(scores, labels, range_bounds(scores[sample < 0.05], 4),
                               request=request, pos_missed=3)
-    assert_report_matches(report, _local(labels, scores, misses=3), RANKS, 64)
+    assert_report_matches(report, evaluator_of(labels, scores, misses=3), RANKS, 64)
