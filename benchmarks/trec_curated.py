@@ -81,6 +81,15 @@ CASES = [
     {"name": "num_q alone never forms a ranking, so it meets no duplicate",
      "qrels": "q1 0 a 1\n", "run": "q1 Q0 a 1 1 r\nq1 Q0 a 2 0.5 r\n",
      "args": ["-m", "num_q", "-m", "runid"]},
+    {"name": "-q: the queries before a duplicate are printed before trec_eval fails",
+     "qrels": "q1 0 a 1\nq1 0 b 0\nq2 0 a 1\nq3 0 c 1\nq3 0 d 0\n",
+     "run": "q1 Q0 a 1 0.9 r\nq1 Q0 b 2 0.5 r\nq2 Q0 a 1 0.9 r\nq3 Q0 c 1 0.9 r\n"
+            "q3 Q0 c 2 0.8 r\nq3 Q0 d 3 0.1 r\n",
+     "args": ["-q", "-m", "map", "-m", "P.1"]},
+    {"name": "-q -c: a duplicate judgment stops trec_eval at its query, in id order",
+     "qrels": "q1 0 a 1\nq2 0 a 1\nq2 0 a 0\nq3 0 c 1\n",
+     "run": "q3 Q0 c 1 0.9 r\nq3 Q0 c 2 0.8 r\nq1 Q0 a 1 0.9 r\nq2 Q0 a 1 0.9 r\n",
+     "args": ["-q", "-c", "-m", "map"]},
 ]
 
 

@@ -25,8 +25,15 @@ CASES: list[dict[str, Any]] = json.loads((DATA / "trec_eval_quirks.json").read_t
 CRASHES = {("a query id starting with # is a query in 9.x", "10.0"),
            ("a document judged twice for a query the run lacks, counted by -c's num_rel",
             "10.0")}
-PAIRS = [(case, profile) for case in CASES for profile in ("9.0.8-2020", "9.0.8", "10.0")
-         if (case["name"], profile) not in CRASHES]
+# Where every binary fails on purpose (exit 4) after printing the -q lines of the queries
+# before the one it fails on: rankeval prints the same lines, then fails with one line.
+FAILS = {"-q: the queries before a duplicate are printed before trec_eval fails",
+         "-q -c: a duplicate judgment stops trec_eval at its query, in id order"}
+PROFILES = ("9.0.8-2020", "9.0.8", "10.0")
+PAIRS = [(case, profile) for case in CASES for profile in PROFILES
+         if (case["name"], profile) not in CRASHES and case["name"] not in FAILS]
+FAILING = [(case, profile) for case in CASES for profile in PROFILES
+           if case["name"] in FAILS]
 
 
 def run_trec(tmp_path: Path, capsys: pytest.CaptureFixture[str], qrels: str, run: str,
@@ -50,10 +57,32 @@ def test_same_bytes_as_the_binary(case: dict[str, Any], profile: str, tmp_path: 
     assert out == expected["stdout"]
 
 
+@pytest.mark.parametrize(("case", "profile"), FAILING,
+                         ids=[f"{c['name']} [{p}]" for c, p in FAILING])
+def test_the_lines_printed_before_a_failure(case: dict[str, Any], profile: str,
+                                            tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    expected = case["trec_eval"][profile]
+    assert expected["status"] == 4
+    assert expected["stdout"]  # the binary did print some queries first
+    (tmp_path / "qrels").write_text(case["qrels"])
+    (tmp_path / "run").write_text(case["run"])
+    status = trec_cli.main([*case["args"], "--profile", profile, str(tmp_path / "qrels"),
+                            str(tmp_path / "run")])
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert out == expected["stdout"]
+    assert err.startswith("rankeval: error: ")
+    assert "twice for query" in err
+    assert err.count("\n") == 1
+
+
 def test_the_crashes_listed_are_crashes() -> None:
+    assert len(FAILS) == 2
     for case in CASES:
         for profile, result in case["trec_eval"].items():
-            assert (result["status"] != 0) == ((case["name"], profile) in CRASHES)
+            assert (result["status"] != 0) == ((case["name"], profile) in CRASHES
+                                               or case["name"] in FAILS)
 
 
 def test_10_with_c_refuses_a_duplicate_judgment_of_a_missing_query(

@@ -21,6 +21,7 @@ Deviation: trec_eval 10 exits with an error when a qrels query is missing from t
 from __future__ import annotations
 
 import contextlib
+import functools
 import getopt
 import os
 import sys
@@ -28,11 +29,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TextIO, TypeVar
 
+import numpy as np
+
 from rankeval.checks import MAX_COUNT
 from rankeval.errors import DataError
 from rankeval.formulas import NO_RELEVANT, NoRelevant
 from rankeval.io import os_reason, progress_bar, silence_stdout, standard_output
-from rankeval.ranking import Qrels, Run, catalogue, evaluate_run, trec_files
+from rankeval.ranking import Qrels, Run, RunEvaluation, catalogue, evaluate_run, trec_files
 from rankeval.ranking.catalogue import Profile
 
 __all__ = ["main"]
@@ -293,25 +296,55 @@ def _main(args: list[str], out: TextIO) -> int:
             del data
         else:
             run_table = trec_files.read_run(run_path, progress.update, **options)
-        qrels_table, run_table, unseen = trec_files.settle_duplicates(
-            qrels_table, run_table, qrels_strict=ten and o.complete, max_docs=o.max_docs,
-            float_scores=o.profile == "9.0.8-2020", evaluated=o.ranks)
-        qrels, run = Qrels.from_table(qrels_table), Run.from_table(run_table)
-        del qrels_table, run_table
-        progress.set_description_str("rankeval: evaluating")
+        settle = functools.partial(
+            trec_files.settle_duplicates, qrels_strict=ten and o.complete,
+            max_docs=o.max_docs, float_scores=o.profile == "9.0.8-2020", evaluated=o.ranks)
         try:
-            evaluation = evaluate_run(
-                qrels, run, o.specs, profile=o.profile, relevance_level=o.level,
-                complete=o.complete, max_docs=o.max_docs, judged_only=o.judged_only,
-                num_docs=o.num_docs, first_params_win=True, no_relevant=o.no_relevant,
-            )
-        except ValueError as problem:
-            raise DataError(run_path, None, str(problem)) from None
+            qrels_table, run_table, unseen = settle(qrels_table, run_table)
+        except trec_files.DuplicateError as problem:
+            if o.per_query:
+                # trec_eval evaluates and prints the queries before this one (in byte order
+                # of their ids) before it meets the duplicate: so do we, then fail as it does.
+                before = _queries_before(qrels_table, run_table, problem.query)
+                qrels_table, run_table, _ = settle(*before)
+                if qrels_table.qid.shape[0] and run_table.qid.shape[0]:
+                    partial = _evaluate(o, qrels_table, run_table, run_path)
+                    _write(out, partial.format(per_query=True, summary=False))
+            raise
+        progress.set_description_str("rankeval: evaluating")
+        evaluation = _evaluate(o, qrels_table, run_table, run_path)
         if unseen and o.complete and "num_rel" in evaluation.aggregates:
             # trec_eval's -c summary of num_rel counts the judgments it never looked at too.
             evaluation = evaluation._with_aggregate(
                 "num_rel", evaluation.aggregates["num_rel"] + unseen)
-    text = evaluation.format(per_query=o.per_query, summary=o.summary)
+    _write(out, evaluation.format(per_query=o.per_query, summary=o.summary))
+    return 0
+
+
+def _evaluate(o: _Options, qrels_table: trec_files.QrelsTable,
+              run_table: trec_files.RunTable, run_path: str) -> RunEvaluation:
+    qrels, run = Qrels.from_table(qrels_table), Run.from_table(run_table)
+    del qrels_table, run_table
+    try:
+        return evaluate_run(
+            qrels, run, o.specs, profile=o.profile, relevance_level=o.level,
+            complete=o.complete, max_docs=o.max_docs, judged_only=o.judged_only,
+            num_docs=o.num_docs, first_params_win=True, no_relevant=o.no_relevant,
+        )
+    except ValueError as problem:
+        raise DataError(run_path, None, str(problem)) from None
+
+
+def _queries_before(qrels: trec_files.QrelsTable, run: trec_files.RunTable, query: bytes
+                    ) -> tuple[trec_files.QrelsTable, trec_files.RunTable]:
+    """The rows of the queries whose ids sort before ``query`` (C's ``strcmp``: bytes)."""
+    q, r = qrels.qid < np.bytes_(query), run.qid < np.bytes_(query)
+    return (trec_files.QrelsTable(qrels.path, qrels.qid[q], qrels.docid[q], qrels.rel[q],
+                                  qrels.line[q]),
+            trec_files.RunTable(run.path, run.qid[r], run.docid[r], run.score[r], run.line[r],
+                                run.runid))
+
+
+def _write(out: TextIO, text: str) -> None:
     with standard_output() if out is sys.stdout else contextlib.nullcontext(out) as stream:
         stream.write(text)
-    return 0

@@ -53,6 +53,7 @@ from rankeval.errors import DataError
 from rankeval.ranking.join import first_duplicate
 
 __all__ = [
+    "DuplicateError",
     "QrelsTable",
     "RunTable",
     "parse_qrels",
@@ -306,16 +307,23 @@ def settle_duplicates(qrels: QrelsTable, run: RunTable, *, qrels_strict: bool,
     duplicate at all.
 
     Returns the tables and the number of dropped judgments above 0, which trec_eval still
-    counts in its ``-c`` summary of ``num_rel``.
+    counts in its ``-c`` summary of ``num_rel``. A duplicate trec_eval would meet raises
+    :class:`DuplicateError` for the first query where it meets one (it evaluates queries in
+    byte order of their ids, and looks at a query's run before its judgments), so that a
+    ``-q`` caller can print the queries before it first, as trec_eval has.
     """
     # The query sets are built only if a duplicate turns up (one pass each over the ids).
     judged_queries = functools.cache(lambda: set(np.unique(qrels.qid).tolist()))
     run_queries = functools.cache(lambda: set(np.unique(run.qid).tolist()))
-    run_keep = _unseen_duplicates(run.path, run.qid, run.docid, run.line, "listed",
-                                  lambda q: evaluated and q in judged_queries(),
-                                  _below_cutoff(run, max_docs, float_scores))
-    qrels_keep = _unseen_duplicates(qrels.path, qrels.qid, qrels.docid, qrels.line, "judged",
-                                    lambda q: evaluated and (qrels_strict or q in run_queries()))
+    run_keep, run_seen = _unseen_duplicates(run.path, run.qid, run.docid, run.line, "listed",
+                                            lambda q: evaluated and q in judged_queries(),
+                                            _below_cutoff(run, max_docs, float_scores))
+    qrels_keep, qrels_seen = _unseen_duplicates(
+        qrels.path, qrels.qid, qrels.docid, qrels.line, "judged",
+        lambda q: evaluated and (qrels_strict or q in run_queries()))
+    if run_seen or qrels_seen:
+        first = min(run_seen.keys() | qrels_seen.keys())
+        raise run_seen.get(first) or qrels_seen[first]
     dropped = 0
     if qrels_keep is not None:
         dropped = int(np.count_nonzero(qrels.rel[~qrels_keep] > 0))
@@ -350,8 +358,9 @@ def _below_cutoff(run: RunTable, max_docs: int | None, float_scores: bool
 def _unseen_duplicates(name: str, qid: BytesArray, docid: BytesArray, lines: IntArray,
                        verb: str, evaluated: Callable[[bytes], bool],
                        below: Callable[[BoolArray], BoolArray] | None = None
-                       ) -> BoolArray | None:
-    """Rows to keep (None: no duplicate); a duplicate trec_eval would see raises.
+                       ) -> tuple[BoolArray | None, dict[bytes, DuplicateError]]:
+    """Rows to keep (None: no duplicate), and the error of each query where trec_eval would
+    see a duplicate (the first one found in it).
 
     ``below`` marks, among the rows of queries holding a duplicate, those under trec_eval's
     ``-M`` cutoff, which it never looks at. Of the copies of one document, the one above the
@@ -359,7 +368,8 @@ def _unseen_duplicates(name: str, qid: BytesArray, docid: BytesArray, lines: Int
     evaluated query are an error.
     """
     if first_duplicate(_group_codes(qid), docid) is None:
-        return None
+        return None, {}
+    seen_twice: dict[bytes, DuplicateError] = {}
     cut = np.zeros(qid.shape[0], dtype=np.bool_)
     if below is not None:
         cut = below(_rows_of_duplicated_queries(qid, docid))
@@ -371,12 +381,12 @@ def _unseen_duplicates(name: str, qid: BytesArray, docid: BytesArray, lines: Int
         if len(rows) == 1:
             continue
         seen = [row for row in rows if not cut[row]]
-        if len(seen) > 1 and evaluated(pair[0]):
-            raise _duplicate(name, pair[0], pair[1], verb, int(lines[seen[0]]),
-                             int(lines[seen[1]]))
+        if len(seen) > 1 and evaluated(pair[0]) and pair[0] not in seen_twice:
+            seen_twice[pair[0]] = _duplicate(name, pair[0], pair[1], verb, int(lines[seen[0]]),
+                                             int(lines[seen[1]]))
         stays = seen[0] if seen else rows[0]
         keep[[row for row in rows if row != stays]] = False
-    return keep
+    return keep, seen_twice
 
 
 def _rows_of_duplicated_queries(qid: BytesArray, docid: BytesArray) -> BoolArray:
@@ -401,11 +411,20 @@ def _refuse_duplicates(
                          int(lines[second]))
 
 
+class DuplicateError(DataError):
+    """A document named twice for one query; ``query`` is that query's id (bytes)."""
+
+    def __init__(self, path: str, line: int, message: str, query: bytes) -> None:
+        super().__init__(path, line, message)
+        self.query = query
+
+
 def _duplicate(name: str, qid: bytes | np.bytes_, docid: bytes | np.bytes_, verb: str,
-               first: int, second: int) -> DataError:
+               first: int, second: int) -> DuplicateError:
     """The error for a document named twice for one query, at the second line."""
-    return DataError(name, second, f"document {_decode(docid)!r} is {verb} twice for query "
-                                   f"{_decode(qid)!r} (first on line {first})")
+    return DuplicateError(name, second, f"document {_decode(docid)!r} is {verb} twice for "
+                                        f"query {_decode(qid)!r} (first on line {first})",
+                          bytes(qid))
 
 
 # ---------------------------------------------------------------------------------------------
