@@ -187,3 +187,29 @@ def test_settings(kwargs: dict[str, int], message: str) -> None:
 
 def test_the_bounds_module_states_its_confidence() -> None:
     assert sketch_module.STD_DEVS == 3
+
+
+def test_scores_are_float32_from_the_first_case() -> None:
+    """0.1 and the next double above it are one float32: tied while exact, as sketched."""
+    ev = SketchEvaluation(exact_until=100)
+    ev.add_case(True, 0.1)
+    ev.add_case(False, float(np.nextafter(0.1, 1.0)))
+    assert ev.exact
+    assert ev.area_under_roc_curve() == (0.5, 0.5, 0.5)
+    ev.add_cases([True], [1e300])  # beyond float32: +inf, the top
+    assert ev.average_precision().value == (1.0 + 2 / 3) / 2
+
+
+@pytest.mark.parametrize("label", [True, False])
+def test_one_class_only(label: bool) -> None:
+    """An empty sketch for the other class (iterating one crashes datasketches 5.2)."""
+    ev = SketchEvaluation(k=8, exact_until=0)
+    ev.add_cases([label] * 1000, np.linspace(0.0, 1.0, 1000))
+    want = exact(np.array([label] * 1000), np.linspace(0.0, 1.0, 1000))
+    got = ev.summary()
+    for name, value in (("roc_auc", want.area_under_roc_curve()),
+                        ("average_precision", want.average_precision())):
+        if np.isnan(value):
+            assert np.isnan(got[name].value)
+        else:
+            assert_within(got[name], value)

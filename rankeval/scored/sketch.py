@@ -9,8 +9,10 @@ accurate. Memory is O(k log(n / k)) a class (tens of KiB), whatever n.
 
 Every value comes as an :class:`Estimate` ``(value, low, high)``; while the evaluator is
 exact, ``low == value == high``. The values are those of the scores **rounded to float32**
-(the sketches hold float32; a float32 classifier's scores are unchanged, and float64 scores
-closer than one float32 step become ties), with ties grouped. The bounds:
+from the first case on (the sketches hold float32, and the held cases are rounded alike, so
+the switch changes nothing but the precision; a float32 classifier's scores are unchanged,
+float64 scores closer than one float32 step become ties, and beyond float32's range a score
+becomes ±inf), with ties grouped. The bounds:
 
 * Each sketch gives, for an estimated normalized rank r̂, an interval that holds the true
   rank with the confidence of three standard deviations (DataSketches'
@@ -81,6 +83,27 @@ class Estimate(NamedTuple):
         return max(self.value - self.low, self.high - self.value)
 
 
+def _exact_evaluator() -> ScoredPrecisionRecallEvaluation:
+    """Where the cases wait until the budget: grouped, scores as float32 (5.25 B a case)."""
+    return ScoredPrecisionRecallEvaluation(ties="grouped", score_dtype="float32")
+
+
+_FLOAT32 = struct.Struct("<f")
+
+
+def _round_score(score: float) -> float:
+    """``score`` rounded to the nearest float32 (beyond its range: ±inf)."""
+    try:
+        return float(_FLOAT32.unpack(_FLOAT32.pack(score))[0])
+    except OverflowError:
+        return math.copysign(math.inf, score)
+
+
+def _round_scores(values: NDArray[np.float64]) -> NDArray[np.float64]:
+    with np.errstate(over="ignore"):
+        return values.astype(np.float32).astype(np.float64)
+
+
 def _req() -> Any:
     try:
         import datasketches
@@ -117,7 +140,7 @@ class SketchEvaluation:
         self._exact_until = check_int(exact_until, "exact_until", minimum=0)
         self._lock = threading.RLock()
         self._exact: ScoredPrecisionRecallEvaluation | None = (
-            ScoredPrecisionRecallEvaluation(ties="grouped") if self._exact_until else None)
+            _exact_evaluator() if self._exact_until else None)
         self._sketches: tuple[Any, Any] | None = (
             None if self._exact_until else (self._new_sketch(), self._new_sketch()))
         self._pending: list[tuple[bool, float]] = []
@@ -137,7 +160,7 @@ class SketchEvaluation:
     def add_case(self, correct: bool, score: float) -> None:
         """Add one scored case (NaN refused). O(1) amortised."""
         label = check_correct(correct)
-        value = check_score(score)
+        value = _round_score(check_score(score))
         with self._lock:
             if self._pos + self._neg + 1 > self._exact_until or self._sketches is not None:
                 self._pending.append((label, value))
@@ -155,7 +178,7 @@ class SketchEvaluation:
         """Add many cases; all or nothing, errors name the first bad index."""
         labels, values = check_case_arrays(correct, scores)
         with self._lock:
-            self._add(labels, values)
+            self._add(labels, _round_scores(values))
 
     def _add(self, labels: NDArray[np.bool_], values: NDArray[np.float64]) -> None:
         """Add validated cases, pending ones first, publishing everything at once."""
@@ -192,8 +215,7 @@ class SketchEvaluation:
             fresh = type(sketch).deserialize(sketch.serialize())  # O(k log n): a few KiB
             chosen = values[mine]
             if chosen.shape[0]:
-                with np.errstate(over="ignore"):
-                    fresh.update(chosen.astype(np.float32))  # beyond float32: ±inf
+                fresh.update(chosen.astype(np.float32))  # already float32 values (exact)
             out.append(fresh)
         return out[0], out[1]
 
@@ -356,7 +378,7 @@ class SketchEvaluation:
             if meta["phase"] == "exact":
                 keys = np.frombuffer(blobs[0], dtype="<f8").astype(np.float64)
                 labels = np.frombuffer(blobs[1], dtype=np.uint8).astype(np.bool_)
-                ev._exact = ScoredPrecisionRecallEvaluation(ties="grouped")
+                ev._exact = _exact_evaluator()
                 ev._exact.add_cases(labels, np.negative(keys))
                 ev._sketches = None
                 held = (int(labels.sum()), int((~labels).sum()))
@@ -399,6 +421,8 @@ class SketchEvaluation:
 # ------------------------------------------------------------------- the bounds
 def _weighted(sketch: Any) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """The sketch's retained scores (ascending, distinct) and the cases each stands for."""
+    if sketch.is_empty():  # iterating an empty REQ sketch crashes datasketches 5.2
+        return np.zeros(0, dtype=np.float64), np.zeros(0, dtype=np.int64)
     pairs = list(sketch)
     items = np.array([item for item, _ in pairs], dtype=np.float64)
     weights = np.array([weight for _, weight in pairs], dtype=np.int64)
