@@ -308,11 +308,15 @@ def _main(args: list[str], out: TextIO) -> int:
                 before = _queries_before(qrels_table, run_table, problem.query)
                 qrels_table, run_table, _ = settle(*before)
                 if qrels_table.qid.shape[0] and run_table.qid.shape[0]:
-                    partial = _evaluate(o, qrels_table, run_table, run_path)
+                    qrels, run = Qrels.from_table(qrels_table), Run.from_table(run_table)
+                    del qrels_table, run_table
+                    partial = _evaluate(o, qrels, run, run_path)
                     _write(out, partial.format(per_query=True, summary=False))
             raise
+        qrels, run = Qrels.from_table(qrels_table), Run.from_table(run_table)
+        del qrels_table, run_table  # the objects hold what evaluating needs
         progress.set_description_str("rankeval: evaluating")
-        evaluation = _evaluate(o, qrels_table, run_table, run_path)
+        evaluation = _evaluate(o, qrels, run, run_path)
         if unseen and o.complete and "num_rel" in evaluation.aggregates:
             # trec_eval's -c summary of num_rel counts the judgments it never looked at too.
             evaluation = evaluation._with_aggregate(
@@ -321,10 +325,7 @@ def _main(args: list[str], out: TextIO) -> int:
     return 0
 
 
-def _evaluate(o: _Options, qrels_table: trec_files.QrelsTable,
-              run_table: trec_files.RunTable, run_path: str) -> RunEvaluation:
-    qrels, run = Qrels.from_table(qrels_table), Run.from_table(run_table)
-    del qrels_table, run_table
+def _evaluate(o: _Options, qrels: Qrels, run: Run, run_path: str) -> RunEvaluation:
     try:
         return evaluate_run(
             qrels, run, o.specs, profile=o.profile, relevance_level=o.level,
