@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"cases in chunks of {args.chunk:,} through add_cases, then one summary(); 'time vs"
           " exact' is against the exact grouped evaluator doing the same in the same run; the"
           f" exact evaluator holds {9.25 * args.n / 2**20:,.0f} MiB. Bounds: DataSketches' rank"
-          " bounds at 3 standard deviations, widened WIDEN times (docs/semantics.md, sketch mode).")
+          " bounds at 3 standard deviations, widened by WIDEN (docs/semantics.md, sketch mode).")
     coverage(args.coverage)
     return 0
 

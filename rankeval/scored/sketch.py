@@ -18,9 +18,9 @@ becomes ±inf), with ties grouped. The bounds:
   rank with the confidence of three standard deviations (DataSketches'
   ``get_rank_lower_bound`` / ``get_rank_upper_bound``) at that one rank; over all the ranks
   of a sketch at once it does not, so its half-width is widened :data:`WIDEN` (3) times
-  (measured: exceeded by up to 1.53 times, in 35 % of 600 adversarial sketches). An estimated rank only takes the values its
-  retained items give, so ``ε`` = the widest half-interval over those values bounds the
-  class's rank error at every score.
+  (measured: exceeded by up to 1.53 times, in 35 % of 600 adversarial sketches). An
+  estimated rank only takes the values its retained items give, so ``ε`` = the widest
+  half-interval over those values bounds the class's rank error at every score.
 * **ROC area**: it is ∫ F⁻ dF⁺ (mid-ranks for ties); integrating by parts, an error of at
   most ε⁺ in F⁺ and ε⁻ in F⁻ moves it by at most ε⁺ + ε⁻, scaled by the share of the
   pairs that are between ranked cases (pairs with a miss are known exactly).
