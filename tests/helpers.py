@@ -19,9 +19,11 @@ from tests.reference import Reference
 
 
 def store_tiers(min_buffer: int, pending_limit: int) -> AbstractContextManager[Any]:
-    """The store's tier sizes for a ``with`` block (tests shrink them to hit every merge path)."""
+    """The store's tier sizes for a ``with`` block (tests shrink them to hit every merge path);
+    every run then keeps its positive counts in the compact form, whatever its size."""
     return mock.patch.multiple(
-        rankeval.scored.store, MIN_BUFFER=min_buffer, PENDING_LIMIT=pending_limit
+        rankeval.scored.store, MIN_BUFFER=min_buffer, PENDING_LIMIT=pending_limit,
+        DENSE_CASES=0,
     )
 
 

@@ -28,6 +28,16 @@ def plain_cum(labels: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return np.concatenate(([0], np.cumsum(labels, dtype=np.int64)))
 
 
+@pytest.fixture(params=["compact", "dense"], autouse=False)
+def counts_form(request: pytest.FixtureRequest) -> Any:
+    """Both forms of PositiveCounts: compact at every size, or the plain running count."""
+    limit = 0 if request.param == "compact" else 1 << 30
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rankeval.scored.store, "DENSE_CASES", limit)
+        yield request.param
+
+
+@pytest.mark.usefixtures("counts_form")
 class TestPositiveCounts:
     # Around the word (8) and superblock (4,096) edges, and a few blocks of the build loop.
     SIZES = (0, 1, 7, 8, 9, 15, 16, 17, 4095, 4096, 4097, 4103, 4104, 8192, 8199,

@@ -18,7 +18,7 @@ becomes ±inf), with ties grouped. The bounds:
   rank with the confidence of three standard deviations (DataSketches'
   ``get_rank_lower_bound`` / ``get_rank_upper_bound``) at that one rank; over all the ranks
   of a sketch at once it does not, so its half-width is widened :data:`WIDEN` (3) times
-  (measured: exceeded by up to 1.53 times, in 35 % of 600 adversarial sketches). An
+  (measured: exceeded by up to about 1.5-1.6 times, in a third of 600 sketches). An
   estimated rank only takes the values its retained items give, so ``ε`` = the widest
   half-interval over those values bounds the class's rank error at every score.
 * **ROC area**: it is ∫ F⁻ dF⁺ (mid-ranks for ties); integrating by parts, an error of at
@@ -65,9 +65,9 @@ __all__ = ["Estimate", "SketchEvaluation"]
 STD_DEVS = 3
 # Those bounds hold at one rank at a time; over every retained score of a sketch they do not:
 # in 600 sketches of adversarial streams (k from 8 to 200, up to 200,000 cases; the second
-# table of benchmarks/bench_sketch.py) some rank fell outside them in 35 % of the sketches, by
-# up to 1.53 times the half-width. So the half-widths used here are WIDEN times DataSketches',
-# twice the worst seen.
+# table of benchmarks/bench_sketch.py) some rank fell outside them in about a third of the
+# sketches, by up to 1.5-1.6 times the half-width (it varies from run to run: the sketches'
+# randomness cannot be seeded). So the half-widths used here are WIDEN times DataSketches'.
 WIDEN = 3.0
 # Adds a sketch takes at once; add_case's wait in a list until then (or a read).
 _PENDING = 4096

@@ -150,6 +150,12 @@ def _word_sums(words: NDArray[np.uint64]) -> NDArray[np.uint64]:
     return out
 
 
+# Runs of fewer cases keep a plain running count (8 bytes a case, at most 2 MiB a run):
+# the buffer, staged batches and windows fold and merge small runs constantly, and a plain
+# count is built and read with one NumPy call. Tests lower it to 0 to exercise the compact form.
+DENSE_CASES = 1 << 18
+
+
 class PositiveCounts:
     """``cum[i]``, the positives among the first ``i`` labels, in a quarter byte a case.
 
@@ -158,15 +164,24 @@ class PositiveCounts:
     0.25 bytes a case instead of a running int64 count's 8. ``cum[i]`` adds the
     two and the true labels among at most seven more, read as the bytes of one
     64-bit word. Complexity: O(1) a lookup, vectorised over arrays of ranks;
-    O(n) to build, in blocks (no per-case temporary).
+    O(n) to build, in blocks (no per-case temporary). Runs of fewer than
+    :data:`DENSE_CASES` cases keep the plain running count instead (``_dense``).
     """
 
-    __slots__ = ("_big", "_labels", "_small", "_tail", "_words", "size", "total")
+    __slots__ = ("_big", "_dense", "_labels", "_small", "_tail", "_words", "size", "total")
 
     def __init__(self, labels: BoolArray) -> None:
         n = int(labels.shape[0])
-        full = n // _WORD
         self._labels = labels
+        self.size = n
+        if n < DENSE_CASES:
+            dense = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(labels, out=dense[1:])
+            self._dense: IntArray | None = dense
+            self.total = int(dense[-1])
+            return
+        self._dense = None
+        full = n // _WORD
         # Little-endian words: the first label of a word is its lowest byte.
         self._words = labels[: full * _WORD].view("<u8") if full else np.zeros(0, "<u8")
         small = empty(full + 1, np.uint16)
@@ -192,11 +207,12 @@ class PositiveCounts:
         tail = np.zeros(_WORD, dtype=np.int64)
         np.cumsum(labels[full * _WORD :], out=tail[1 : n - full * _WORD + 1])
         self._tail = tail  # positives among the first j labels after the full words
-        self.size = n
         self.total = carry + int(tail[n - full * _WORD])
 
     def __getitem__(self, index: int) -> int:
         """Positives among the first ``index`` labels (0 <= index <= size; -1: all)."""
+        if self._dense is not None:
+            return int(self._dense[index])
         if index < 0:
             index += self.size + 1
         word, rest = index >> 3, index & 7
@@ -211,6 +227,8 @@ class PositiveCounts:
 
     def take(self, index: IntArray) -> IntArray:
         """``cum[index]`` for an array of ranks (0 <= index <= size). Complexity: O(len)."""
+        if self._dense is not None:
+            return self._dense[index]  # a new array: callers may change it
         word = index >> 3
         out: IntArray = self._big[index >> 12]
         out += self._small[word]
@@ -236,6 +254,8 @@ class PositiveCounts:
 
         Complexity: O(log n + 4096).
         """
+        if self._dense is not None:
+            return int(self._dense.searchsorted(m, side="left")) - 1
         block = int(self._big.searchsorted(m, side="left")) - 1  # its superblock
         start = block * _SUPER
         within = np.cumsum(self._labels[start : start + _SUPER], dtype=np.int64)
@@ -243,6 +263,8 @@ class PositiveCounts:
 
     def to_array(self) -> IntArray:
         """The whole running count ``[0, cumsum(labels)]`` (n + 1 int64). O(n)."""
+        if self._dense is not None:
+            return self._dense.copy()
         cum = np.zeros(self.size + 1, dtype=np.int64)
         np.cumsum(self._labels, out=cum[1:])
         return cum
