@@ -164,8 +164,8 @@ def memory_table(window: int) -> None:
     common.print_table(["contender", "window", "B per windowed case", "final ROC AUC"], rows)
     print(f"RSS growth over a stream of {2 * window:,} cases (read every {READ_EVERY:,}th add) /"
           " W, each contender in a fresh process; continuous scores; no target. rankeval stores"
-          " 28 B a case (sorted key, label and running count 17 B; arrival ring 9 B; batch sort"
-          " orders 2 B); the rest is freed merge temporaries glibc keeps.")
+          " about 20 B a case (sorted key, label and positive counts 9.25 B; arrival ring 9 B;"
+          " batch sort orders 2 B); the rest is merge temporaries and the allocator's slack.")
 
 
 def window_streams(args: argparse.Namespace) -> Iterator[tuple[str, list[bool], list[float],
