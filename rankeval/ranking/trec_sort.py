@@ -58,7 +58,7 @@ UNJUDGED = -2
 PAD = -(2**40)
 
 # Padded batches hold at most this many cells (queries x longest ranking) at a time.
-_BATCH_CELLS = 1 << 22
+_BATCH_CELLS = 1 << 18
 # Cells sorted, and rows joined with the qrels, at a time by the equal-length fast path (so
 # that their temporaries stay in cache).
 _SORT_CELLS = 1 << 16
