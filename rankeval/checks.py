@@ -107,12 +107,17 @@ def check_score_dtype(value: object) -> str:
 _FLOAT32 = struct.Struct("<f")
 
 
+def float32_rounded(score: float) -> float:
+    """``score`` rounded to the nearest float32, as C does (beyond its range: ±inf)."""
+    try:
+        return float(_FLOAT32.unpack(_FLOAT32.pack(score))[0])
+    except OverflowError:  # finite, beyond float32's range
+        return math.copysign(math.inf, score)
+
+
 def fits_float32(score: float) -> bool:
     """Whether a float32 holds ``score`` exactly (±inf and ±0.0 included; not NaN)."""
-    try:
-        return bool(_FLOAT32.unpack(_FLOAT32.pack(score))[0] == score)
-    except OverflowError:  # finite, beyond float32's range
-        return False
+    return float32_rounded(score) == score
 
 
 def float32_error(score: float, name: str = "score") -> ValueError:

@@ -54,6 +54,7 @@ from rankeval.checks import (
     check_int,
     check_score,
     check_total,
+    float32_rounded,
 )
 from rankeval.errors import PersistenceError
 from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
@@ -94,17 +95,6 @@ class Estimate(NamedTuple):
 def _exact_evaluator() -> ScoredPrecisionRecallEvaluation:
     """Where the cases wait until the budget: grouped, scores as float32 (5.25 B a case)."""
     return ScoredPrecisionRecallEvaluation(ties="grouped", score_dtype="float32")
-
-
-_FLOAT32 = struct.Struct("<f")
-
-
-def _round_score(score: float) -> float:
-    """``score`` rounded to the nearest float32 (beyond its range: ±inf)."""
-    try:
-        return float(_FLOAT32.unpack(_FLOAT32.pack(score))[0])
-    except OverflowError:
-        return math.copysign(math.inf, score)
 
 
 def _round_scores(values: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -170,7 +160,7 @@ class SketchEvaluation:
         """Add one scored case (NaN refused). O(1) amortised: cases wait in a list, and go
         into the held cases or the sketches a few thousand at a time (or at a read)."""
         label = check_correct(correct)
-        value = _round_score(check_score(score))
+        value = float32_rounded(check_score(score))
         with self._lock:
             if len(self._pending) >= _PENDING:
                 self._fold()  # all or nothing, before this case is added
