@@ -16,7 +16,7 @@ import math
 import numbers
 import struct
 import sys
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any, TypeVar
 
 import numpy as np
@@ -287,14 +287,24 @@ def _counts_array(array: NDArray[Any], name: str) -> NDArray[np.int64]:
                 raise ValueError(f"{name}[{i}] must be non-negative, got {int(array[i])}")
         return array.astype(np.int64)
     if array.dtype.kind == "O" or array.size == 0:
-        out = np.empty(array.shape[0], dtype=np.int64)
-        for i, item in enumerate(array.tolist()):
-            number = _non_negative_int(item, f"{name}[{i}]", f"{name}[{i}] must be non-negative")
-            if number > MAX_COUNT:
-                raise ValueError(f"{name}[{i}] {number} is beyond the supported 2**63 - 1")
-            out[i] = number
-        return out
+        return _item_by_item(array, np.int64, _count_item, name)
     raise TypeError(f"{name} must hold non-negative integers, got dtype {array.dtype}")
+
+
+def _count_item(item: object, where: str) -> int:
+    number = _non_negative_int(item, where, f"{where} must be non-negative")
+    if number > MAX_COUNT:
+        raise ValueError(f"{where} {number} is beyond the supported 2**63 - 1")
+    return number
+
+
+def _item_by_item(array: NDArray[Any], dtype: type[np.generic],
+                  convert: Callable[[Any, str], Any], name: str) -> NDArray[Any]:
+    """An object (or empty) array converted one element at a time; errors name the index."""
+    out = np.empty(array.shape[0], dtype=dtype)
+    for i, item in enumerate(array.tolist()):
+        out[i] = convert(item, f"{name}[{i}]")
+    return out
 
 
 def _as_1d(values: Any, name: str) -> NDArray[Any]:
@@ -343,10 +353,7 @@ def _labels_array(array: NDArray[Any]) -> NDArray[np.bool_]:
             raise ValueError(f"correct[{i}] must be a bool or 0/1, got {array[i]!r}")
         return array.astype(np.bool_)
     if array.dtype.kind == "O" or array.size == 0:
-        out = np.empty(array.shape[0], dtype=np.bool_)
-        for i, item in enumerate(array.tolist()):
-            out[i] = check_correct(item, f"correct[{i}]")
-        return out
+        return _item_by_item(array, np.bool_, check_correct, "correct")
     raise TypeError(f"correct must hold bools or 0/1 integers, got dtype {array.dtype}")
 
 
@@ -360,9 +367,7 @@ def _scores_array(array: NDArray[Any]) -> NDArray[np.float64]:
                 i = _first_bad(too_large)
                 raise ValueError(f"scores[{i}] {array[i]!r} is too large for a double")
     elif array.dtype.kind == "O" or array.size == 0:
-        values = np.empty(array.shape[0], dtype=np.float64)
-        for i, item in enumerate(array.tolist()):
-            values[i] = check_score(item, f"scores[{i}]")
+        values = _item_by_item(array, np.float64, check_score, "scores")
     else:
         raise TypeError(f"scores must hold real numbers, got dtype {array.dtype}")
     nan = np.isnan(values)

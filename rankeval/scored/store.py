@@ -150,6 +150,13 @@ def _word_sums(words: NDArray[np.uint64]) -> NDArray[np.uint64]:
     return out
 
 
+def _running_count(labels: BoolArray) -> IntArray:
+    """``[0, cumsum(labels)]`` as int64. O(n)."""
+    cum = np.zeros(labels.shape[0] + 1, dtype=np.int64)
+    np.cumsum(labels, out=cum[1:])
+    return cum
+
+
 # Runs of fewer cases keep a plain running count (8 bytes a case, at most 2 MiB a run):
 # the buffer, staged batches and windows fold and merge small runs constantly, and a plain
 # count is built and read with one NumPy call. Tests lower it to 0 to exercise the compact form.
@@ -175,8 +182,7 @@ class PositiveCounts:
         self._labels = labels
         self.size = n
         if n < DENSE_CASES:
-            dense = np.zeros(n + 1, dtype=np.int64)
-            np.cumsum(labels, out=dense[1:])
+            dense = _running_count(labels)
             self._dense: IntArray | None = dense
             self.total = int(dense[-1])
             return
@@ -265,9 +271,7 @@ class PositiveCounts:
         """The whole running count ``[0, cumsum(labels)]`` (n + 1 int64). O(n)."""
         if self._dense is not None:
             return self._dense.copy()
-        cum = np.zeros(self.size + 1, dtype=np.int64)
-        np.cumsum(self._labels, out=cum[1:])
-        return cum
+        return _running_count(self._labels)
 
     def check(self) -> None:
         """Assert every count, scalar and vectorised, against a plain running count. O(n)."""
