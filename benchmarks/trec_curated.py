@@ -90,6 +90,10 @@ CASES = [
      "qrels": "q1 0 a 1\nq2 0 a 1\nq2 0 a 0\nq3 0 c 1\n",
      "run": "q3 Q0 c 1 0.9 r\nq3 Q0 c 2 0.8 r\nq1 Q0 a 1 0.9 r\nq2 Q0 a 1 0.9 r\n",
      "args": ["-q", "-c", "-m", "map"]},
+    {"name": "-c with no query in common: 10.0 evaluates the qrels queries, 9.x refuses",
+     "qrels": "q1 0 a 1\nq1 0 b 0\nq3 0 c 2\n", "run": "q4 Q0 a 1 1 r\nq2 Q0 a 1 1 s\n",
+     "args": ["-q", "-c", "-m", "runid", "-m", "map", "-m", "num_ret", "-m", "P.1", "-m", "relstring.2",
+              "-m", "num_q"]},
 ]
 
 

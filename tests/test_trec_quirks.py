@@ -29,9 +29,12 @@ CRASHES = {("a query id starting with # is a query in 9.x", "10.0"),
 # before the one it fails on: rankeval prints the same lines, then fails with one line.
 FAILS = {"-q: the queries before a duplicate are printed before trec_eval fails",
          "-q -c: a duplicate judgment stops trec_eval at its query, in id order"}
+# Where a binary refuses the input as a whole (exit 7, nothing printed): so must we.
+NO_SHARED = "-c with no query in common: 10.0 evaluates the qrels queries, 9.x refuses"
+REFUSALS = {(NO_SHARED, "9.0.8-2020"), (NO_SHARED, "9.0.8")}
 PROFILES = ("9.0.8-2020", "9.0.8", "10.0")
 PAIRS = [(case, profile) for case in CASES for profile in PROFILES
-         if (case["name"], profile) not in CRASHES and case["name"] not in FAILS]
+         if (case["name"], profile) not in CRASHES | REFUSALS and case["name"] not in FAILS]
 FAILING = [(case, profile) for case in CASES for profile in PROFILES
            if case["name"] in FAILS]
 
@@ -81,8 +84,23 @@ def test_the_crashes_listed_are_crashes() -> None:
     assert len(FAILS) == 2
     for case in CASES:
         for profile, result in case["trec_eval"].items():
-            assert (result["status"] != 0) == ((case["name"], profile) in CRASHES
+            assert (result["status"] != 0) == ((case["name"], profile) in CRASHES | REFUSALS
                                                or case["name"] in FAILS)
+
+
+@pytest.mark.parametrize("profile", ["9.0.8-2020", "9.0.8"])
+def test_9_refuses_c_with_no_query_in_common(profile: str, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    case = next(c for c in CASES if c["name"] == NO_SHARED)
+    assert case["trec_eval"][profile] == {"status": 7, "stdout": ""}
+    (tmp_path / "qrels").write_text(case["qrels"])
+    (tmp_path / "run").write_text(case["run"])
+    status = trec_cli.main([*case["args"], "--profile", profile, str(tmp_path / "qrels"),
+                            str(tmp_path / "run")])
+    out, err = capsys.readouterr()
+    assert (status, out) == (1, "")
+    assert err == ("rankeval: error: " + str(tmp_path / "run")
+                   + ": no queries with both results and relevance information\n")
 
 
 def test_10_with_c_refuses_a_duplicate_judgment_of_a_missing_query(

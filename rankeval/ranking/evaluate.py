@@ -374,7 +374,9 @@ def evaluate_run(
     ------
     ValueError
         Unknown measure or option value, a measure that does not support ``ties="average"``,
-        or no query with both results and judgments.
+        or no query with both results and judgments (except under ``profile="10.0"`` with
+        ``complete=True``, where trec_eval 10 evaluates every qrels query as one the run
+        lacks).
     TypeError
         Wrong input types.
 
@@ -448,7 +450,8 @@ def evaluate_run(
     ranked, queries, retrieved = _rank(
         qrels_obj, run_obj, complete=complete, no_relevant=no_relevant, level=level, ties=ties,
         precision=precision, max_docs=max_docs, judged_only=check_flag(judged_only, "judged_only"),
-        require_shared=not _batch,
+        # trec_eval 10 evaluates every qrels query under -c, so it needs no shared query.
+        require_shared=not _batch and not (complete and not catalogue.is_nine(profile)),
     )
     # trec_eval 10 ranks a query the run lacks (-c) as one unjudged document, which -J and
     # -M 0 then drop; see _evaluate.
