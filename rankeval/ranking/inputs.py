@@ -401,14 +401,15 @@ class Qrels:
         docid = as_objects(as_bytes(self.docid))
         return PairIndex(self.query, docid, doc_hash(docid))
 
-    def _join(self, run: Run) -> tuple[DocIds, NDArray[np.uint64], PairIndex]:
+    def _join(self, run: Run) -> tuple[DocIds, NDArray[np.uint64] | None, PairIndex]:
         """Run document ids and hashes comparable with this qrels' ids, and the join index.
 
         The index is built once per Qrels (and id kind) and reused by every evaluation.
         """
         run_kind, own_kind = run.docid.dtype.kind, self.docid.dtype.kind
         if run_kind == own_kind or (run_kind in "iu" and own_kind in "iu"):
-            return run.docid, run._hashes, self._native_index
+            # Hashes known already (a run built from arrays), else hashed as looked up.
+            return run.docid, run.__dict__.get("_hashes"), self._native_index
         if "O" in (run_kind, own_kind):  # very unequal id lengths on one side
             return run._docid_objects, run._object_hashes, self._object_index
         return run._docid_bytes, run._bytes_hashes, self._bytes_index
@@ -655,8 +656,9 @@ class Run:
         if listed:
             known = set(query_ids)
             query_ids += tuple(q for q in listed if q not in known)
-        hashes = doc_hash(docid)
+        run = cls(query_ids, query, docid, score, runid)
         if check_duplicates:
+            hashes = doc_hash(docid)
             dup = first_duplicate(query, docid, hashes,
                                   blocks=segments if coded.grouped else None)
             if dup is not None:
@@ -664,11 +666,13 @@ class Run:
                     f"document {_text(docid[dup[1]].item())!r} is listed twice for query "
                     f"{query_ids[int(query[dup[1]])]!r} (rows {dup[0]} and {dup[1]})"
                 )
-        for array in (query, docid, score, hashes, segments):
+            hashes.flags.writeable = False
+            # Seed the cached property: hashed once, here. A run read from a file (checked
+            # by the reader) is hashed block by block as it is joined instead: its hashes
+            # are never all in memory.
+            run.__dict__["_hashes"] = hashes
+        for array in (query, docid, score, segments):
             array.flags.writeable = False
-        run = cls(query_ids, query, docid, score, runid)
-        # Seed the cached properties: computed once, here.
-        run.__dict__["_hashes"] = hashes
         run.__dict__["_segments"] = segments
         return run
 

@@ -56,6 +56,8 @@ _LITTLE = sys.byteorder == "little"
 _BLOCK = 1 << 15
 # Pairs probed at a time by PairIndex.matches_grid, for the same reason.
 _PROBE_ROWS = 1 << 17
+# Pairs placed at a time when a PairIndex is built.
+_BUILD_ROWS = 1 << 16
 
 
 def _mix(z: UIntArray, scratch: UIntArray) -> UIntArray:
@@ -292,7 +294,7 @@ def _same_ids(a: NDArray[np.generic], b: NDArray[np.generic]) -> BoolArray:
 class PairIndex:
     """An exact hash index of distinct ``(query code, document id)`` pairs.
 
-    Each query owns a small open-addressing table (a power of two, at least eight slots per
+    Each query owns a small open-addressing table (a power of two, at least four slots per
     judgment) inside one array, so the lookups of one query's documents stay within a few
     cache lines. A slot is one 64-bit word: the document hash's high bits with the row
     (plus one; 0 marks an empty slot) in the low ``row_bits`` bits, so a probe is one plain
@@ -322,18 +324,28 @@ class PairIndex:
         doc = doc_hash(docid) if hashes is None else hashes
         queries = int(self.query.max(initial=-1)) + 1
         per_query = np.bincount(self.query, minlength=queries)
-        # Per-query table sizes: powers of two >= 8 * judgments (>= 16).
-        bits = np.ceil(np.log2(np.maximum(8 * per_query, 16))).astype(np.int64)
+        # Per-query table sizes: powers of two >= 4 * judgments (>= 16): at most a quarter
+        # full, so a probe for an absent document (most of a run) meets an empty slot first
+        # three times in four.
+        bits = np.ceil(np.log2(np.maximum(4 * per_query, 16))).astype(np.int64)
         self._mask = (np.int64(1) << bits) - 1
         self._base = np.zeros(queries + 1, dtype=np.int64)
         np.cumsum(self._mask + 1, out=self._base[1:])
         # Rows 0..m-1 are stored as 1..m: they fit in the low row_bits bits of a slot.
         self._row_mask = np.int64((1 << m.bit_length()) - 1)
         self._table = np.zeros(int(self._base[-1]), dtype=np.int64)
-        keys = doc.view(np.int64)
-        words = (keys & ~self._row_mask) | np.arange(1, m + 1, dtype=np.int64)
-        base, mask = self._base[self.query], self._mask[self.query]
-        pending = np.arange(m, dtype=np.int64)
+        # In blocks of rows (a block's rows see the earlier blocks' slots as taken): the
+        # temporaries stay a few MB whatever m is.
+        for lo in range(0, m, _BUILD_ROWS):
+            self._insert(lo, min(lo + _BUILD_ROWS, m), doc)
+
+    def _insert(self, lo: int, hi: int, doc: UIntArray) -> None:
+        """Place rows ``lo:hi`` (linear probing within each query's table)."""
+        keys = doc[lo:hi].view(np.int64)
+        words = (keys & ~self._row_mask) | np.arange(lo + 1, hi + 1, dtype=np.int64)
+        query = self.query[lo:hi]
+        base, mask = self._base[query], self._mask[query]
+        pending = np.arange(hi - lo, dtype=np.int64)
         slots = base + (keys & mask)
         while pending.size:
             free = self._table[slots] == 0

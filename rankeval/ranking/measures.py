@@ -772,8 +772,25 @@ def _dcg_parts(
 
     With ``ideal="retrieved"`` the ideal comes from all retrieved documents even when
     ``width`` is smaller.
+
+    Kept in the batch's memo: ``ndcg``, ``ndcg_cut``, ``ndcg_rel`` and ``Rndcg`` with the
+    same gains share one computation (a ``width`` covering every rank and every judgment
+    is the same as none).
     """
     table = _gain_table(batch, request, options)
+    if width is not None and width >= max(batch.width, int(batch.rel_levels.sum(axis=1).max(
+            initial=0))):
+        width = None
+    key = ("dcg", tuple(sorted(table.items())), width, options.ideal, options.average_ties,
+           options.discount)
+    parts: _Dcg | None = batch.memo.get(key)
+    if parts is None:
+        parts = batch.memo[key] = _new_dcg_parts(batch, table, options, width)
+    return parts
+
+
+def _new_dcg_parts(batch: QueryBatch, table: dict[int, float], options: MeasureOptions,
+                   width: int | None) -> _Dcg:
     needs_all = options.ideal == "retrieved" or options.average_ties
     all_gains = _gains(batch, table, None if needs_all else width)
     gains = all_gains if width is None else all_gains[:, :width]
@@ -882,32 +899,47 @@ def _ndcg_rel(batch: QueryBatch, request: MeasureRequest, options: MeasureOption
 
 
 def _r_ndcg(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
-    """Rndcg: nDCG averaged at the points where the ideal gain changes level."""
+    """Rndcg: nDCG averaged at the points where the ideal gain changes level.
+
+    At every rank j (1-based) where the ideal ranking's gain changes, and at its end ni, the
+    run's DCG at min(j, num_ret) over the ideal DCG at j, when the latter is positive; then
+    the run's whole DCG over the ideal's when the run is longer than ni + 1. The terms are
+    summed left to right (a running sum over a zero-filled matrix: trec_eval's order) and
+    divided by their count (0/0 when there is none, as in trec_eval).
+    """
     parts = _dcg_parts(batch, request, options)
-    out = np.zeros(batch.size)
-    rel = batch.num_rel
-    for row in range(batch.size):
-        if rel[row] == 0:
-            continue
-        ni = int(parts.ideal_len[row])
-        nr = int(batch.num_ret[row])
-        ideal = parts.ideal[row, :ni]
-        changes = [j for j in range(1, ni) if ideal[j] != ideal[j - 1]] + [ni]
-        total = 0.0
-        count = 0
-        for j in changes:
-            ideal_dcg = float(parts.ideal_prefix[row, j - 1]) if j >= 1 else 0.0
-            if ideal_dcg > 0.0:
-                upto = min(j, nr)
-                dcg = float(parts.run_prefix[row, upto - 1]) if upto else 0.0
-                total += dcg / ideal_dcg
-                count += 1
-        if ni + 1 < nr:
-            ideal_dcg = float(parts.ideal_prefix[row, ni - 1]) if ni else 0.0
-            if ideal_dcg > 0.0:
-                total += float(parts.run_prefix[row, nr - 1]) / ideal_dcg
-                count += 1
-        out[row] = total / count if count else math.nan
+    b = batch.size
+    ni = parts.ideal_len.astype(np.int64)
+    nr = batch.num_ret
+    total = np.zeros(b)
+    count = np.zeros(b, dtype=np.int64)
+    width = int(parts.ideal.shape[1])
+    if b and width:
+        j = np.arange(1, width + 1, dtype=np.int64)[None, :]
+        level_change = np.zeros((b, width), dtype=bool)
+        level_change[:, :-1] = parts.ideal[:, 1:] != parts.ideal[:, :-1]
+        point = (level_change & (j < ni[:, None])) | (j == ni[:, None])
+        ideal_dcg = parts.ideal_prefix
+        point &= ideal_dcg > 0.0
+        upto = np.minimum(j, nr[:, None]) - 1
+        if parts.run_prefix.shape[1]:
+            run_dcg = np.take_along_axis(
+                parts.run_prefix, np.clip(upto, 0, parts.run_prefix.shape[1] - 1), axis=1)
+            run_dcg = np.where(upto >= 0, run_dcg, 0.0)
+        else:
+            run_dcg = np.zeros((b, width))
+        terms = np.where(point, run_dcg / np.where(point, ideal_dcg, 1.0), 0.0)
+        total = np.cumsum(terms, axis=1)[:, -1]
+        count = point.sum(axis=1)
+    tail_ideal = _at(parts.ideal_prefix, ni - 1)
+    tail = (ni + 1 < nr) & (tail_ideal > 0.0)
+    if tail.any():
+        rows = np.flatnonzero(tail)
+        total[rows] += _at(parts.run_prefix, nr - 1)[rows] / tail_ideal[rows]
+        count[rows] += 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(count > 0, total / np.maximum(count, 1), math.nan)
+    out[batch.num_rel == 0] = 0.0
     return _col(out)
 
 

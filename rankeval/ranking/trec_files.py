@@ -44,7 +44,7 @@ import math
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 from numpy.typing import NDArray
@@ -67,6 +67,8 @@ BytesArray = NDArray[np.bytes_]
 IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
+#: 1-based line numbers: int32 while they fit, else int64.
+LineArray = NDArray[np.signedinteger[Any]]
 #: A progress report: called with the number of bytes just parsed.
 Progress = Callable[[int], None]
 
@@ -80,7 +82,12 @@ _MAX_FAST_WIDTH = 64
 # The fields holding ids (query, document) in both file kinds.
 _ID_FIELDS = (0, 2)
 # The fast path tokenises this many bytes (rounded up to a line end) at a time.
-_CHUNK_BYTES = 1 << 22
+_CHUNK_BYTES = 1 << 20
+# What the block parser returns: the columns asked for (the last one read as numbers), the
+# line number of every row, and the last field of the last line.
+_Fields = tuple[list[NDArray[Any]], LineArray, bytes]
+# Reads a column of number tokens (file name and line numbers for messages).
+_Number = Callable[[str, BytesArray, LineArray], NDArray[Any]]
 
 
 @dataclass(frozen=True)
@@ -95,7 +102,7 @@ class RunTable:
         Query and document identifiers as the file spells them (byte strings).
     score : ndarray of float64
         The score column (``sim``), as C's ``strtod`` reads it.
-    line : ndarray of int64
+    line : ndarray of int32 (int64 past 2**31 lines)
         The 1-based line number of each row, for messages.
     runid : str
         The run id of the last line (trec_eval prints that one).
@@ -105,7 +112,7 @@ class RunTable:
     qid: BytesArray
     docid: BytesArray
     score: FloatArray
-    line: IntArray
+    line: LineArray
     runid: str
 
 
@@ -121,7 +128,7 @@ class QrelsTable:
         Query and document identifiers.
     rel : ndarray of int64
         The judgment; negative values mean "in the pool but unjudged".
-    line : ndarray of int64
+    line : ndarray of int32 (int64 past 2**31 lines)
         The 1-based line number of each row.
     """
 
@@ -129,7 +136,7 @@ class QrelsTable:
     qid: BytesArray
     docid: BytesArray
     rel: IntArray
-    line: IntArray
+    line: LineArray
 
 
 def read_run(path: str | os.PathLike[str], progress: Progress | None = None, *,
@@ -177,7 +184,7 @@ def read_run(path: str | os.PathLike[str], progress: Progress | None = None, *,
     rankeval.errors.DataError: ...bad.txt:1: expected a number for the score, found 'high'
     """
     name = os.fspath(path)
-    fields = _read_fields(name, 6, (0, 2, 4), exact=False, progress=progress,
+    fields = _read_fields(name, 6, (0, 2, 4), _parse_scores, exact=False, progress=progress,
                           comments=comments)
     if isinstance(fields, bytes):  # the line parser's turn
         return parse_run(fields, name, comments=comments, duplicates=duplicates)
@@ -193,7 +200,8 @@ def parse_run(data: bytes, name: str = "<run>", progress: Progress | None = None
 
     Complexity: O(b + n log n).
     """
-    fields = _fast_fields(data, 6, (0, 2, 4), exact=False, progress=progress, comments=comments)
+    fields = _fast_fields(name, data, 6, (0, 2, 4), _parse_scores, exact=False,
+                          progress=progress, comments=comments)
     if fields is not None:
         return _run_table(name, fields, duplicates)
     qid, docid, score_tokens, lines, runid = _slow_run(name, data, comments)
@@ -201,16 +209,13 @@ def parse_run(data: bytes, name: str = "<run>", progress: Progress | None = None
     return _checked_run(name, qid, docid, score, lines, runid, duplicates)
 
 
-def _run_table(name: str, fields: tuple[list[BytesArray], IntArray, bytes],
-               duplicates: bool) -> RunTable:
-    (qid, docid, scores), lines, last_runid = fields
-    score = _parse_scores(name, scores, lines)
-    del scores
+def _run_table(name: str, fields: _Fields, duplicates: bool) -> RunTable:
+    (qid, docid, score), lines, last_runid = fields
     return _checked_run(name, qid, docid, score, lines, _decode(last_runid), duplicates)
 
 
 def _checked_run(name: str, qid: BytesArray, docid: BytesArray, score: FloatArray,
-                 lines: IntArray, runid: str, duplicates: bool) -> RunTable:
+                 lines: LineArray, runid: str, duplicates: bool) -> RunTable:
     if qid.size == 0:
         raise DataError(name, None, "expected at least one result line, found none")
     table = RunTable(name, qid, docid, score, lines, runid)
@@ -254,12 +259,12 @@ def read_qrels(path: str | os.PathLike[str], progress: Progress | None = None, *
     [1, 0]
     """
     name = os.fspath(path)
-    fields = _read_fields(name, 4, (0, 2, 3), exact=True, progress=progress,
+    fields = _read_fields(name, 4, (0, 2, 3), _parse_rels, exact=True, progress=progress,
                           comments=comments)
     if isinstance(fields, bytes):  # the line parser's turn
         return parse_qrels(fields, name, comments=comments, duplicates=duplicates)
-    (qid, docid, rels), lines, _ = fields
-    return _checked_qrels(name, qid, docid, _parse_rels(name, rels, lines), lines, duplicates)
+    (qid, docid, rel), lines, _ = fields
+    return _checked_qrels(name, qid, docid, rel, lines, duplicates)
 
 
 def parse_qrels(data: bytes, name: str = "<qrels>", progress: Progress | None = None, *,
@@ -271,18 +276,18 @@ def parse_qrels(data: bytes, name: str = "<qrels>", progress: Progress | None = 
 
     Complexity: O(b + m log m).
     """
-    fields = _fast_fields(data, 4, (0, 2, 3), exact=True, progress=progress, comments=comments)
+    fields = _fast_fields(name, data, 4, (0, 2, 3), _parse_rels, exact=True, progress=progress,
+                          comments=comments)
     if fields is None:
         qid, docid, rel_tokens, lines = _slow_qrels(name, data, comments)
         rel = _parse_rels_slow(name, rel_tokens, lines)
     else:
-        (qid, docid, rels), lines, _ = fields
-        rel = _parse_rels(name, rels, lines)
+        (qid, docid, rel), lines, _ = fields
     return _checked_qrels(name, qid, docid, rel, lines, duplicates)
 
 
 def _checked_qrels(name: str, qid: BytesArray, docid: BytesArray, rel: IntArray,
-                   lines: IntArray, duplicates: bool) -> QrelsTable:
+                   lines: LineArray, duplicates: bool) -> QrelsTable:
     if qid.size == 0:
         raise DataError(name, None, "expected at least one judgment line, found none")
     if not duplicates:
@@ -355,7 +360,7 @@ def _below_cutoff(run: RunTable, max_docs: int | None, float_scores: bool
     return below
 
 
-def _unseen_duplicates(name: str, qid: BytesArray, docid: BytesArray, lines: IntArray,
+def _unseen_duplicates(name: str, qid: BytesArray, docid: BytesArray, lines: LineArray,
                        verb: str, evaluated: Callable[[bytes], bool],
                        below: Callable[[BoolArray], BoolArray] | None = None
                        ) -> tuple[BoolArray | None, dict[bytes, DuplicateError]]:
@@ -401,7 +406,7 @@ def _rows_of_duplicated_queries(qid: BytesArray, docid: BytesArray) -> BoolArray
 
 
 def _refuse_duplicates(
-    name: str, qid: BytesArray, docid: BytesArray, lines: IntArray, verb: str
+    name: str, qid: BytesArray, docid: BytesArray, lines: LineArray, verb: str
 ) -> None:
     """Raise :class:`DataError` at the second line naming a document twice for one query."""
     dup = first_duplicate(_group_codes(qid), docid)
@@ -471,42 +476,46 @@ def _distinct(values: BytesArray) -> BytesArray:
 
 
 def _fast_fields(
-    data: bytes, width: int, columns: tuple[int, ...], *, exact: bool,
-    progress: Progress | None = None, comments: bool = True,
-) -> tuple[list[BytesArray], IntArray, bytes] | None:
+    name: str, data: bytes, width: int, columns: tuple[int, ...], number: _Number, *,
+    exact: bool, progress: Progress | None = None, comments: bool = True,
+) -> _Fields | None:
     """The ``columns`` of every content line of ``data``, or ``None`` to fall back.
 
-    Returns the requested field columns (``S`` arrays), the 1-based line number of every
-    content line, and the last field ``width - 1`` of the last content line. ``None`` whenever
+    Returns the requested field columns (``S`` arrays; the last one read by ``number``), the
+    1-based line number of every content line, and the last field ``width - 1`` of the last
+    content line. ``None`` whenever
     the vectorised rules might differ from the line-by-line parser: comments, control bytes
     other than whitespace, a line with fewer than ``width`` fields (or, when ``exact``, any
     other count), or a very long field.
 
-    Large inputs are split at line ends into blocks of a few megabytes: the temporaries of
-    one block stay small (cache-friendly, memory reused), which is faster than one pass over
-    everything. ``progress`` hears of each block's bytes; on a fall back, of the rest (the
-    line parser then runs without reports).
+    Large inputs are split at line ends into blocks of a megabyte: the temporaries of one
+    block stay small (cache-friendly, memory reused), which is faster than one pass over
+    everything, and each block's numbers are read at once (their text is never held for
+    the whole file). ``progress`` hears of each block's bytes; on a fall back, of the rest
+    (the line parser then runs without reports).
     """
     report = progress or _ignore
     if not data:
         return None
-    fields, consumed = _block_fields(_slices(data), width, columns, exact=exact,
-                                     progress=report, comments=comments)
+    fields, consumed = _block_fields(name, _slices(data), width, columns, number, exact=exact,
+                                     progress=report, comments=comments, size=len(data))
     if fields is None:
         report(len(data) - consumed)
     return fields
 
 
 def _read_fields(
-    name: str, width: int, columns: tuple[int, ...], *, exact: bool,
+    name: str, width: int, columns: tuple[int, ...], number: _Number, *, exact: bool,
     progress: Progress | None, comments: bool,
-) -> tuple[list[BytesArray], IntArray, bytes] | bytes:
+) -> _Fields | bytes:
     """:func:`_fast_fields` of a file read block by block, or, to fall back to the line
     parser, the whole file's bytes (progress then hears of the rest at once)."""
     report = progress or _ignore
     with open(name, "rb") as handle:
-        fields, consumed = _block_fields(_file_blocks(handle), width, columns, exact=exact,
-                                         progress=report, comments=comments)
+        size = os.fstat(handle.fileno()).st_size
+        fields, consumed = _block_fields(name, _file_blocks(handle), width, columns, number,
+                                         exact=exact, progress=report, comments=comments,
+                                         size=size or None)
         if fields is not None:
             return fields
         handle.seek(0)
@@ -547,16 +556,27 @@ def _file_blocks(handle: BinaryIO) -> Iterator[bytes]:
 
 
 def _block_fields(
-    blocks: Iterable[bytes], width: int, columns: tuple[int, ...], *, exact: bool,
-    progress: Progress, comments: bool,
-) -> tuple[tuple[list[BytesArray], IntArray, bytes] | None, int]:
+    name: str, blocks: Iterable[bytes], width: int, columns: tuple[int, ...],
+    number: _Number, *, exact: bool, progress: Progress, comments: bool,
+    size: int | None = None,
+) -> tuple[_Fields | None, int]:
     """:func:`_fast_fields` over successive blocks of whole lines, and the bytes taken.
 
-    The fields are None to fall back; the count is then the bytes taken before that.
+    The fields are None to fall back; the count is then the bytes taken before that. A
+    number ``number`` refuses is reported only once every block has passed the field
+    counts: a line the line parser refuses comes first, wherever it is (as it would have).
+    ``size``, the input's length when known, bounds the rows (a content line takes at
+    least ``2 * width`` bytes), so each column is written once into its final array.
     """
-    pieces: list[tuple[list[BytesArray], IntArray, bytes]] = []
+    capacity = 1 << 16 if size is None else size // (2 * width) + 1
+    built = [_Column(capacity) for _ in range(len(columns) + 1)]  # the fields, then lines
+    # Line numbers in 32 bits when they surely fit (a line takes a byte at least).
+    line_type: type[np.signedinteger[Any]] = (
+        np.int32 if size is not None and size < 2**31 else np.int64)
     lines_before = 0
     consumed = 0
+    last_field = b""
+    refused: DataError | None = None
     for block in blocks:
         if comments and b"#" in block:
             return None, consumed
@@ -565,16 +585,60 @@ def _block_fields(
             return None, consumed
         progress(len(block))
         consumed += len(block)
-        fields, lines, last = piece
-        pieces.append((fields, lines + lines_before, last))
-        lines_before += block.count(b"\n")
-    if not pieces:
+        fields: list[NDArray[Any]] = list(piece[0])
+        lines_before_next = lines_before + block.count(b"\n")
+        if lines_before_next >= 2**31:
+            line_type = np.int64  # the size was wrong (a growing file): the column widens
+        lines: LineArray = (piece[1] + lines_before).astype(line_type, copy=False)
+        lines_before = lines_before_next
+        if lines.size:
+            last_field = piece[2]
+        if refused is None:
+            try:
+                fields[-1] = number(name, fields[-1], lines)
+            except DataError as problem:
+                refused = problem
+        if refused is None:
+            for column, part in zip(built, (*fields, lines), strict=True):
+                column.append(part)
+    if refused is not None:
+        raise refused
+    if not consumed:
         return None, consumed
-    if len(pieces) == 1:
-        return pieces[0], consumed
-    last_field = next((p[2] for p in reversed(pieces) if p[1].size), b"")
-    merged = [_joined([p[0][k] for p in pieces]) for k in range(len(columns))]
-    return (merged, np.concatenate([p[1] for p in pieces]), last_field), consumed
+    *merged, numbers = (column.result() for column in built)
+    return (merged, numbers, last_field), consumed
+
+
+class _Column:
+    """A column appended block by block into one array, grown (or widened, for longer ids)
+    only when it must. Rows past the end are never written: a generous capacity costs
+    address space, not memory."""
+
+    def __init__(self, capacity: int) -> None:
+        self._capacity = max(capacity, 1)
+        self._data: NDArray[Any] | None = None
+        self._size = 0
+
+    def append(self, part: NDArray[Any]) -> None:
+        n = int(part.shape[0])
+        data, size = self._data, self._size
+        kind = part.dtype if data is None else np.result_type(data.dtype, part.dtype)
+        if data is None or kind != data.dtype or size + n > data.shape[0]:
+            while size + n > self._capacity:
+                self._capacity *= 2
+            grown = np.empty(self._capacity, dtype=kind)
+            if data is not None:
+                grown[:size] = data[:size]
+            self._data = data = grown
+        data[size : size + n] = part
+        self._size = size + n
+
+    def result(self) -> NDArray[Any]:
+        assert self._data is not None
+        out = self._data[: self._size]
+        if out.dtype.kind == "O":  # some block held a very long id: S again if it pays
+            return compact_ids(out.tolist())
+        return out
 
 
 def _ignore(parsed: int) -> None:
@@ -676,13 +740,6 @@ def _single_spaced(
     return out, lines, last
 
 
-def _joined(parts: list[BytesArray]) -> BytesArray:
-    """One column from the chunks' columns: ``S``, or bytes objects if any chunk needed them."""
-    if all(part.dtype.kind == "S" for part in parts):
-        return np.concatenate(parts)
-    return compact_ids([value for part in parts for value in part.tolist()])
-
-
 def _gather(padded: NDArray[np.uint8], starts: IntArray, ends: IntArray) -> BytesArray | None:
     """The byte strings ``padded[starts[i]:ends[i]]`` as one ``S`` array."""
     lengths = ends - starts
@@ -701,7 +758,7 @@ def _digits_block(tokens: BytesArray) -> NDArray[np.uint8]:
     return np.ascontiguousarray(tokens).view(np.uint8).reshape(-1, wide)
 
 
-def _parse_scores(path: str, tokens: BytesArray, lines: IntArray) -> FloatArray:
+def _parse_scores(path: str, tokens: BytesArray, lines: LineArray) -> FloatArray:
     """Decimal scores, exactly as ``strtod`` reads them; other spellings go through ``float``.
 
     In slices of :data:`_SCORE_SLICE` tokens: the digit matrices of one slice stay small
@@ -752,7 +809,7 @@ def _plain_decimals(tokens: BytesArray) -> tuple[FloatArray, NDArray[np.bool_]]:
     return values, ok
 
 
-def _parse_scores_slow(path: str, tokens: list[bytes], lines: IntArray) -> FloatArray:
+def _parse_scores_slow(path: str, tokens: list[bytes], lines: LineArray) -> FloatArray:
     out = np.empty(len(tokens), dtype=np.float64)
     for i, token in enumerate(tokens):
         out[i] = _score(path, token, int(lines[i]))
@@ -772,7 +829,7 @@ def _score(path: str, token: bytes, line: int) -> float:
     return value
 
 
-def _parse_rels(path: str, tokens: BytesArray, lines: IntArray) -> IntArray:
+def _parse_rels(path: str, tokens: BytesArray, lines: LineArray) -> IntArray:
     n = int(tokens.shape[0])
     if n == 0:
         return np.zeros(0, dtype=np.int64)
@@ -795,7 +852,7 @@ def _parse_rels(path: str, tokens: BytesArray, lines: IntArray) -> IntArray:
     return np.where(lead == 45, -value, value)
 
 
-def _parse_rels_slow(path: str, tokens: list[bytes], lines: IntArray) -> IntArray:
+def _parse_rels_slow(path: str, tokens: list[bytes], lines: LineArray) -> IntArray:
     return np.array(
         [_rel(path, token, int(lines[i])) for i, token in enumerate(tokens)], dtype=np.int64
     )

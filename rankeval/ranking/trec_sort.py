@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-from rankeval.ranking.join import PairIndex, as_bytes
+from rankeval.ranking.join import PairIndex, as_bytes, doc_hash
 
 __all__ = [
     "NONPOOL",
@@ -58,7 +58,7 @@ UNJUDGED = -2
 PAD = -(2**40)
 
 # Padded batches hold at most this many cells (queries x longest ranking) at a time.
-_BATCH_CELLS = 1 << 18
+_BATCH_CELLS = 1 << 16
 # Cells sorted, and rows joined with the qrels, at a time by the equal-length fast path (so
 # that their temporaries stay in cache).
 _SORT_CELLS = 1 << 16
@@ -88,6 +88,9 @@ class QueryBatch:
     rel_levels: IntArray
     level: int
     tied: BoolArray | None
+    # What several measures derive alike from the batch (the nDCG family's running sums),
+    # computed once: see measures._dcg_parts.
+    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def size(self) -> int:
@@ -243,8 +246,9 @@ class RankedQueries:
 
     Attributes
     ----------
-    rels : ndarray of int64
-        Relevance values of all queries' rankings, concatenated query after query.
+    rels : ndarray of signed integers
+        Relevance values of all queries' rankings, concatenated query after query, in the
+        narrowest signed type that holds them (a batch's matrix is int64).
     offsets : ndarray of int64, shape (K+1,)
         Stored query k's ranking is ``rels[offsets[k]:offsets[k+1]]``.
     positions : ndarray of int64, shape (K,)
@@ -257,7 +261,7 @@ class RankedQueries:
         Flat like ``rels``: the document ties with the next one of its query.
     """
 
-    rels: IntArray
+    rels: NDArray[np.signedinteger[Any]]
     offsets: IntArray
     positions: IntArray
     rel_levels: IntArray
@@ -324,7 +328,7 @@ class RankedQueries:
         if last - first + 1 == b and bool((lengths == width).all()):
             # Consecutive queries of equal length: the flat arrays are already the matrix.
             lo, hi = int(self.offsets[first]), int(self.offsets[last + 1])
-            rels = self.rels[lo:hi].reshape(b, width)
+            rels = self.rels[lo:hi].reshape(b, width).astype(np.int64)
             tied = None if self.tied is None else self.tied[lo:hi].reshape(b, width)
             return QueryBatch(rels, lengths, self.rel_levels[members], self.level, tied)
         rels = np.full((b, width), PAD, dtype=np.int64)
@@ -344,7 +348,7 @@ def rank_queries(
     run_query: IntArray,
     run_docid: NDArray[np.generic],
     run_score: FloatArray,
-    run_hash: NDArray[np.uint64],
+    run_hash: NDArray[np.uint64] | None,
     qrels_query: IntArray,
     qrels_rel: IntArray,
     qrels_index: PairIndex,
@@ -367,8 +371,9 @@ def rank_queries(
     run_query, run_docid, run_score : ndarray
         Run rows: query code (into the run's query list), document id, score. No
         ``(query, docid)`` pair may repeat.
-    run_hash : ndarray of uint64
-        ``doc_hash(run_docid)``.
+    run_hash : ndarray of uint64, or None
+        ``doc_hash(run_docid)``, or None to hash the rows block by block as they are looked
+        up (a large run's hashes are then never all in memory).
     qrels_query, qrels_rel : ndarray
         Qrels rows: query code (into the qrels' query list) and judgment.
     qrels_index : PairIndex
@@ -443,13 +448,21 @@ def rank_queries(
 
     # Judgments of the retrieved documents: NONPOOL unless found in the qrels.
     segment_query = evaluated_qrels[positions]
+    # Held until evaluated, in the narrowest type that holds every judgment: an eighth of
+    # int64's memory for the usual small grades.
+    rel_type = _judgment_type(qrels_rel)
     if grid and not truncated:
-        rels = _grid_judgments(qrels_index, qrels_rel, segment_query, run_docid, run_hash, rows)
+        rels = _grid_judgments(qrels_index, qrels_rel, segment_query, run_docid, run_hash, rows,
+                               rel_type)
     else:
-        found = qrels_index.matches(np.repeat(segment_query, lengths), run_docid,
-                                    run_hash[rows], take=rows)
-        rels = np.full(rows.size, NONPOOL, dtype=np.int64)
-        rels[found.position] = _judgment(qrels_rel.take(found.row))
+        rels = np.full(rows.size, NONPOOL, dtype=rel_type)
+        queries = np.repeat(segment_query, lengths)
+        for lo in range(0, int(rows.size), _JOIN_ROWS):
+            take = rows[lo : lo + _JOIN_ROWS]
+            hashes = doc_hash(run_docid.take(take)) if run_hash is None else run_hash.take(take)
+            found = qrels_index.matches(queries[lo : lo + _JOIN_ROWS], run_docid, hashes,
+                                        take=take)
+            rels[found.position + lo] = _judgment(qrels_rel.take(found.row))
     if judged_only:
         keep_judged = rels >= 0
         if not keep_judged.all():
@@ -503,14 +516,26 @@ def _judgment(rel: IntArray) -> IntArray:
     return np.where(rel < 0, UNJUDGED, rel)
 
 
+def _judgment_type(qrels_rel: IntArray) -> np.dtype[np.signedinteger[Any]]:
+    """The narrowest signed integer type holding every judgment and NONPOOL, UNJUDGED."""
+    low = min(int(qrels_rel.min(initial=0)), UNJUDGED)
+    high = int(qrels_rel.max(initial=0))
+    for kind in (np.int8, np.int16, np.int32):
+        info = np.iinfo(kind)
+        if info.min <= low and high <= info.max:
+            return np.dtype(kind)
+    return np.dtype(np.int64)
+
+
 def _grid_judgments(
     qrels_index: PairIndex,
     qrels_rel: IntArray,
     segment_query: IntArray,
     docid: NDArray[np.generic],
-    hashes: NDArray[np.uint64],
+    hashes: NDArray[np.uint64] | None,
     rows: IntArray,
-) -> IntArray:
+    rel_type: np.dtype[np.signedinteger[Any]],
+) -> NDArray[np.signedinteger[Any]]:
     """Judgments in rank order when every row is ranked and query k owns rows k·L..k·L+L-1.
 
     Rows are looked up in input order (one query per matrix row), a few hundred queries at
@@ -519,13 +544,14 @@ def _grid_judgments(
     """
     count = int(segment_query.size)
     width = int(rows.size) // max(count, 1)
-    rels = np.empty(rows.size, dtype=np.int64)
+    rels = np.empty(rows.size, dtype=rel_type)
     per = max(1, _JOIN_ROWS // max(width, 1))
-    block = np.empty(min(per, count) * width, dtype=np.int64)
+    block = np.empty(min(per, count) * width, dtype=rel_type)
     for first in range(0, count, per):
         lo, hi = first * width, min(first + per, count) * width
-        found = qrels_index.matches_grid(segment_query[first : first + per], docid[lo:hi],
-                                         hashes[lo:hi])
+        found = qrels_index.matches_grid(
+            segment_query[first : first + per], docid[lo:hi],
+            doc_hash(docid[lo:hi]) if hashes is None else hashes[lo:hi])
         judged = block[: hi - lo]
         judged.fill(NONPOOL)
         judged[found.position] = _judgment(qrels_rel.take(found.row))
