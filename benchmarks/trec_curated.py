@@ -92,8 +92,8 @@ CASES = [
      "args": ["-q", "-c", "-m", "map"]},
     {"name": "-c with no query in common: 10.0 evaluates the qrels queries, 9.x refuses",
      "qrels": "q1 0 a 1\nq1 0 b 0\nq3 0 c 2\n", "run": "q4 Q0 a 1 1 r\nq2 Q0 a 1 1 s\n",
-     "args": ["-q", "-c", "-m", "runid", "-m", "map", "-m", "num_ret", "-m", "P.1", "-m", "relstring.2",
-              "-m", "num_q"]},
+     "args": ["-q", "-c", "-m", "runid", "-m", "map", "-m", "num_ret", "-m", "P.1",
+              "-m", "relstring.2", "-m", "num_q"]},
 ]
 
 

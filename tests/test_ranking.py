@@ -24,6 +24,7 @@ from rankeval.ranking import (
     median_first_relevant_rank,
     median_relevant_rank,
     relevant_ranks,
+    trec_files,
     trec_sort,
 )
 
@@ -527,6 +528,26 @@ def test_interleaved_rows_rank_like_grouped_ones(
     shuffled = Run.from_arrays(qid, docid, score.astype(float))
     _same(evaluate_run(qrels, run, MEASURES, ties=ties),  # type: ignore[arg-type]
           evaluate_run(qrels, shuffled, MEASURES, ties=ties))  # type: ignore[arg-type]
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=multi_query_runs(), block=st.sampled_from([1, 3, 1 << 17]),
+       cutoff=st.sampled_from([None, 2]))
+def test_a_run_read_from_a_file_joins_like_one_built_from_arrays(
+    data: tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]], block: int,
+    cutoff: int | None,
+) -> None:
+    """A run read from a file is hashed block by block as it is joined (its hashes are never
+    all kept); it ranks and joins exactly as the same run built from a dict (hashed once),
+    whatever the rows joined at a time, on the equal-length path and the general one."""
+    run, qrels = data
+    text = "".join(f"{q} Q0 {d} 1 {s!r} r\n" for q, docs in run.items() for d, s in docs.items())
+    read = Run.from_table(trec_files.parse_run(text.encode()))
+    assert "_hashes" not in read.__dict__
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(trec_sort, "_JOIN_ROWS", block)
+        got = evaluate_run(qrels, read, MEASURES, max_docs=cutoff)
+    _same(evaluate_run(qrels, Run.from_dict(run), MEASURES, max_docs=cutoff), got)
 
 
 score_values = st.one_of(

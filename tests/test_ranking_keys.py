@@ -63,14 +63,17 @@ def joins(draw: Any) -> tuple[Any, ...]:
 class TestPairIndex:
     """PairIndex.lookup agrees with a dict of the judged pairs, whatever the hashes."""
 
-    @given(joins())
+    @given(joins(), st.sampled_from([1, 2, 5, 1 << 16]))
     @settings(max_examples=300, deadline=None)
-    def test_lookup_equals_dict(self, case: tuple[Any, ...]) -> None:
-        """Each probe finds the row of its pair, or -1, even under forced hash collisions."""
+    def test_lookup_equals_dict(self, case: tuple[Any, ...], build_rows: int) -> None:
+        """Each probe finds the row of its pair, or -1, even under forced hash collisions,
+        whatever the number of pairs placed at a time while building."""
         kind, judged, probes, mode = case
         jq = np.array([q for q, _ in judged], dtype=np.int64)
         jd = _array([d for _, d in judged], kind)
-        index = PairIndex(jq, jd, _hashes(jd, mode))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(join, "_BUILD_ROWS", build_rows)
+            index = PairIndex(jq, jd, _hashes(jd, mode))
         pq = np.array([q for q, _ in probes], dtype=np.int64)
         pd = _array([d for _, d in probes], kind)
         expected = {pair: row for row, pair in enumerate(judged)}

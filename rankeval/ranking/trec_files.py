@@ -586,7 +586,7 @@ def _block_fields(
         progress(len(block))
         consumed += len(block)
         fields: list[NDArray[Any]] = list(piece[0])
-        lines_before_next = lines_before + block.count(b"\n")
+        lines_before_next = lines_before + piece[3]
         if lines_before_next >= 2**31:
             line_type = np.int64  # the size was wrong (a growing file): the column widens
         lines: LineArray = (piece[1] + lines_before).astype(line_type, copy=False)
@@ -647,10 +647,12 @@ def _ignore(parsed: int) -> None:
 
 def _chunk_fields(
     data: bytes, start: int, stop: int, width: int, columns: tuple[int, ...], *, exact: bool
-) -> tuple[list[BytesArray], IntArray, bytes] | None:
-    """:func:`_fast_fields` for ``data[start:stop]`` (whole lines; numbers 1-based within)."""
+) -> tuple[list[BytesArray], IntArray, bytes, int] | None:
+    """:func:`_fast_fields` for ``data[start:stop]`` (whole lines; numbers 1-based within),
+    and the number of newlines there."""
     buf = np.frombuffer(data, dtype=np.uint8, count=stop - start, offset=start)
     newlines = np.flatnonzero(buf == 10)
+    newline_count = int(newlines.size)
     # Bytes below 32 must all be whitespace (tab, LF, VT, FF, CR) for "<= 32" to mean
     # C's isspace: count them against the tabs and newlines (and the rare others).
     expected = newlines.size + int(np.count_nonzero(buf == 9))
@@ -662,7 +664,7 @@ def _chunk_fields(
     if expected == newlines.size:  # no tab or other control byte: try one space apart
         simple = _single_spaced(data, start, buf, newlines, width, columns)
         if simple is not None:
-            return simple
+            return (*simple, newline_count)
     space = buf <= 32
     # +1 where a token ends (text -> space), -1 where one starts (space -> text).
     step = np.diff(space.view(np.int8))
@@ -682,7 +684,7 @@ def _chunk_fields(
     counts = per_line[content]
     if counts.size == 0:
         empty: BytesArray = np.zeros(0, dtype="S1")
-        return [empty for _ in columns], np.zeros(0, dtype=np.int64), b""
+        return [empty for _ in columns], np.zeros(0, dtype=np.int64), b"", newline_count
     if (counts < width).any() or (exact and (counts != width).any()):
         return None
     first = (tokens_before - per_line)[content]
@@ -700,7 +702,8 @@ def _chunk_fields(
                 starts[first + k].tolist(), ends[first + k].tolist(), strict=True)])
         out.append(column)
     last = int(first[-1]) + width - 1
-    return out, lines, data[start + int(starts[last]) : start + int(ends[last])]
+    return (out, lines, data[start + int(starts[last]) : start + int(ends[last])],
+            newline_count)
 
 
 def _single_spaced(
@@ -717,15 +720,15 @@ def _single_spaced(
     gaps = width - 1
     if spaces.size != count * gaps:
         return None
-    # Exactly width - 1 spaces before each line's end, and none empty around them.
-    before = np.searchsorted(spaces, newlines)
-    if not np.array_equal(before, np.arange(gaps, gaps * (count + 1), gaps)):
-        return None
+    # Exactly width - 1 spaces in each line: as many spaces as that in all, and each line's
+    # share (in order) between its own line ends. Then no field empty around them.
     cuts = np.empty((count, width + 1), dtype=np.int64)
     cuts[0, 0] = -1
     cuts[1:, 0] = newlines[:-1]
     cuts[:, 1:width] = spaces.reshape(count, gaps)
     cuts[:, width] = newlines
+    if (cuts[:, width - 1] > cuts[:, width]).any() or (cuts[:, 1] < cuts[:, 0]).any():
+        return None
     if (np.diff(cuts, axis=1) < 2).any():  # an empty field: doubled or edge spaces
         return None
     padded = np.concatenate((buf, np.zeros(_MAX_FAST_WIDTH, dtype=np.uint8)))
@@ -741,16 +744,23 @@ def _single_spaced(
 
 
 def _gather(padded: NDArray[np.uint8], starts: IntArray, ends: IntArray) -> BytesArray | None:
-    """The byte strings ``padded[starts[i]:ends[i]]`` as one ``S`` array."""
+    """The byte strings ``padded[starts[i]:ends[i]]`` as one ``S`` array.
+
+    One byte position at a time (a gather of n bytes per position of the widest string),
+    which beats gathering n windows of the widest width.
+    """
     lengths = ends - starts
     n = int(starts.size)
     wide = int(lengths.max())
     if wide > _MAX_FAST_WIDTH:
         return None  # rare; the line parser handles long fields without a huge buffer
-    window = np.lib.stride_tricks.sliding_window_view(padded, wide)
-    block = window[starts]
-    block *= np.arange(wide, dtype=np.int64) < lengths[:, None]
-    return block.reshape(n * wide).view(f"S{wide}")
+    by_position = np.empty((wide, n), dtype=np.uint8)
+    at = starts.copy()
+    for position in range(wide):
+        np.take(padded, at, out=by_position[position], mode="clip")  # (valid indices)
+        at += 1
+    by_position *= np.arange(wide, dtype=np.uint8)[:, None] < lengths[None, :]
+    return np.ascontiguousarray(by_position.T).reshape(n * wide).view(f"S{wide}")
 
 
 def _digits_block(tokens: BytesArray) -> NDArray[np.uint8]:
