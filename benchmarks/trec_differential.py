@@ -95,8 +95,8 @@ def random_case(rng: random.Random) -> Case:
 
 
 def run_binary(binary: Path, case: Case, qrels: str, run: str) -> tuple[int, bytes]:
-    """The exit status and output; a run that printed bytes of no text (10.0 prints an
-    uninitialised run id under -c when the run and qrels share no query) counts as failed."""
+    """The exit status and output; a run that printed bytes of no text (garbage read past
+    a buffer) counts as failed."""
     done = subprocess.run([str(binary), *case.args, qrels, run], capture_output=True)
     try:
         done.stdout.decode("utf-8")
