@@ -32,7 +32,7 @@ import tempfile
 import _common as common
 
 # Reading: peak growth at most TARGET times the file's size plus FIXED bytes (the
-# temporaries of one 4 MB parsing chunk, whatever the file's size).
+# temporaries of one parsing chunk, whatever the file's size).
 TARGET = 8.0
 FIXED = 64 * 2**20
 
