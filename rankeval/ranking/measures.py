@@ -746,13 +746,14 @@ def _prefix_dcg(gains: FloatArray, discount: Discount) -> FloatArray:
 
 
 def _at(prefix: FloatArray, index: IntArray) -> FloatArray:
-    """``prefix[b, index[b]]``, 0 where index < 0."""
-    out = np.zeros(prefix.shape[0])
-    ok = index >= 0
-    if prefix.shape[1] and ok.any():
-        rows = np.flatnonzero(ok)
-        out[rows] = prefix[rows, np.minimum(index[rows], prefix.shape[1] - 1)]
-    return out
+    """``prefix[b, index[b]]`` (``prefix[b, index[b, k]]`` for a matrix of indices), 0 where
+    the index is negative (before rank 1); an index past the end reads the last column."""
+    if prefix.shape[1] == 0:
+        return np.zeros(index.shape)
+    columns = index if index.ndim == 2 else index[:, None]
+    got = np.take_along_axis(prefix, np.clip(columns, 0, prefix.shape[1] - 1), axis=1)
+    got = np.where(columns >= 0, got, 0.0)
+    return got if index.ndim == 2 else got[:, 0]
 
 
 @dataclass(frozen=True)
@@ -909,7 +910,7 @@ def _r_ndcg(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions)
     """
     parts = _dcg_parts(batch, request, options)
     b = batch.size
-    ni = parts.ideal_len.astype(np.int64)
+    ni = parts.ideal_len
     nr = batch.num_ret
     total = np.zeros(b)
     count = np.zeros(b, dtype=np.int64)
@@ -921,13 +922,7 @@ def _r_ndcg(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions)
         point = (level_change & (j < ni[:, None])) | (j == ni[:, None])
         ideal_dcg = parts.ideal_prefix
         point &= ideal_dcg > 0.0
-        upto = np.minimum(j, nr[:, None]) - 1
-        if parts.run_prefix.shape[1]:
-            run_dcg = np.take_along_axis(
-                parts.run_prefix, np.clip(upto, 0, parts.run_prefix.shape[1] - 1), axis=1)
-            run_dcg = np.where(upto >= 0, run_dcg, 0.0)
-        else:
-            run_dcg = np.zeros((b, width))
+        run_dcg = _at(parts.run_prefix, np.minimum(j, nr[:, None]) - 1)
         terms = np.where(point, run_dcg / np.where(point, ideal_dcg, 1.0), 0.0)
         total = np.cumsum(terms, axis=1)[:, -1]
         count = point.sum(axis=1)
