@@ -43,10 +43,11 @@ def compiler_present() -> bool:
         shutil.which(os.environ.get("CC", "cc")) is not None or shutil.which("gcc") is not None)
 
 
-def build(profile: str, flags: str | None = "-O2") -> Path:
-    """The path of the ``trec_eval`` binary for ``profile``, built if not cached."""
+def build(profile: str, flags: str | None = "-O2", cache: Path = CACHE) -> Path:
+    """The path of the ``trec_eval`` binary for ``profile``, built under ``cache`` if not
+    there yet."""
     label = "makefile" if flags is None else flags.replace(" ", "_").replace("-", "")
-    where = CACHE / f"{profile}-{label}"
+    where = cache / f"{profile}-{label}"
     binary = where / "trec_eval"
     if binary.exists():
         return binary

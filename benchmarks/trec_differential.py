@@ -12,6 +12,10 @@ query whose judgments are all negative, which trec_eval fails on when it is the 
 evaluated; 10.0's crash on comments).
 Prints the counts and the first mismatches.
 
+Before the random cases, a sweep runs every measure of the catalogue alone, bare and with
+random parameters, and every nickname; the random cases then mix 0 to 3 ``-m`` arguments
+drawn from the whole catalogue (never from a hand list).
+
     python trec_differential.py --cases 2000          # about a minute
     python trec_differential.py --cases 300 --seed 7  # another sample
 
@@ -34,20 +38,74 @@ from pathlib import Path
 import trec_builds
 
 sys.path.insert(0, str(trec_builds.REPO_ROOT))
-from rankeval.ranking import trec_cli
+from rankeval.ranking import catalogue, trec_cli
 
 QUERIES = ["q1", "q2", "q10", "301", "#7"]  # "#7": a query in 9.x, a comment in 10.0
 DOCS = [f"d{i}" for i in range(8)]
 SCORES = ["0.5", "0.5000000001", "1", "2", "0.25", "-1", "1e-8", "3.0000001", "3", "0.1"]
 RELS = [0, 0, 1, 1, 2, 3, -1]
-MEASURES = [
-    "map", "P.1,3", "recall.2,5", "ndcg", "ndcg_cut.2,5", "Rprec", "recip_rank", "bpref",
-    "iprec_at_recall", "11pt_avg", "num_rel", "num_ret", "num_rel_ret", "num_q", "gm_map",
-    "success.1,5", "map_cut.3", "set_P", "set_recall", "set_F", "set_map", "set_relative_P",
-    "relative_P.2", "infAP", "gm_bpref", "utility", "Rndcg", "binG", "G", "Rprec_mult",
-    "ndcg_rel", "relstring.4", "runid", "num_nonrel_judged_ret", "official", "all_trec", "set",
-    "ndcg_cut.1,3.7", "P.2x",  # cutoffs read with C's atol
-]
+# Cutoffs past C's long (saturated), at it, past int32, and in exponent form (atol: 1).
+HUGE_CUTOFFS = ["99999999999999999999", "9223372036854775807", "2147483648", "1e3", "1e400"]
+# Malformed parameters trec_eval reads with C's atol (a cutoff 3.7 is 3, "2x" is 2).
+ATOL_SPECS = ["ndcg_cut.1,3.7", "P.2x"]
+
+
+def measure_params(rng: random.Random, measure: catalogue.MeasureDef) -> str | None:
+    """A random parameter text for ``measure`` in trec_eval's ``-m name.params`` syntax, or
+    None for a measure that takes none. Drawn by the parameter style the catalogue
+    declares, so that every measure is tried with parameters."""
+    kind = measure.params
+    if kind == "none":
+        return None
+    if kind == "cutoffs":
+        cutoffs = [str(k) for k in rng.sample(range(1, 13), rng.randint(1, 3))]
+        if rng.random() < 0.15:  # read with atol: saturated at 2**63 - 1, or cut at the "e"
+            cutoffs.append(rng.choice(HUGE_CUTOFFS))
+        return ",".join(cutoffs)
+    if kind == "levels":
+        top = 2.0 if measure.name == "Rprec_mult" else 1.0
+        levels = sorted(rng.sample(range(0, 11), rng.randint(1, 3)))
+        return ",".join(f"{top * level / 10:g}" for level in levels)
+    if kind == "pairs":
+        if measure.name.startswith("rbp"):
+            return f"p={rng.choice(['0.5', '0.8', '0.95'])}"
+        rels = sorted(rng.sample(range(-1, 4), rng.randint(1, 3)))
+        return ",".join(f"{r}={rng.choice(['0', '1', '2.5', '9'])}" for r in rels)
+    # values: by what each measure reads
+    if measure.name == "utility":
+        return ",".join(rng.choice(["1", "-1", "0", "2", "0.5"]) for _ in range(4))
+    if measure.name == "11pt_avg":
+        levels = sorted(rng.sample(range(0, 11), rng.randint(1, 4)))
+        return ",".join(f"{level / 10:g}" for level in levels)
+    if measure.name == "set_F":
+        return rng.choice(["0.5", "1", "2", "0.25"])
+    return str(rng.randint(1, 12))  # relstring's length
+
+
+def all_specs(rng: random.Random) -> list[str]:
+    """Every measure of every profile's catalogue, bare and with parameters, and every
+    nickname: each ``-m`` argument trec_eval can be given, once."""
+    specs: list[str] = []
+    for measure in catalogue.MEASURES:
+        specs.append(measure.name)
+        params = measure_params(rng, measure)
+        if params is not None:
+            specs.append(f"{measure.name}.{params}")
+    nicknames = {n for profile in catalogue.PROFILES for n in catalogue.NICKNAMES[profile]}
+    return [*specs, *sorted(nicknames), *ATOL_SPECS]
+
+
+def random_spec(rng: random.Random) -> str:
+    """One ``-m`` argument drawn from the whole catalogue: a measure bare or with random
+    parameters, a nickname, or one of the atol-read malformed parameter lists."""
+    roll = rng.random()
+    if roll < 0.1:
+        return rng.choice(sorted({n for p in catalogue.PROFILES for n in catalogue.NICKNAMES[p]}))
+    if roll < 0.13:
+        return rng.choice(ATOL_SPECS)
+    measure = rng.choice(catalogue.MEASURES)
+    params = measure_params(rng, measure) if roll < 0.6 else None
+    return measure.name if params is None else f"{measure.name}.{params}"
 
 
 @dataclass
@@ -60,7 +118,9 @@ class Case:
         return (f"args: {' '.join(self.args)}\n--- qrels\n{self.qrels}--- run\n{self.run}")
 
 
-def random_case(rng: random.Random) -> Case:
+def random_case(rng: random.Random, specs: list[str] | None = None) -> Case:
+    """Random small files and options; ``-m`` arguments ``specs`` if given, else 0 to 3
+    drawn from the catalogue (:func:`random_spec`)."""
     queries = rng.sample(QUERIES, rng.randint(1, 3))
     qrels_lines = []
     for q in queries:
@@ -89,8 +149,10 @@ def random_case(rng: random.Random) -> Case:
         args += ["-M", str(rng.choice([0, 1, 2, 4, 100]))]
     if rng.random() < 0.1:
         args += ["-N", str(rng.choice([10, 50]))]
-    for measure in rng.sample(MEASURES, rng.randint(0, 3)):
-        args += ["-m", measure]
+    if specs is None:
+        specs = [random_spec(rng) for _ in range(rng.randint(0, 3))]
+    for spec in specs:
+        args += ["-m", spec]
     return Case("\n".join(qrels_lines) + "\n", "\n".join(run_lines) + "\n", args)
 
 
@@ -113,8 +175,8 @@ def undefined_in_10(case: Case, theirs: bytes, ours: bytes) -> bool:
            for line in text.splitlines()):
         return True
     a, b = theirs.decode().splitlines(), ours.decode().splitlines()
-    return len(a) == len(b) and all(x.split()[0] == "rbp" for x, y in zip(a, b, strict=True)
-                                    if x != y)
+    return len(a) == len(b) and all(x.split()[0].partition("_")[0] == "rbp"
+                                    for x, y in zip(a, b, strict=True) if x != y)
 
 
 def run_ours(profile: str, case: Case, qrels: str, run: str) -> tuple[int, bytes]:
@@ -122,6 +184,41 @@ def run_ours(profile: str, case: Case, qrels: str, run: str) -> tuple[int, bytes
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         status = trec_cli.main([*case.args, "--profile", profile, qrels, run])
     return status, out.getvalue().encode()
+
+
+def cases(rng: random.Random, count: int) -> list[Case]:
+    """The sweep (every ``-m`` argument of :func:`all_specs` alone, once each), then ``count``
+    random cases whose ``-m`` arguments mix 0 to 3 drawn from the catalogue."""
+    return ([random_case(rng, [spec]) for spec in all_specs(rng)]
+            + [random_case(rng) for _ in range(count)])
+
+
+Outcome = tuple[str, tuple[int, bytes], tuple[int, bytes]]
+
+
+def compare(binaries: dict[str, Path], case: Case, tmp: str) -> dict[str, Outcome]:
+    """Each profile's outcome on ``case`` (files written in ``tmp``): "identical", "both
+    refused", "trec_eval fails, rankeval answers", "10.0 undefined behaviour" or "differ",
+    with trec_eval's and rankeval's (exit status, output)."""
+    qrels_path, run_path = os.path.join(tmp, "qrels"), os.path.join(tmp, "run")
+    Path(qrels_path).write_text(case.qrels)
+    Path(run_path).write_text(case.run)
+    out: dict[str, Outcome] = {}
+    for profile, binary in binaries.items():
+        theirs = run_binary(binary, case, qrels_path, run_path)
+        ours = run_ours(profile, case, qrels_path, run_path)
+        if theirs[0] == 0 and ours == theirs:
+            outcome = "identical"
+        elif theirs[0] != 0 and ours[0] != 0:
+            outcome = "both refused"
+        elif theirs[0] != 0:
+            outcome = "trec_eval fails, rankeval answers"
+        elif profile == "10.0" and undefined_in_10(case, theirs[1], ours[1]):
+            outcome = "10.0 undefined behaviour"
+        else:
+            outcome = "differ"
+        out[profile] = (outcome, theirs, ours)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -142,31 +239,16 @@ def main(argv: list[str] | None = None) -> int:
               for profile in binaries}
     shown = {profile: 0 for profile in binaries}
     with tempfile.TemporaryDirectory() as tmp:
-        qrels_path, run_path = os.path.join(tmp, "qrels"), os.path.join(tmp, "run")
-        for _ in range(args.cases):
-            case = random_case(rng)
-            Path(qrels_path).write_text(case.qrels)
-            Path(run_path).write_text(case.run)
-            for profile, binary in binaries.items():
-                theirs = run_binary(binary, case, qrels_path, run_path)
-                ours = run_ours(profile, case, qrels_path, run_path)
+        for case in cases(rng, args.cases):
+            for profile, (outcome, theirs, ours) in compare(binaries, case, tmp).items():
                 tally = counts[profile]
                 tally["compared"] += 1
-                if theirs[0] == 0 and ours == theirs:
-                    tally["identical"] += 1
-                elif theirs[0] != 0 and ours[0] != 0:
-                    tally["both refused"] += 1
-                elif theirs[0] != 0:
-                    tally["trec_eval fails, rankeval answers"] += 1
-                elif profile == "10.0" and undefined_in_10(case, theirs[1], ours[1]):
-                    tally["10.0 undefined behaviour"] += 1
-                else:
-                    tally["differ"] += 1
-                    if shown[profile] < args.show:
-                        shown[profile] += 1
-                        print(f"=== {profile}: trec_eval exit {theirs[0]}, rankeval exit "
-                              f"{ours[0]}\n{case.show()}--- trec_eval\n"
-                              f"{theirs[1].decode()}--- rankeval\n{ours[1].decode()}")
+                tally[outcome] += 1
+                if outcome == "differ" and shown[profile] < args.show:
+                    shown[profile] += 1
+                    print(f"=== {profile}: trec_eval exit {theirs[0]}, rankeval exit "
+                          f"{ours[0]}\n{case.show()}--- trec_eval\n"
+                          f"{theirs[1].decode()}--- rankeval\n{ours[1].decode()}")
     names = list(next(iter(counts.values())))
     print(" | ".join(["profile", *names]))
     for profile, tally in counts.items():

@@ -58,7 +58,9 @@ from rankeval.io import (
     ScoredCaseReader,
     atomic_output,
     os_reason,
+    output_kind,
     progress_bar,
+    same_file,
     silence_stdout,
     standard_output,
     write_json,
@@ -449,15 +451,41 @@ def _check_writable(path: str) -> None:
     """
     if path == "-":
         return
-    directory = os.path.dirname(path) or os.curdir
     if not path or path.endswith(os.sep) or os.path.isdir(path):
         raise DataError(path, None, "cannot write: it is a directory")
+    try:
+        if output_kind(path) == "stream":  # a device or FIFO, written in place
+            return
+    except OSError as error:
+        raise DataError(path, None, f"cannot write: {os_reason(error)}") from None
+    if os.path.islink(path):  # the file the link names is what is replaced
+        path = os.path.realpath(path)
+    directory = os.path.dirname(path) or os.curdir
     if not os.path.exists(directory):
         raise DataError(path, None, f"cannot write: no directory {directory!r}")
     if not os.path.isdir(directory):
         raise DataError(path, None, f"cannot write: {directory!r} is not a directory")
     if not os.access(directory, os.W_OK | os.X_OK):
         raise DataError(path, None, f"cannot write: no permission to create files in {directory!r}")
+
+
+def _check_outputs(outputs: dict[str, str | None], inputs: list[str]) -> None:
+    """Refuse, before anything is read, outputs that cannot be written, that would replace
+    an input, or that name one file twice (``-o s.tsv s.tsv``: a usage error)."""
+    given = {option: path for option, path in outputs.items() if path is not None}
+    for option, path in given.items():
+        clobbered = same_file(path, [p for p in inputs if p != "-"])
+        if clobbered is not None:
+            raise _UsageError(f"{option} {path} is also an input ({clobbered}); "
+                              "refusing to overwrite it")
+    options = list(given)
+    for i, first in enumerate(options):
+        for second in options[i + 1:]:
+            a, b = given[first], given[second]
+            if os.path.abspath(a) == os.path.abspath(b) or same_file(a, [b]) is not None:
+                raise _UsageError(f"{first} and {second} name the same file ({a})")
+    for path in given.values():
+        _check_writable(path)
 
 
 # --------------------------------------------------------------------------- commands
@@ -469,9 +497,8 @@ def _run_scored(args: argparse.Namespace) -> int:
     if args.plot is not None:
         _check_plot_path(args.plot)
         _require_matplotlib()
-    for path in (args.output, args.plot):  # before reading what may be a large input
-        if path is not None:
-            _check_writable(path)
+    # Before reading what may be a large input.
+    _check_outputs({"-o": args.output, "--plot": args.plot}, [args.file])
 
     def check_layout(reader: ScoredCaseReader) -> None:
         if not reader.has_query:
@@ -767,8 +794,7 @@ def _run_compare(args: argparse.Namespace) -> int:
             parse_ir_name(measure) if is_ir_name(measure) else catalogue.parse_spec(measure)
         except ValueError as error:
             raise _UsageError(f"-m {measure}: {error}") from None
-    if args.output is not None:
-        _check_writable(args.output)
+    _check_outputs({"-o": args.output}, [args.qrels, *args.runs])
     if len(args.runs) < 2:
         raise _UsageError("compare needs at least two run files")
     names = [os.path.basename(path) for path in args.runs]

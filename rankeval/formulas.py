@@ -17,8 +17,8 @@ trec_eval's loops do, so results agree with them bit for bit.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from typing import Any, Literal
+from collections.abc import Callable, Iterable
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -49,6 +49,7 @@ __all__ = [
     "area_under_curve",
     "average_precision",
     "best_precision_from",
+    "c_merge_sort",
     "eleven_point_interpolated_precision",
     "expected_precision_at",
     "expected_reciprocal_rank",
@@ -66,6 +67,39 @@ __all__ = [
     "sequential_total",
     "trapezoid_terms",
 ]
+
+
+_T = TypeVar("_T")
+
+
+def c_merge_sort(items: list[_T], compare: Callable[[_T, _T], int]) -> list[_T]:
+    """``items`` in the order glibc's ``qsort`` leaves them for ``compare``: its stable
+    top-down merge sort (``msort``: the first half of n // 2, then the rest; on a tie the
+    left run's item first). trec_eval sorts cutoffs and gains with comparators that are not
+    consistent (``(int)(a - b)``), so the order they print and sum in is this algorithm's,
+    not any sort's.
+
+    >>> c_merge_sort([3, 1, 2], lambda a, b: a - b)
+    [1, 2, 3]
+    >>> c_merge_sort([2.5, 9.0, 2.0], lambda a, b: int(a - b))  # 2.5 and 2 compare equal
+    [2.5, 2.0, 9.0]
+
+    Complexity: O(n log n) calls of ``compare``.
+    """
+    if len(items) <= 1:
+        return list(items)
+    half = len(items) // 2
+    left, right = c_merge_sort(items[:half], compare), c_merge_sort(items[half:], compare)
+    out: list[_T] = []
+    i = j = 0
+    while i < len(left) and j < len(right):
+        if compare(left[i], right[j]) <= 0:
+            out.append(left[i])
+            i += 1
+        else:
+            out.append(right[j])
+            j += 1
+    return out + left[i:] + right[j:]
 
 
 def _scalar_or_array(value: NDArray[Any]) -> Any:

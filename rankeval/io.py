@@ -59,6 +59,8 @@ __all__ = [
     "FileFormat",
     "ScoredCaseReader",
     "atomic_output",
+    "output_kind",
+    "same_file",
     "write_json",
 ]
 
@@ -714,6 +716,12 @@ def atomic_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
     loss. On any exception the temporary file is removed and ``path`` is untouched. This is
     the one writer behind ``save`` and every ``-o`` of the command line.
 
+    What is replaced: a symbolic link is followed, and the file it names is replaced (the
+    link stays a link). A target that exists and is a character device (``/dev/null``, a
+    terminal, ``/dev/stdout``) or a FIFO is written in place, as a shell's ``>`` would, and
+    never replaced by a file; any other target that is not a regular file (a socket, a
+    block device) is refused. See :func:`output_kind`.
+
     The new file gets the mode of the file it replaces, or, for a new file, what ``open()``
     would give (0o666 less the umask, applied by the system: the process umask is never
     changed, so other threads are not disturbed).
@@ -743,6 +751,17 @@ def atomic_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
     target = os.fspath(path)
     if not isinstance(target, str):
         raise TypeError(f"path must be a str or os.PathLike[str], got {target!r}")
+    if output_kind(target) == "stream":  # a device or a FIFO: written in place, never replaced
+        with (
+            open(target, "wb")
+            if binary
+            else open(target, "w", encoding="utf-8", newline="\n")
+        ) as stream:
+            yield stream
+            stream.flush()
+        return
+    if os.path.islink(target):  # the file the link names is replaced; the link stays
+        target = os.path.realpath(target)
     directory, base = _split_target(target)
     try:
         temporary, handle = _open_temporary(directory, base)
@@ -770,6 +789,70 @@ def atomic_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
         raise
     _fsync_directory(directory)
     _remove_stale_temporaries(directory, base)
+
+
+def output_kind(path: str | os.PathLike[str]) -> Literal["file", "stream"]:
+    """How :func:`atomic_output` writes ``path``: ``"file"`` (a new or regular file, replaced
+    atomically; through a symbolic link, the file it names) or ``"stream"`` (an existing
+    character device or FIFO, written in place).
+
+    Raises
+    ------
+    OSError
+        ``IsADirectoryError`` for a directory; ``OSError`` (``EINVAL``) naming the kind for
+        a socket or a block device, which are never written.
+
+    >>> output_kind(os.devnull)
+    'stream'
+
+    Complexity: O(1) (one ``stat``).
+    """
+    target = os.fspath(path)
+    try:
+        mode = os.stat(target).st_mode  # follows symbolic links
+    except OSError:  # missing (or a dangling link): a new file; other faults show on open
+        return "file"
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+        return "stream"
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), target)
+    kind = "a block device" if stat.S_ISBLK(mode) else (
+        "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    raise OSError(errno.EINVAL, f"is {kind}; rankeval writes only files, character "
+                  "devices and FIFOs", target)
+
+
+def same_file(output: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]]
+              ) -> str | None:
+    """The first of ``inputs`` that is the regular file ``output`` would replace, or None.
+
+    Writing a device or FIFO in place clobbers nothing, so only a regular file counts;
+    links and other names of one file (hard links, ``./a`` and ``a``) are the same file.
+
+    >>> import tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "s.tsv")
+    >>> _ = open(path, "w").close()
+    >>> same_file(path, ["-", path]) == path, same_file(os.devnull, [os.devnull])
+    (True, None)
+
+    Complexity: O(len(inputs)) ``stat`` calls.
+    """
+    try:
+        out = os.stat(output)
+    except OSError:
+        return None
+    if not stat.S_ISREG(out.st_mode):
+        return None
+    for name in inputs:
+        try:
+            other = os.stat(name)
+        except (OSError, TypeError, ValueError):
+            continue
+        if (other.st_dev, other.st_ino) == (out.st_dev, out.st_ino):
+            return os.fspath(name)
+    return None
 
 
 #: A temporary file left by a killed writer is removed once it is this old (seconds) and

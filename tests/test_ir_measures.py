@@ -9,30 +9,89 @@ order, and so do ours for its names.
 
 from __future__ import annotations
 
+import math
 import re
+from typing import Any
 
 import ir_measures
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 from rankeval import evaluate_run
-from rankeval.ranking.ir_names import SUPPORTED, parse_ir_name
+from rankeval.ranking.ir_names import (
+    _ALIASES,
+    _TABLE,
+    SUPPORTED,
+    is_ir_name,
+    param_values,
+    parse_ir_name,
+)
 from tests.test_trec_oracle import run_and_qrels
 
-NAMES = [
-    "P@1", "P@5", "P(rel=2)@3", "P(judged_only=True)@5", "R@3", "R@10", "AP", "AP@3",
-    "AP(rel=2)", "AP(judged_only=True)", "RR", "RR(rel=2)", "RR@1", "RR@3", "RR(rel=2)@5",
-    "Rprec", "Rprec(rel=2)", "nDCG", "nDCG@3", "nDCG@10", "nDCG(judged_only=True)@5",
-    "Bpref", "Bpref(rel=2)", "Success@1", "Success(rel=2)@5", "NumRet", "NumRet(rel=1)",
-    "NumRet(rel=2)", "NumRel", "NumQ", "SetP", "SetP(rel=2)", "SetP(relative=True)",
-    "SetR", "SetF", "SetF(beta=0.5)", "SetAP", "IPrec@0.0", "IPrec@0.5", "IPrec@1.0",
-    "infAP", "NumRelRet", "SetRelP", "Judged@1", "Judged@5", "Judged",
-]
+# rankeval's own names and parameters (tests/test_ranking.py); ir_measures knows none of them.
+OURS = {"R_cap"}
+OUR_PARAMS = {"denominator", "ideal"}
+
+
+def _cutoffs(head: str) -> list[str]:
+    """The cutoff texts a name is tested with ("" for none)."""
+    how = _TABLE[head][1]
+    if how == "none":
+        return [""]
+    if how == "recall":
+        return ["@0.0", "@0.5", "@1.0"]
+    required = ["@1", "@3", "@10"]
+    return required if how == "required" else ["", *required]
+
+
+def _literal(value: object) -> str:
+    return repr(value)
+
+
+def all_ir_names() -> list[str]:
+    """Every ir_measures name rankeval accepts, drawn from its table: each name and alias,
+    bare and at each cutoff, and with each value of each parameter it takes."""
+    names: list[str] = []
+    spellings = {head: [head] for head in _TABLE if head not in OURS}
+    for alias, head in _ALIASES.items():
+        if head in spellings:
+            spellings[head].append(alias)
+    for head, written in spellings.items():
+        params = sorted(_TABLE[head][2] - OUR_PARAMS)
+        for spelling in written:
+            names += [spelling + cut for cut in _cutoffs(head)]
+        for param in params:
+            for value in param_values(head, param):
+                if head == "RR" and param == "judged_only":  # not with a cutoff (MS MARCO)
+                    names.append(f"RR({param}={_literal(value)})")
+                    continue
+                names += [f"{head}({param}={_literal(value)}){cut}" for cut in _cutoffs(head)]
+    # ir_measures' explicit spellings of the two names trec_eval shares.
+    names += ["Rprec()", "infAP()"]
+    return list(dict.fromkeys(n for n in names if is_ir_name(n)))
+
+
+NAMES = all_ir_names()
+
+
+def same(a: float, b: float) -> bool:
+    """Equal, NaN (trec_eval's 0/0) equal to NaN."""
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
+def theirs_for(name: str) -> Any:
+    """ir_measures' measure for one of our names (our own aliases, such as NumRelRetrieved,
+    written with the name they stand for)."""
+    head = re.split(r"[@(]", name, maxsplit=1)[0]
+    if head not in ir_measures.measures.registry:
+        name = _ALIASES[head] + name[len(head):]
+    return ir_measures.parse_measure(name)
 
 
 def test_every_supported_name_is_tested() -> None:
     tested = {parse_ir_name(n).name.split("@")[0].split("(")[0] for n in NAMES}
-    assert tested == set(SUPPORTED) - {"R_cap"}  # rankeval's own; tests/test_ranking.py
+    assert {_ALIASES.get(h, h) for h in tested} == set(SUPPORTED) - OURS
+    assert set(_ALIASES) <= tested
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -48,7 +107,7 @@ def test_against_ir_measures(
     run = {q: docs for q, docs in run.items() if docs and q in usable}
     if not run:
         return
-    measures = [ir_measures.parse_measure(n) for n in NAMES]
+    measures = [theirs_for(n) for n in NAMES]
     # ir_measures runs NumRet and NumQ in whichever trec_eval invocation comes first, and
     # the order of its invocations varies from process to process: one with judged_only
     # gives NumRet 0 for unjudged documents. The counts get a call of their own.
@@ -66,21 +125,21 @@ def test_against_ir_measures(
     for name, measure in zip(NAMES, measures, strict=True):
         key = str(measure)
         expected = aggregate[key]
-        if name == "NumQ":
-            assert ev[name] == expected
-            continue
         ours = ev.per_query(name)
         assert set(theirs[key]) == set(ev.queries), name
         for qid in ev.queries:
-            assert ours[qid] == theirs[key][qid], (name, qid)
-        assert ev[name] == expected, (name, ev[name] - expected)
+            assert same(ours[qid], theirs[key][qid]), (name, qid)
+        assert same(ev[name], expected), (name, ev[name] - expected)
 
 
 @pytest.mark.parametrize(("name", "problem"), [
     ("nDCG(dcg=exp-log2)@10", "dcg='exp-log2' is not supported"),
     ("nDCG(gains={0: 0, 1: 5})@10", "parameter 'gains' is not supported"),
     ("Judgd@10", "unknown measure 'Judgd'"),
-    ("P", "P needs a cutoff"),
+    ("P()", "P needs a cutoff"),
+    ("R", "R needs a cutoff"),
+    ("P(rel=0)@5", "rel must be at least 1"),
+    ("NumRel(rel=2)", "NumRel takes rel=1 only"),
     ("Rprec@5", "Rprec takes no cutoff"),
     ("RR(judged_only=True)@5", "RR with a cutoff does not take judged_only"),
     ("P(rel=1.5)@5", "rel must be an integer"),
@@ -110,3 +169,52 @@ def test_mixing_with_trec_names_needs_complete() -> None:
     ev = evaluate_run({"q": {"a": 1}, "r": {"b": 1}}, {"q": {"a": 1.0}}, ["map", "AP"],
                       complete=True)
     assert ev["map"] == ev["AP"] == 0.5  # q scores 1, r (not in the run) 0
+
+
+QRELS_ONE_MISSING = {"a": {"d1": 1, "d2": 0}, "b": {"d3": 1}, "c": {"d4": 1}}
+RUN_ONE_MISSING = {"a": {"d2": 2.0, "d1": 1.0}, "b": {"d3": 1.0}}
+
+
+def test_bare_p_is_trec_evals() -> None:
+    """trec_eval's P (nine cutoffs) is never shadowed by ir_measures' P@k (issue 25)."""
+    ev = evaluate_run({"q": {"a": 1, "b": 0}}, {"q": {"b": 2.0, "a": 1.0}}, "P")
+    assert ev.columns == tuple(f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000))
+    assert ev["P_5"] == 1 / 5  # by hand: one relevant document in the top 5
+
+
+@pytest.mark.parametrize("name", ["Rprec", "infAP"])
+def test_a_shared_name_means_the_same_beside_any_neighbour(name: str) -> None:
+    """Rprec and infAP are trec_eval's names alone and beside ir_measures names (issue 25):
+    the run's queries, or with complete=True every qrels query, the missing c scoring 0;
+    ir_measures' spellings RPrec / infAP() give ir_measures' rule. The run's queries' values
+    come from trec_eval (pytrec_eval)."""
+    import pytrec_eval
+
+    per_query = pytrec_eval.RelevanceEvaluator(QRELS_ONE_MISSING, {name}).evaluate(
+        RUN_ONE_MISSING)
+    a, b = per_query["a"][name], per_query["b"][name]
+    assert (a, b) != (0.0, 0.0)
+    alone = evaluate_run(QRELS_ONE_MISSING, RUN_ONE_MISSING, name)
+    assert alone[name] == (a + b) / 2
+    with pytest.raises(ValueError, match="pass complete=True"):
+        evaluate_run(QRELS_ONE_MISSING, RUN_ONE_MISSING, [name, "nDCG@10"])
+    for neighbours in ([], ["nDCG@10"], ["map"]):
+        ev = evaluate_run(QRELS_ONE_MISSING, RUN_ONE_MISSING, [name, *neighbours],
+                          complete=True)
+        assert ev[name] == (a + b + 0.0) / 3
+    ir_spelling = "RPrec" if name == "Rprec" else "infAP()"
+    theirs = ir_measures.calc_aggregate([ir_measures.parse_measure(name)], QRELS_ONE_MISSING,
+                                        RUN_ONE_MISSING)
+    for neighbours in ([], ["nDCG@10"]):
+        ev = evaluate_run(QRELS_ONE_MISSING, RUN_ONE_MISSING, [ir_spelling, *neighbours])
+        assert ev[ir_spelling] == next(iter(theirs.values()))
+
+
+def test_numq_has_per_query_values_as_in_ir_measures() -> None:
+    ev = evaluate_run(QRELS_ONE_MISSING, RUN_ONE_MISSING, ["NumQ", "P@1"])
+    theirs = {m.query_id: m.value for m in ir_measures.iter_calc(
+        [ir_measures.NumQ], QRELS_ONE_MISSING, RUN_ONE_MISSING)}
+    assert ev.per_query("NumQ") == theirs == {"a": 1.0, "b": 1.0, "c": 0.0}
+    trec = evaluate_run(QRELS_ONE_MISSING, RUN_ONE_MISSING, ["num_q", "P.1"])
+    with pytest.raises(KeyError, match="'num_q' is a summary value only"):
+        trec.per_query("num_q")

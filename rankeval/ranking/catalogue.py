@@ -44,6 +44,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from rankeval import formulas
+
 __all__ = [
     "DEFAULT_PROFILE",
     "MEASURES",
@@ -278,7 +280,7 @@ def parse_spec(spec: str, profile: Profile = DEFAULT_PROFILE) -> list[MeasureReq
         Unknown measure, malformed or out-of-range parameters, duplicate cutoffs.
 
     >>> [r.params for r in parse_spec("P.10,5")]
-    [(5.0, 10.0)]
+    [(5, 10)]
     >>> parse_spec("ndcg.1=3.5,2=9")[0].pairs
     (('1', 3.5), ('2', 9.0))
 
@@ -312,8 +314,8 @@ def _from_value_name(spec: str) -> MeasureRequest | None:
     measure = _BY_NAME.get(stem)
     if measure is None or not suffix:
         return None
-    if measure.params == "cutoffs" and suffix.isdigit() and int(suffix) > 0:
-        return MeasureRequest(measure, (float(int(suffix)),), text=suffix)
+    if measure.params == "cutoffs" and suffix.isascii() and suffix.isdigit():
+        return MeasureRequest(measure, (_cutoff(suffix, spec),), text=suffix)
     if measure.params == "levels":
         try:
             level = float(suffix)
@@ -336,19 +338,15 @@ def _with_params(measure: MeasureDef, text: str) -> MeasureRequest:
                 raise ValueError(f"malformed name=value parameters in {where!r}")
             pairs.append((key, _number(value, where)))
         return MeasureRequest(measure, (), tuple(pairs), text)
-    numbers = [_number(part, where) for part in parts]
     if measure.params == "cutoffs":
-        if any(v != int(v) for v in numbers):
-            raise ValueError(f"cutoffs must be integers, got {where!r}")
-        numbers.sort()
-        if numbers[0] <= 0:
-            raise ValueError(f"cutoffs must be positive, got {where!r}")
+        numbers: list[float] = list(_c_sorted([_cutoff(part, where) for part in parts]))
     elif measure.params == "levels":
-        numbers.sort()
+        numbers = sorted(_number(part, where) for part in parts)
     else:  # values: kept in the order given
+        numbers = [_number(part, where) for part in parts]
         _check_values(measure, numbers, where)
         return MeasureRequest(measure, tuple(numbers), (), text)
-    if any(a == b for a, b in itertools.pairwise(numbers)):
+    if len(set(numbers)) < len(numbers):
         raise ValueError(f"duplicate cutoffs in {where!r}")
     return MeasureRequest(measure, tuple(numbers), (), text)
 
@@ -360,13 +358,51 @@ def _check_values(measure: MeasureDef, numbers: Sequence[float], where: str) -> 
         raise ValueError(f"11pt_avg recall levels must be in increasing order, got {where!r}")
 
 
+#: The largest cutoff: C's ``long``, which trec_eval reads cutoffs into (its ``atol``
+#: saturates there).
+MAX_CUTOFF = 2**63 - 1
+
+
+def _cutoff(text: str, where: str) -> int:
+    """A rank cutoff, written in decimal digits: exact (a Python int, never a float that
+    would round 2**63 - 1 up), positive, at most :data:`MAX_CUTOFF`. ``1e3`` is refused:
+    trec_eval's command line reads it as 1, so the API never guesses."""
+    if not (text.isascii() and text.isdigit()):
+        raise ValueError(f"cutoffs must be whole numbers written in digits, found {text!r} in "
+                         f"{where!r}")
+    value = int(text)
+    if value <= 0:
+        raise ValueError(f"cutoffs must be positive, got {where!r}")
+    if value > MAX_CUTOFF:
+        raise ValueError(f"cutoff {text} in {where!r} is larger than the largest, 2**63 - 1")
+    return value
+
+
+def _c_sorted(cutoffs: list[int]) -> list[int]:
+    """Cutoffs in trec_eval's order: ascending, except where two are 2**31 or more apart,
+    which its comparator ``(int)(a - b)`` (the difference cut to 32 bits) misorders; then
+    glibc's merge sort with that comparator decides.
+
+    >>> _c_sorted([7, 5, 2**63 - 1])
+    [9223372036854775807, 5, 7]
+    """
+    if not cutoffs or max(cutoffs) - min(cutoffs) < 2**31:
+        return sorted(cutoffs)
+
+    def compare(a: int, b: int) -> int:
+        low = (a - b) & 0xFFFFFFFF
+        return low - 2**32 if low >= 2**31 else low
+
+    return formulas.c_merge_sort(cutoffs, compare)
+
+
 def _number(text: str, where: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise ValueError(f"expected a number in {where!r}, found {text!r}") from None
-    if value != value:
-        raise ValueError(f"expected a number in {where!r}, found {text!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"expected a finite number in {where!r}, found {text!r}")
     return value
 
 

@@ -54,7 +54,7 @@ from rankeval.formulas import NO_RELEVANT, NoRelevant
 from rankeval.ranking import catalogue
 from rankeval.ranking.catalogue import Column, MeasureRequest, Profile
 from rankeval.ranking.inputs import Qrels, QrelsLike, Run, RunLike, _utf8, qrels_and_run
-from rankeval.ranking.ir_names import SHARED_NAMES, IrMeasure, is_ir_name, parse_ir_name
+from rankeval.ranking.ir_names import IrMeasure, is_ir_name, parse_ir_name
 from rankeval.ranking.measures import (
     AVERAGE_TIES_MEASURES,
     MIN_GEO_MEAN,
@@ -183,6 +183,10 @@ class RunEvaluation:
         Complexity: O(Q).
         """
         if name not in self.values:
+            if name in self.columns:
+                raise KeyError(f"{name!r} is a summary value only, with no per-query values; "
+                               "per-query columns are "
+                               f"{', '.join(c for c in self.columns if c in self.values)}")
             raise KeyError(f"no per-query values named {name!r}; columns are "
                            f"{', '.join(self.columns)}")
         return dict(zip(self.queries, self.values[name].tolist(), strict=True))
@@ -478,15 +482,16 @@ def _with_ir_names(
     ``complete=True``; trec_eval names in the same call must then use it too. Names
     needing the same options are evaluated together.
     """
-    # Names both spell alike (Rprec, infAP) join the ir_measures side of such a call.
-    ir = [spec for spec in specs if is_ir_name(spec) or spec in SHARED_NAMES]
+    # Names both spell alike (Rprec, infAP) are trec_eval's, whatever their neighbours.
+    ir = [spec for spec in specs if is_ir_name(spec)]
     trec = [spec for spec in specs if spec not in ir]
     named = list({m.name: m for m in map(parse_ir_name, ir)}.values())
     if trec and (trec_options["complete"] is not True or trec_options["no_relevant"] != "zero"):
         raise ValueError(
             "ir_measures names score every qrels query (as ir_measures does: complete=True, "
-            "no_relevant='zero'); with trec_eval names in the same call pass complete=True, "
-            "or evaluate the two kinds of names in separate calls"
+            "no_relevant='zero'); with trec_eval names in the same call "
+            f"({', '.join(trec)}) pass complete=True, or evaluate the two kinds of names in "
+            "separate calls (RPrec and infAP() are ir_measures' spellings of Rprec and infAP)"
         )
     which: dict[str, Any] = {"complete": True, "no_relevant": "zero"}
     groups: dict[tuple[tuple[tuple[str, Any], ...], str], list[IrMeasure]] = {}
@@ -553,6 +558,10 @@ def _as_ir_measures(ev: RunEvaluation, run: Run) -> RunEvaluation:
         aggregates["num_rel"] = formulas.sequential_total(num_rel)
     if "num_q" in aggregates:
         aggregates["num_q"] = float(np.count_nonzero(ev.retrieved))
+        # ir_measures' NumQ for each query: 1 if the run has it, else 0.
+        num_q = ev.retrieved.astype(np.float64)
+        num_q.flags.writeable = False
+        values["num_q"] = num_q
     order = _run_order(ev, run.query_ids)
     for column in ev._layout:
         if column.name in values and column.measure.aggregate == "mean":

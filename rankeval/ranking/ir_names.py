@@ -29,15 +29,24 @@ not a dependency; the tests compare every supported name with ir_measures itself
 from __future__ import annotations
 
 import ast
+import math
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SHARED_NAMES", "SUPPORTED", "IrMeasure", "is_ir_name", "parse_ir_name"]
+__all__ = [
+    "PARAM_VALUES",
+    "SHARED_NAMES",
+    "SUPPORTED",
+    "IrMeasure",
+    "is_ir_name",
+    "param_values",
+    "parse_ir_name",
+]
 
 # name -> (trec_eval measure, how the cutoff is written, parameters accepted)
 _TABLE: dict[str, tuple[str, str, frozenset[str]]] = {
     "P": ("P", "required", frozenset({"rel", "judged_only"})),
-    "R": ("recall", "required", frozenset({"judged_only"})),
+    "R": ("recall", "required", frozenset({"rel", "judged_only"})),
     "R_cap": ("recall", "required", frozenset({"rel", "judged_only"})),
     "AP": ("map", "optional:map_cut", frozenset({"rel", "judged_only", "denominator"})),
     "RR": ("recip_rank", "optional:msmarco", frozenset({"rel", "judged_only"})),
@@ -47,7 +56,7 @@ _TABLE: dict[str, tuple[str, str, frozenset[str]]] = {
     "Success": ("success", "required", frozenset({"rel", "judged_only"})),
     "NumRet": ("num_ret", "none", frozenset({"rel"})),
     "NumRelRet": ("num_rel_ret", "none", frozenset({"rel"})),
-    "NumRel": ("num_rel", "none", frozenset()),
+    "NumRel": ("num_rel", "none", frozenset({"rel"})),
     "NumQ": ("num_q", "none", frozenset()),
     "SetP": ("set_P", "none", frozenset({"rel", "relative", "judged_only"})),
     "SetRelP": ("set_relative_P", "none", frozenset({"rel", "judged_only"})),
@@ -59,11 +68,36 @@ _TABLE: dict[str, tuple[str, str, frozenset[str]]] = {
     "Judged": ("judged", "optional:judged", frozenset()),
 }
 _ALIASES = {"MAP": "AP", "MRR": "RR", "Precision": "P", "Recall": "R", "NDCG": "nDCG",
-            "BPref": "Bpref", "NumRelRetrieved": "NumRelRet"}
+            "BPref": "Bpref", "NumRelRetrieved": "NumRelRet", "RPrec": "Rprec"}
 
-#: Names that trec_eval spells the same way, with the same meaning.
+#: Names that trec_eval spells the same way. Written bare they are trec_eval's (its rule:
+#: the run's queries, unless ``complete=True``); ``RPrec``, ``Rprec()`` and ``infAP()`` are
+#: ir_measures' (every qrels query).
 SHARED_NAMES = frozenset({"Rprec", "infAP"})
 
+#: Values the tests draw each parameter from (every parameter a name accepts has an entry).
+PARAM_VALUES: dict[str, tuple[Any, ...]] = {
+    "rel": (1, 2, 3), "judged_only": (True, False), "denominator": ("relevant", "retrieved",
+    "min_k_r"), "ideal": ("judged", "retrieved"), "dcg": ("log2",), "relative": (True, False),
+    "beta": (0.5, 1.0, 2.0),
+}
+# Parameters a name accepts at some values only (ir_measures' providers compute no other).
+_ONLY: dict[tuple[str, str], tuple[Any, ...]] = {("NumRel", "rel"): (1,)}
+
+
+def param_values(head: str, param: str) -> tuple[Any, ...]:
+    """The values the tests draw ``param`` of ``head`` from.
+
+    >>> param_values("NumRel", "rel"), param_values("P", "rel")
+    ((1,), (1, 2, 3))
+    """
+    return _ONLY.get((head, param), PARAM_VALUES[param])
+
+# No measure name is longer; a longer text is refused before it is parsed.
+_LONGEST = 200
+
+# The largest cutoff (C's long, as trec_eval reads cutoffs).
+_ALL_RANKS = 2**63 - 1
 # A cutoff past any ranking: "every retrieved document".
 _ALL = 2**31 - 1
 
@@ -96,17 +130,35 @@ class IrMeasure:
 def is_ir_name(text: str) -> bool:
     """Whether ``text`` is written in ir_measures' syntax rather than trec_eval's.
 
-    ``Rprec`` and ``infAP`` are both and mean the same; they count as trec_eval's.
+    A name trec_eval knows, written as trec_eval writes it, is trec_eval's: ir_measures'
+    names never shadow one (bare ``P`` is trec_eval's P at its nine cutoffs; ``Rprec`` and
+    ``infAP``, spelled alike by both, are trec_eval's; ``RPrec`` or ``infAP()`` ask for
+    ir_measures' rule).
 
     >>> [is_ir_name(t) for t in ("nDCG@10", "P(rel=2)@5", "AP", "map", "P.10", "Rprec")]
     [True, True, True, False, False, False]
+    >>> [is_ir_name(t) for t in ("P", "P@5", "RPrec", "infAP", "infAP()")]
+    [False, True, True, False, True]
 
     Complexity: O(len(text)).
     """
-    if not isinstance(text, str) or text in SHARED_NAMES:
+    if not isinstance(text, str):
         return False
-    head = text.split("@", 1)[0].split("(", 1)[0].strip()
-    return "@" in text or "(" in text or head in _TABLE or head in _ALIASES
+    bare = "".join(text.split())
+    if "@" in bare or "(" in bare:
+        return True
+    if _is_trec_name(bare):
+        return False
+    return bare in _TABLE or bare in _ALIASES
+
+
+def _is_trec_name(text: str) -> bool:
+    """Whether ``text`` is a trec_eval measure or nickname of any profile, bare or
+    ``name.params``."""
+    from rankeval.ranking.catalogue import PROFILES, measure_names
+
+    head = text.partition(".")[0]
+    return any(head in measure_names(profile) for profile in PROFILES)
 
 
 def parse_ir_name(text: str) -> IrMeasure:
@@ -139,9 +191,16 @@ def parse_ir_name(text: str) -> IrMeasure:
         allowed = ", ".join(sorted(accepted)) or "none"
         raise ValueError(f"{text}: parameter {unknown[0]!r} is not supported for {head} "
                          f"(supported: {allowed})")
+    for param, value in params.items():
+        only = _ONLY.get((head, param))
+        if only is not None and value not in only:
+            raise ValueError(f"{text}: {head} takes {param}={only[0]!r} only "
+                             "(ir_measures computes no other)")
     options: dict[str, Any] = {}
     if "rel" in params:
         options["relevance_level"] = _integer(text, "rel", params["rel"])
+        if options["relevance_level"] < 1:  # pytrec_eval refuses it; so would ir_measures
+            raise ValueError(f"{text}: rel must be at least 1")
     if params.get("judged_only", False) is not False:
         if params["judged_only"] is not True:
             raise ValueError(f"{text}: judged_only must be True or False")
@@ -173,12 +232,15 @@ def parse_ir_name(text: str) -> IrMeasure:
         raise ValueError(f"{text}: {head} takes no cutoff")
     if cutoff is not None:
         if cut == "recall":
+            if isinstance(cutoff, bool) or not isinstance(cutoff, (int, float)) or not (
+                    math.isfinite(cutoff)):
+                raise ValueError(f"{text}: the recall level must be a finite number")
             level = float(cutoff)
             spec, column = f"{trec}.{level!r}", f"{trec}_{level:.2f}"
         else:
             k = _integer(text, "cutoff", cutoff)
-            if k < 1:
-                raise ValueError(f"{text}: the cutoff must be at least 1")
+            if not 1 <= k <= _ALL_RANKS:
+                raise ValueError(f"{text}: the cutoff must be from 1 to 2**63 - 1")
             if cut == "optional:msmarco":
                 if options.get("judged_only"):
                     raise ValueError(f"{text}: RR with a cutoff does not take judged_only")
@@ -197,9 +259,12 @@ def parse_ir_name(text: str) -> IrMeasure:
 
 def _split(name: str) -> tuple[str, dict[str, Any], Any]:
     """``Name(params)@cutoff`` -> name, params, cutoff (None if absent)."""
+    if len(name) > _LONGEST:
+        raise ValueError(f"{name[:40]}...: not a measure name like nDCG@10 or P(rel=2)@5 "
+                         f"(longer than {_LONGEST} characters)")
     try:
         node = ast.parse(name, mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, RecursionError, MemoryError, ValueError):  # deep nesting, NUL bytes
         raise ValueError(f"{name}: not a measure name like nDCG@10 or P(rel=2)@5") from None
     cutoff = None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):

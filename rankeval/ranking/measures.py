@@ -190,6 +190,31 @@ def _cutoffs(request: MeasureRequest) -> list[int]:
     return [int(k) for k in request.params]
 
 
+def _cuts(request: MeasureRequest) -> list[tuple[int, int]]:
+    """Each cutoff k with the rank its counts are read at.
+
+    trec_eval fills its cutoffs in one walk down the ranking, the next one when the rank
+    equals it; a cutoff not larger than the one before (cutoffs past 2**31 can sort out of
+    order, see ``catalogue``) is never met, nor is any after it, so those count every
+    retrieved document (their k still divides). In ascending order every cutoff is read at
+    itself.
+
+    >>> from rankeval.ranking.catalogue import parse_spec
+    >>> _cuts(parse_spec("P.3,5")[0]), _cuts(parse_spec("P.9223372036854775807,1")[0])[1]
+    ([(3, 3), (5, 5)], (1, 9223372036854775807))
+    """
+    out: list[tuple[int, int]] = []
+    met = True
+    for k in _cutoffs(request):
+        met = met and (not out or k > out[-1][0])
+        out.append((k, k if met else _EVERY_RANK))
+    return out
+
+
+# A rank past any ranking (C's LONG_MAX): "every retrieved document".
+_EVERY_RANK = 2**63 - 1
+
+
 # ---------------------------------------------------------------------------------------------
 # counts
 
@@ -275,25 +300,27 @@ def _map(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) ->
 
 def _map_cut(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """map_cut_k = Σ_{rel_i, i<=k} H_i/i / R; 0 when R = 0."""
-    columns = [_ap_value(batch, _ap_sums(batch, k), k, options) for k in _cutoffs(request)]
+    columns = [_ap_value(batch, _ap_sums(batch, reach), k, options)
+               for k, reach in _cuts(request)]
     return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
 
 
 def _precision(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """P_k = H_k / k (ranks past n count as non-relevant)."""
-    cutoffs = _cutoffs(request)
-    out = np.zeros((batch.size, len(cutoffs)))
+    cuts = _cuts(request)
+    out = np.zeros((batch.size, len(cuts)))
     if options.average_ties and batch.tied is not None:
         expected = np.cumsum(_relevance(batch, options), axis=1)
-        for j, k in enumerate(cutoffs):
-            hits = expected[:, min(k, batch.width) - 1] if batch.width else np.zeros(batch.size)
+        for j, (k, reach) in enumerate(cuts):
+            hits = (expected[:, min(reach, batch.width) - 1] if batch.width
+                    else np.zeros(batch.size))
             out[:, j] = _precision_divisor(batch, hits, k, options)
         return out
     # Only the ranks up to the largest cutoff matter.
-    tp = batch.tp_prefix(max(cutoffs, default=0))
-    for j, k in enumerate(cutoffs):
-        if options.precision_denominator == "retrieved":
-            out[:, j] = _precision_divisor(batch, batch.tp_at(k), k, options)
+    tp = batch.tp_prefix(max((reach for _, reach in cuts), default=0))
+    for j, (k, reach) in enumerate(cuts):
+        if options.precision_denominator == "retrieved" or reach != k:
+            out[:, j] = _precision_divisor(batch, batch.tp_at(reach), k, options)
         elif batch.width:
             out[:, j] = formulas.precision_at(tp, k)
     return out
@@ -312,7 +339,7 @@ def _relative_p(batch: QueryBatch, request: MeasureRequest, options: MeasureOpti
     """relative_P_k = H_k / min(k, R); 0 when R = 0."""
     rel = batch.num_rel
     columns = [
-        _divide(batch.tp_at(k), np.minimum(k, rel), rel > 0) for k in _cutoffs(request)
+        _divide(batch.tp_at(reach), np.minimum(k, rel), rel > 0) for k, reach in _cuts(request)
     ]
     return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
 
@@ -324,11 +351,12 @@ def _recall(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions)
     if options.average_ties and batch.tied is not None:
         expected = np.cumsum(_relevance(batch, options), axis=1)
     columns = []
-    for k in _cutoffs(request):
+    for k, reach in _cuts(request):
         if expected is None:
-            hits: NDArray[np.generic] = batch.tp_at(k)
+            hits: NDArray[np.generic] = batch.tp_at(reach)
         else:
-            hits = expected[:, min(k, batch.width) - 1] if batch.width else np.zeros(batch.size)
+            hits = (expected[:, min(reach, batch.width) - 1] if batch.width
+                    else np.zeros(batch.size))
         den = np.minimum(k, rel) if options.capped_recall else rel
         columns.append(_divide(hits, den, rel > 0))
     return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
@@ -336,7 +364,7 @@ def _recall(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions)
 
 def _success(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """success_k = 1 if H_k >= 1."""
-    columns = [(batch.tp_at(k) > 0).astype(np.float64) for k in _cutoffs(request)]
+    columns = [(batch.tp_at(reach) > 0).astype(np.float64) for _, reach in _cuts(request)]
     return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
 
 
@@ -348,8 +376,8 @@ def _judged(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions)
     """
     judged = np.cumsum((batch.rels != NONPOOL) & (batch.rels != PAD), axis=1, dtype=np.int64)
     columns = []
-    for k in _cutoffs(request):
-        shown = np.minimum(batch.num_ret, k)
+    for _k, reach in _cuts(request):
+        shown = np.minimum(batch.num_ret, reach)
         hits = np.where(shown > 0, judged[np.arange(batch.size), np.maximum(shown - 1, 0)]
                         if batch.width else 0, 0)
         columns.append(_divide(hits, shown, shown > 0))
@@ -607,8 +635,9 @@ def _unj(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) ->
     """unj_k = documents not in the qrels or unjudged among the top k, / k."""
     unjudged = np.cumsum((batch.rels == NONPOOL) | (batch.rels == UNJUDGED), axis=1)
     columns = []
-    for k in _cutoffs(request):
-        count = unjudged[:, min(k, batch.width) - 1] if batch.width else np.zeros(batch.size)
+    for k, reach in _cuts(request):
+        count = (unjudged[:, min(reach, batch.width) - 1] if batch.width
+                 else np.zeros(batch.size))
         columns.append(count / float(k))
     return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
 
@@ -673,13 +702,92 @@ def _gain_table(batch: QueryBatch, request: MeasureRequest | None, options: Meas
     levels = batch.rel_levels.shape[1]
     table: dict[int, float] = {}
     for v in range(levels):
-        table[v] = float(v) if options.gain == "linear" else float(2.0**v - 1.0)
-    if request is not None:
-        for key, value in request.pairs:
-            body = key[1:] if key[:1] in "+-" else key
-            if body.isdigit():
-                table[int(key)] = float(value)
+        table[v] = _default_gain(v, options)
+    for key, value in _gain_pairs(request):
+        table[key] = value
     return table
+
+
+def _default_gain(level: int, options: MeasureOptions) -> float:
+    return float(level) if options.gain == "linear" else float(2.0**level - 1.0)
+
+
+def _gain_pairs(request: MeasureRequest | None) -> list[tuple[int, float]]:
+    """The ``v=gain`` parameters whose name trec_eval reads as a level (``valid_int``: an
+    optional sign, then digits), in the order given."""
+    if request is None:
+        return []
+    out = []
+    for key, value in request.pairs:
+        body = key[1:] if key[:1] in "+-" else key
+        if body.isascii() and body.isdigit():
+            out.append((int(key), float(value)))
+    return out
+
+
+@dataclass(frozen=True)
+class _GainPlan:
+    """trec_eval's gain levels for queries whose judgments reach one ``num_rel_levels``.
+
+    ``lookup``: each value's gain (``get_gain``: the first entry of the sorted list with that
+    level); ``top_down``: the entries from the highest, as (gain, level counted there or -1);
+    ``empty``: the top entry's gain is not positive, so the ideal ranking is empty.
+    """
+
+    lookup: dict[int, float]
+    top_down: tuple[tuple[float, int], ...]
+    empty: bool
+
+
+def _c_int(value: float) -> int:
+    """C's ``(int)`` of a double on x86-64 (``cvttsd2si``): truncation, INT_MIN when out of
+    range."""
+    return int(value) if -2.0**31 - 1.0 < value < 2.0**31 else -(2**31)
+
+
+def _gain_plan(pairs: list[tuple[int, float]], num_levels: int,
+               options: MeasureOptions) -> _GainPlan:
+    """``setup_gains`` of trec_eval: the parameters in the order given, then each level below
+    ``num_levels`` that they do not name (gain: the default); each level's documents counted
+    at its first entry; sorted by glibc's ``qsort`` (a stable merge sort) with trec_eval's
+    comparator ``(int)(a - b)``, under which gains less than 1 apart compare equal."""
+    entries = [(level, gain) for level, gain in pairs]
+    named = {level for level, _ in pairs}
+    entries += [(v, _default_gain(v, options)) for v in range(num_levels) if v not in named]
+    counted_at: dict[int, int] = {}
+    for index, (level, _) in enumerate(entries):
+        if 0 <= level < num_levels:
+            counted_at.setdefault(level, index)
+    order = formulas.c_merge_sort(
+        list(range(len(entries))), lambda a, b: _c_int(entries[a][1] - entries[b][1]))
+    lookup: dict[int, float] = {}
+    for index in order:
+        lookup.setdefault(*entries[index])
+    top_down = tuple((entries[i][1], entries[i][0] if counted_at.get(entries[i][0]) == i
+                      else -1) for i in reversed(order))
+    return _GainPlan(lookup, top_down, not top_down or top_down[0][0] <= 0.0)
+
+
+def _plans(batch: QueryBatch, request: MeasureRequest | None, options: MeasureOptions
+           ) -> list[tuple[IntArray, _GainPlan]] | None:
+    """trec_eval's gain plans, one per ``num_rel_levels`` found in the batch, with the rows
+    that use it; None where they cannot differ from sorting by gain (every pair of gains
+    compares as it should, and no level is named twice): then :func:`_gain_table` and
+    :func:`_ideal_gains` give the same numbers, faster."""
+    if not options.empty_iprec_nan:  # trec_quirks=False: gains sorted exactly
+        return None
+    pairs = _gain_pairs(request)
+    levels = batch.rel_levels.shape[1]
+    everything = list(_gain_table(batch, request, options).values()) + [g for _, g in pairs]
+    consistent = len({level for level, _ in pairs}) == len(pairs) and all(
+        (a > b) - (a < b) == (lambda c: (c > 0) - (c < 0))(_c_int(a - b))
+        for a in everything for b in everything)
+    if consistent:
+        return None
+    present = batch.rel_levels > 0
+    num_levels = np.where(present.any(axis=1), levels - np.argmax(present[:, ::-1], axis=1), 0)
+    return [(np.flatnonzero(num_levels == n), _gain_plan(pairs, int(n), options))
+            for n in np.unique(num_levels).tolist()]
 
 
 def _gains(batch: QueryBatch, table: dict[int, float], width: int | None = None) -> FloatArray:
@@ -702,6 +810,20 @@ def _gains(batch: QueryBatch, table: dict[int, float], width: int | None = None)
     return out
 
 
+def _planned_gains(batch: QueryBatch, plans: list[tuple[IntArray, _GainPlan]],
+                   width: int | None = None) -> FloatArray:
+    """:func:`_gains` with each row's own plan's lookup."""
+    rels = batch.rels if width is None else batch.rels[:, :width]
+    out = np.zeros(rels.shape, dtype=np.float64)
+    for rows, plan in plans:
+        for value, gain in plan.lookup.items():
+            if gain != 0.0:
+                part = out[rows]
+                part[rels[rows] == value] = gain
+                out[rows] = part
+    return out
+
+
 def _ideal_gains(
     batch: QueryBatch, table: dict[int, float], width: int | None = None
 ) -> tuple[FloatArray, IntArray]:
@@ -715,18 +837,52 @@ def _ideal_gains(
         key=lambda item: -item[0],
     )
     counts = np.zeros((batch.size, len(ordered)), dtype=np.int64)
-    gains = np.array([g for g, _ in ordered], dtype=np.float64)
     for j, (_, v) in enumerate(ordered):
         counts[:, j] = batch.rel_levels[:, v]
-    total = counts.sum(axis=1) if ordered else np.zeros(batch.size, dtype=np.int64)
+    return _fill_ideal(counts, np.array([g for g, _ in ordered], dtype=np.float64), width)
+
+
+def _planned_ideal(batch: QueryBatch, plans: list[tuple[IntArray, _GainPlan]],
+                   width: int | None = None) -> tuple[FloatArray, IntArray]:
+    """:func:`_ideal_gains` by each row's plan, as trec_eval walks it: from the top entry
+    (none if its gain is not positive), past entries without documents, up to the first
+    entry with documents whose gain is not positive."""
+    parts = []
+    for rows, plan in plans:
+        size = rows.shape[0]
+        entries = [(g, level) for g, level in plan.top_down if level >= 0]
+        counts = np.zeros((size, len(entries)), dtype=np.int64)
+        alive = np.full(size, not plan.empty)
+        for j, (gain, level) in enumerate(entries):
+            here = batch.rel_levels[rows, level] * alive
+            if gain <= 0.0:
+                alive &= here == 0
+            else:
+                counts[:, j] = here
+        gains = np.array([max(g, 0.0) for g, _ in entries], dtype=np.float64)
+        parts.append((rows, *_fill_ideal(counts, gains, width)))
+    total = np.zeros(batch.size, dtype=np.int64)
+    columns = max((ideal.shape[1] for _, ideal, _ in parts), default=0)
+    out = np.zeros((batch.size, columns))
+    for rows, ideal, length in parts:
+        out[rows, : ideal.shape[1]] = ideal
+        total[rows] = length
+    return out, total
+
+
+def _fill_ideal(counts: IntArray, gains: FloatArray, width: int | None
+                ) -> tuple[FloatArray, IntArray]:
+    """Rows of ``counts[:, j]`` copies of ``gains[j]`` in column order, padded with 0."""
+    size = counts.shape[0]
+    total = counts.sum(axis=1) if counts.shape[1] else np.zeros(size, dtype=np.int64)
     columns = int(total.max(initial=0))
     if width is not None:
         columns = min(columns, width)
-    out = np.zeros((batch.size, columns))
-    if columns and ordered:
+    out = np.zeros((size, columns))
+    if columns and counts.shape[1]:
         ends = np.cumsum(counts, axis=1)
         positions = np.arange(columns)[None, :]
-        for j in range(len(ordered) - 1, -1, -1):
+        for j in range(counts.shape[1] - 1, -1, -1):
             np.copyto(out, gains[j], where=positions < ends[:, j : j + 1])
     return out, total
 
@@ -779,26 +935,32 @@ def _dcg_parts(
     is the same as none).
     """
     table = _gain_table(batch, request, options)
+    plans = _plans(batch, request, options)
     if width is not None and width >= max(batch.width, int(batch.rel_levels.sum(axis=1).max(
             initial=0))):
         width = None
-    key = ("dcg", tuple(sorted(table.items())), width, options.ideal, options.average_ties,
-           options.discount)
+    key = ("dcg", tuple(sorted(table.items())), None if plans is None else request,
+           width, options.ideal, options.average_ties, options.discount)
     parts: _Dcg | None = batch.memo.get(key)
     if parts is None:
-        parts = batch.memo[key] = _new_dcg_parts(batch, table, options, width)
+        parts = batch.memo[key] = _new_dcg_parts(batch, table, plans, options, width)
     return parts
 
 
-def _new_dcg_parts(batch: QueryBatch, table: dict[int, float], options: MeasureOptions,
+def _new_dcg_parts(batch: QueryBatch, table: dict[int, float],
+                   plans: list[tuple[IntArray, _GainPlan]] | None, options: MeasureOptions,
                    width: int | None) -> _Dcg:
     needs_all = options.ideal == "retrieved" or options.average_ties
-    all_gains = _gains(batch, table, None if needs_all else width)
+    wanted = None if needs_all else width
+    all_gains = (_gains(batch, table, wanted) if plans is None
+                 else _planned_gains(batch, plans, wanted))
     gains = all_gains if width is None else all_gains[:, :width]
     if options.ideal == "retrieved":
         ideal, ideal_len = _retrieved_ideal(all_gains)
-    else:
+    elif plans is None:
         ideal, ideal_len = _ideal_gains(batch, table, width)
+    else:
+        ideal, ideal_len = _planned_ideal(batch, plans, width)
     if width is not None:
         ideal = ideal[:, :width]
     effective = gains
@@ -840,11 +1002,12 @@ def _ndcg(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -
 
 def _ndcg_cut(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """ndcg_cut_k = DCG@k / ideal DCG@k (gain = qrels value; the DCG itself if ideal = 0)."""
-    parts = _dcg_parts(batch, None, options, width=max(_cutoffs(request), default=0))
+    cuts = _cuts(request)
+    parts = _dcg_parts(batch, None, options, width=max((r for _, r in cuts), default=0))
     columns = []
-    for k in _cutoffs(request):
-        dcg = _at(parts.run_prefix, np.minimum(batch.num_ret, k) - 1)
-        ideal = _at(parts.ideal_prefix, np.minimum(parts.ideal_len, k) - 1)
+    for _, reach in cuts:
+        dcg = _at(parts.run_prefix, np.minimum(batch.num_ret, reach) - 1)
+        ideal = _at(parts.ideal_prefix, np.minimum(parts.ideal_len, reach) - 1)
         columns.append(np.where(ideal > 0.0, _divide(dcg, ideal, ideal > 0.0), dcg))
     return np.stack(columns, axis=1) if columns else np.zeros((batch.size, 0))
 
@@ -945,8 +1108,13 @@ def _g(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> R
     logarithms come from the C library (``math.log2``), as trec_eval's do.
     """
     table = _gain_table(batch, request, options)
-    gains = _gains(batch, table)
-    ideal, _ = _ideal_gains(batch, table)
+    plans = _plans(batch, request, options)
+    if plans is None:
+        gains = _gains(batch, table)
+        ideal, _ = _ideal_gains(batch, table)
+    else:
+        gains = _planned_gains(batch, plans)
+        ideal, _ = _planned_ideal(batch, plans)
     b, width = gains.shape
     out = np.zeros(b)
     if b == 0:
@@ -965,11 +1133,19 @@ def _g(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> R
         nonzero = g != 0
         arguments = (2.0 + cost[nonzero] - gained[nonzero]).tolist()
         terms = np.zeros((b, width))
-        terms[nonzero] = g[nonzero] / np.array(list(map(math.log2, arguments)))
+        terms[nonzero] = g[nonzero] / np.array(list(map(_c_log2, arguments)))
         total = np.cumsum(terms, axis=1)[:, -1]
     good = ideal_sum > 0.0
     out[good] = total[good] / ideal_sum[good]
     return _col(out)
+
+
+def _c_log2(x: float) -> float:
+    """C's ``log2``: glibc's value where defined (``math.log2`` calls it), -inf at 0 and NaN
+    below (negative gains can make G's argument so), where Python raises."""
+    if x > 0.0:
+        return math.log2(x)
+    return -math.inf if x == 0.0 else math.nan
 
 
 def _bin_g(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:

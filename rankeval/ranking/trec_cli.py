@@ -243,8 +243,10 @@ def _c_cutoffs(spec: str) -> str:
     """``spec`` with its integer cutoffs read as trec_eval reads them, with C's ``atol``.
 
     ``ndcg_cut.10,20,23.4`` asks for cutoff 23 (trec_eval's own test suite has that line),
-    ``P.5x`` for 5, ``P.x`` for 0 (then refused as not positive). Other parameters and the
-    Python API stay strict.
+    ``P.5x`` for 5, ``P.1e3`` for 1, ``P.x`` for 0 (then refused as not positive), and
+    anything past 2**63 - 1 for 2**63 - 1 (glibc's ``strtol`` saturates). Other parameters
+    and the Python API stay strict (the API refuses ``P.1e3`` rather than read it
+    differently).
     """
     name, dot, params = spec.partition(".")
     measure = next((m for m in catalogue.MEASURES if m.name == name), None)
@@ -260,7 +262,8 @@ def _atol(text: str) -> int:
     if rest[:1] in ("-", "+"):
         rest = rest[1:]
     digits = len(rest) - len(rest.lstrip("0123456789"))
-    return sign * int(rest[:digits]) if digits else 0
+    value = sign * int(rest[:digits]) if digits else 0
+    return max(-catalogue.MAX_CUTOFF - 1, min(value, catalogue.MAX_CUTOFF))  # strtol saturates
 
 
 def _one_of(flag: str, value: str, allowed: tuple[_T, ...]) -> _T:
