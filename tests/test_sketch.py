@@ -179,6 +179,8 @@ def test_a_failure_while_updating_changes_nothing(monkeypatch: pytest.MonkeyPatc
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"k": 5}, ">= 8"), ({"k": 10**4}, "even number"), ({"k": 4}, ">= 8"),
     ({"exact_until": -1}, ">= 0"),
+    # DataSketches' binding keeps k in one byte: 256 would run as 4, 1024 as 4, 300 as 44.
+    ({"k": 256}, "from 8 to 254"), ({"k": 1024}, "from 8 to 254"), ({"k": 300}, "from 8 to 254"),
 ])
 def test_settings(kwargs: dict[str, int], message: str) -> None:
     with pytest.raises(ValueError, match=message):
@@ -258,3 +260,98 @@ def test_the_widened_rank_bounds_hold_at_every_retained_score(
     assert np.all(low <= true)
     assert np.all(true <= high)
     assert 0 <= epsilon < 1
+
+
+def test_the_largest_k_is_the_sketches_k() -> None:
+    ev = SketchEvaluation(k=254, exact_until=0)
+    labels, scores = stream("continuous", 5000, 6)
+    ev.add_cases(labels, scores)
+    assert ev._sketches is not None
+    assert [sketch.k for sketch in ev._sketches] == [254, 254]
+
+
+def _rewritten(data: bytes, **changes: Any) -> bytes:
+    """``data`` with metadata fields replaced (raw JSON text for values) and a valid
+    checksum: what a crafted file looks like."""
+    import hashlib
+    import json
+
+    _, version, meta_len = sketch_module._HEADER.unpack_from(data)
+    meta = json.loads(data[sketch_module._HEADER.size:sketch_module._HEADER.size + meta_len])
+    rest = data[sketch_module._HEADER.size + meta_len:-32]
+    text = json.dumps(meta, sort_keys=True)
+    for key, raw in changes.items():
+        text = text.replace(f'"{key}": {json.dumps(meta[key])}', f'"{key}": {raw}')
+    body = (sketch_module._HEADER.pack(sketch_module._MAGIC, version, len(text.encode()))
+            + text.encode() + rest)
+    return body + hashlib.sha256(body).digest()
+
+
+@pytest.mark.parametrize(("exact_until", "changes", "message"), [
+    (0, {"pos_missed": '"1180591620717411303424"'}, "not a count from 0 to 2\\*\\*63 - 1"),
+    (0, {"pos_missed": "1.5"}, "not a count"),
+    (0, {"positives": "Infinity"}, "Infinity in the metadata"),
+    (0, {"neg_missed": '"-3"'}, "not a count"),
+    (0, {"k": "52"}, "has k=8, the file says 52"),
+    (0, {"k": "8.0"}, "not an integer"),
+    (0, {"k": "true"}, "not an integer"),
+    (0, {"phase": '"folded"'}, "unknown phase"),
+    (10**6, {"exact_until": "10"}, "more than exact_until"),
+    (0, {"blobs": "[1, 2, 3]"}, "not two section sizes"),
+    (0, {"exact_until": "1" + "0" * 400}, None),  # a huge budget is a valid setting
+])
+def test_crafted_metadata_is_refused(exact_until: int, changes: dict[str, str],
+                                     message: str | None) -> None:
+    ev = SketchEvaluation(k=8, exact_until=exact_until)
+    labels, scores = stream("continuous", 3000, 7)
+    ev.add_cases(labels, scores)
+    ev.add_misses(2)
+    data = _rewritten(ev.to_bytes(), **changes)
+    if message is None:
+        assert SketchEvaluation.from_bytes(data).summary() == ev.summary()
+        return
+    with pytest.raises(PersistenceError, match=message):
+        SketchEvaluation.from_bytes(data)
+
+
+def test_a_deeply_nested_metadata_is_refused() -> None:
+    import hashlib
+
+    text = b"[" * 100_000 + b"]" * 100_000
+    body = sketch_module._HEADER.pack(sketch_module._MAGIC, 1, len(text)) + text
+    with pytest.raises(PersistenceError, match="invalid sketch state"):
+        SketchEvaluation.from_bytes(body + hashlib.sha256(body).digest())
+
+
+def test_exact_phase_labels_must_be_bits() -> None:
+    import hashlib
+
+    ev = SketchEvaluation(k=8, exact_until=100)
+    ev.add_cases([True, False], [0.5, 0.25])
+    data = bytearray(ev.to_bytes()[:-32])
+    data[-1] = 2  # the last label byte
+    body = bytes(data)
+    with pytest.raises(PersistenceError, match="neither 0 nor 1"):
+        SketchEvaluation.from_bytes(body + hashlib.sha256(body).digest())
+
+
+def test_load_refuses_fifos_and_devices_without_reading(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(PersistenceError, match="not a regular file"):
+        SketchEvaluation.load(fifo)  # would block forever if it opened for reading
+    zero = tmp_path / "zero"
+    os.mknod(zero, 0o666 | stat.S_IFCHR, os.stat("/dev/zero").st_rdev)
+    with pytest.raises(PersistenceError, match="not a regular file"):
+        SketchEvaluation.load(zero)  # would read until memory runs out
+
+
+def test_a_missing_extra_fails_at_construction(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "datasketches", None)
+    with pytest.raises(ImportError, match=r"pip install 'rankeval\[sketch\]'"):
+        SketchEvaluation()

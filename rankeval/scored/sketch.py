@@ -42,12 +42,13 @@ import math
 import os
 import struct
 import threading
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rankeval.checks import (
+    MAX_COUNT,
     check_case_arrays,
     check_correct,
     check_count,
@@ -60,7 +61,7 @@ from rankeval.errors import PersistenceError
 from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
 from rankeval.scored.partitioned import Layout, Request, assemble, bucket_part_from_counts
 
-__all__ = ["Estimate", "SketchEvaluation"]
+__all__ = ["MAX_K", "Estimate", "SketchEvaluation"]
 
 # Standard deviations of DataSketches' rank bounds (1, 2 or 3): 3 is about 99.7 %.
 STD_DEVS = 3
@@ -70,6 +71,8 @@ STD_DEVS = 3
 # sketches, by up to 1.5-1.6 times the half-width (it varies from run to run: the sketches'
 # randomness cannot be seeded). So the half-widths used here are WIDEN times DataSketches'.
 WIDEN = 3.0
+# The largest k: the Python binding of DataSketches stores k in one byte (k=256 becomes 4).
+MAX_K = 254
 # Adds a sketch takes at once; add_case's wait in a list until then (or a read).
 _PENDING = 4096
 _MAGIC = b"\x89RKQ\r\n\x1a\n"
@@ -105,7 +108,7 @@ def _round_scores(values: NDArray[np.float64]) -> NDArray[np.float64]:
 def _req() -> Any:
     try:
         import datasketches
-    except ImportError:  # pragma: no cover - the extra is part of the test install
+    except ImportError:
         raise ImportError("SketchEvaluation needs Apache DataSketches: "
                           "pip install 'rankeval[sketch]'") from None
     return datasketches.req_floats_sketch
@@ -117,9 +120,11 @@ class SketchEvaluation:
     Parameters
     ----------
     k : int
-        The sketches' accuracy parameter, an even number from 8 to 1024: a larger k keeps
+        The sketches' accuracy parameter, an even number from 8 to 254: a larger k keeps
         more scores and tightens the bounds (memory grows about linearly with k). (REQ
-        allows 4, where DataSketches' rank bounds can have zero width around a wrong rank.)
+        allows 4, where DataSketches' rank bounds can have zero width around a wrong rank;
+        and up to 1024, but the Python binding keeps k in one byte, so 256 would silently
+        become 4.)
     exact_until : int
         Keep the cases themselves, and exact values, until there are more than this many;
         then move them into the sketches (default 100,000: about a megabyte).
@@ -134,9 +139,10 @@ class SketchEvaluation:
 
     def __init__(self, k: int = 50, exact_until: int = 100_000) -> None:
         self._k = check_int(k, "k", minimum=8)
-        if self._k % 2 or self._k > 1024:
-            raise ValueError(f"k must be an even number from 8 to 1024, got {self._k}")
+        if self._k % 2 or self._k > MAX_K:
+            raise ValueError(f"k must be an even number from 8 to {MAX_K}, got {self._k}")
         self._exact_until = check_int(exact_until, "exact_until", minimum=0)
+        _req()  # the extra is needed from the first case on, so say so now, not at the switch
         self._lock = threading.RLock()
         self._exact: ScoredPrecisionRecallEvaluation | None = (
             _exact_evaluator() if self._exact_until else None)
@@ -147,7 +153,10 @@ class SketchEvaluation:
         self._pos_missed = self._neg_missed = 0
 
     def _new_sketch(self) -> Any:
-        return _req()(self._k, True)
+        sketch = _req()(self._k, True)
+        if sketch.k != self._k:  # pragma: no cover - the binding changed its k type
+            raise RuntimeError(f"DataSketches made a sketch with k={sketch.k}, not {self._k}")
+        return sketch
 
     # ------------------------------------------------------------ mutators
     @property
@@ -363,38 +372,48 @@ class SketchEvaluation:
         if version != _VERSION:
             raise fail(f"unsupported sketch format version {version} (this rankeval reads 1)")
         try:
-            meta = json.loads(data[_HEADER.size:_HEADER.size + meta_len])
-            at = _HEADER.size + meta_len
-            blobs = []
-            for size in meta["blobs"]:
-                blobs.append(data[at:at + size])
-                at += size
-            if at != len(data) - 32:
-                raise ValueError("the sections do not fill the file")
-            ev = cls(k=meta["k"], exact_until=meta["exact_until"])
-            counts = [int(meta[key]) for key in ("positives", "negatives", "pos_missed",
-                                                   "neg_missed")]
+            meta = json.loads(data[_HEADER.size:_HEADER.size + meta_len],
+                              parse_constant=_no_constant)
+            ev, counts, blobs = _checked_meta(meta, data, _HEADER.size + meta_len)
             if meta["phase"] == "exact":
-                keys = np.frombuffer(blobs[0], dtype="<f8").astype(np.float64)
-                labels = np.frombuffer(blobs[1], dtype=np.uint8).astype(np.bool_)
-                ev._exact = _exact_evaluator()
-                ev._exact.add_cases(labels, np.negative(keys))
-                ev._sketches = None
-                held = (int(labels.sum()), int((~labels).sum()))
+                held = ev._load_exact(blobs)
             else:
+                held = (_check_req_blob(blobs[0], ev._k), _check_req_blob(blobs[1], ev._k))
                 sketch_type = _req()
                 ev._sketches = (sketch_type.deserialize(blobs[0]),
                                 sketch_type.deserialize(blobs[1]))
                 ev._exact = None
-                held = (int(ev._sketches[0].n), int(ev._sketches[1].n))
-            if held != tuple(counts[:2]) or min(counts) < 0:
+            if held != tuple(counts[:2]):
                 raise ValueError(f"the counts {counts[:2]} do not match the state {held}")
         except PersistenceError:
             raise
-        except (ValueError, KeyError, TypeError, IndexError, RuntimeError) as error:
+        except (ValueError, KeyError, TypeError, IndexError, RuntimeError, OverflowError,
+                RecursionError) as error:
             raise fail(f"invalid sketch state: {error}") from None
         ev._pos, ev._neg, ev._pos_missed, ev._neg_missed = counts
         return ev
+
+    def _load_exact(self, blobs: list[bytes]) -> tuple[int, int]:
+        """Adopt the held cases of an exact-phase file: scores (negated, float64, float32
+        values) and labels (bytes 0 or 1). Returns (positives, negatives)."""
+        if len(blobs[0]) != 8 * len(blobs[1]):
+            raise ValueError(f"{len(blobs[0])} bytes of scores for {len(blobs[1])} labels")
+        keys = np.frombuffer(blobs[0], dtype="<f8").astype(np.float64)
+        codes = np.frombuffer(blobs[1], dtype=np.uint8)
+        if codes.shape[0] and int(codes.max()) > 1:
+            raise ValueError("a label byte is neither 0 nor 1")
+        labels = codes.astype(np.bool_)
+        if codes.shape[0] > self._exact_until:
+            raise ValueError(f"{codes.shape[0]} held cases, more than exact_until "
+                             f"({self._exact_until})")
+        scores = np.negative(keys)
+        if not np.array_equal(_round_scores(scores), scores, equal_nan=True):
+            raise ValueError("a held score is not a float32 value")
+        self._exact = _exact_evaluator()
+        self._exact.add_cases(labels, scores)  # refuses NaN
+        self._sketches = None
+        positives = int(np.count_nonzero(labels))
+        return positives, labels.shape[0] - positives
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write :meth:`to_bytes` atomically (the old file or the whole new one survives)."""
@@ -406,15 +425,197 @@ class SketchEvaluation:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> SketchEvaluation:
-        """Read an evaluator :meth:`save` wrote."""
-        with open(path, "rb") as f:
-            return cls.from_bytes(f.read(), os.fspath(path))
+        """Read an evaluator :meth:`save` wrote. A FIFO, a device or anything else that is
+        not a regular file is refused before a byte is read (it could block forever or never
+        end), and so is a file larger than this machine's memory."""
+        from rankeval.scored.state_file import open_regular
+
+        name = os.fspath(path)
+
+        def fail(problem: str) -> NoReturn:
+            raise PersistenceError(name, problem)
+
+        with open_regular(name, fail) as f:
+            size = os.fstat(f.fileno()).st_size
+            memory = _physical_memory()
+            if memory is not None and size > memory:
+                fail(f"{size} bytes, more than this machine's memory ({memory} bytes)")
+            return cls.from_bytes(f.read(), name)
 
     def __getstate__(self) -> dict[str, Any]:
         return {"state": self.to_bytes()}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(SketchEvaluation.from_bytes(state["state"]).__dict__)
+
+
+def _physical_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # not a POSIX system
+        return None
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} in the metadata")
+
+
+def _checked_meta(meta: Any, data: bytes, at: int
+                  ) -> tuple[SketchEvaluation, list[int], list[bytes]]:
+    """A fresh evaluator with the metadata's ``k`` and ``exact_until``, the four counts, and
+    the sections; every field checked (``ValueError`` names the first fault)."""
+    if not isinstance(meta, dict):
+        raise ValueError("the metadata is not an object")
+    expected = {"k", "exact_until", "positives", "negatives", "pos_missed", "neg_missed",
+                "phase", "blobs"}
+    if set(meta) != expected:
+        raise ValueError(f"metadata fields {sorted(meta)}, expected {sorted(expected)}")
+    for key in ("k", "exact_until"):
+        if type(meta[key]) is not int:
+            raise ValueError(f"{key} is {meta[key]!r}, not an integer")
+    counts = []
+    for key in ("positives", "negatives", "pos_missed", "neg_missed"):
+        text = meta[key]
+        if not (isinstance(text, str) and text.isascii() and text.isdigit()
+                and len(text) <= 19 and int(text) <= MAX_COUNT):
+            raise ValueError(f"{key} is {text!r}, not a count from 0 to 2**63 - 1")
+        counts.append(int(text))
+    check_total(counts[0] + counts[2], "numPositiveRef")
+    check_total(counts[1] + counts[3], "numNegativeRef")
+    if meta["phase"] not in ("exact", "sketch"):
+        raise ValueError(f"unknown phase {meta['phase']!r}")
+    sizes = meta["blobs"]
+    if not (isinstance(sizes, list) and len(sizes) == 2
+            and all(type(size) is int and size >= 0 for size in sizes)):
+        raise ValueError(f"blobs is {sizes!r}, not two section sizes")
+    if at + sum(sizes) != len(data) - 32:
+        raise ValueError("the sections do not fill the file")
+    blobs = [data[at:at + sizes[0]], data[at + sizes[0]:at + sizes[0] + sizes[1]]]
+    ev = SketchEvaluation(k=meta["k"], exact_until=meta["exact_until"])
+    if meta["phase"] == "exact" and counts[0] + counts[1] > ev._exact_until:
+        raise ValueError(f"an exact phase of {counts[0] + counts[1]} cases, more than "
+                         f"exact_until ({ev._exact_until})")
+    return ev, counts, blobs
+
+
+# ------------------------------------------------------------ reading a REQ blob
+# DataSketches' deserializer trusts its input: a count, a section size or a NaN it is handed
+# reaches code that allocates, sorts or shifts by it, and can end the process. So a blob read
+# from a file is parsed here first, every field checked against what a sketch built by
+# ``update`` and ``merge`` can hold (datasketches-cpp 5.x, floats, high-rank mode), and only
+# then handed over.
+_REQ_HEADER = struct.Struct("<BBBBHBB")  # preamble ints, serial version, family, flags, k,
+                                        # levels, raw items
+_REQ_COMPACTOR = struct.Struct("<QfBBxxI")  # state, raw section size, lg weight, sections, items
+_REQ_FAMILY, _REQ_VERSION = 17, 1
+_EMPTY, _HIGH_RANK, _RAW, _SORTED = 1 << 2, 1 << 3, 1 << 4, 1 << 5
+_MIN_K = 4  # req_constants::MIN_K
+_MAX_LEVELS = 62  # a level's weight, 2**level, and n stay below 2**63
+
+
+def _section_pairs(k: int) -> dict[int, float]:
+    """Number of sections -> raw section size, for every pair a level of a k sketch can
+    reach: from (3, k), each step divides the size by sqrt(2) in float32 and doubles the
+    sections while the size's nearest even number stays at least 4 (``ensure_enough_sections``;
+    96 sections at most, since 192 would need 2**95 compactions)."""
+    pairs, size, sections = {3: float(np.float32(k))}, np.float32(k), 3
+    while sections < 96:
+        size = np.float32(size / np.sqrt(np.float32(2.0)))
+        if _nearest_even(float(size)) < _MIN_K:
+            break
+        sections *= 2
+        pairs[sections] = float(size)
+    return pairs
+
+
+def _nearest_even(value: float) -> int:
+    """``req_compactor::nearest_even``: C's ``round`` of half (halves away from zero), times 2."""
+    half = value / 2
+    return 2 * int(math.floor(half + 0.5) if half >= 0 else math.ceil(half - 0.5))
+
+
+def _check_req_blob(blob: bytes, k: int) -> int:
+    """Check that ``blob`` is a REQ sketch of floats in high-rank mode with this ``k`` that
+    DataSketches 5.x wrote, field by field; return its n. ``ValueError`` names the first
+    fault."""
+    if len(blob) < _REQ_HEADER.size:
+        raise ValueError(f"a sketch section of {len(blob)} bytes is shorter than its header")
+    fields: tuple[int, ...] = _REQ_HEADER.unpack_from(blob)
+    preamble, version, family, flags, their_k, levels, raw = fields
+    if (version, family) != (_REQ_VERSION, _REQ_FAMILY):
+        raise ValueError(f"not a REQ sketch (family {family}, version {version})")
+    if their_k != k:
+        raise ValueError(f"a sketch section has k={their_k}, the file says {k}")
+    if flags & ~(_EMPTY | _HIGH_RANK | _RAW | _SORTED) or not flags & _HIGH_RANK:
+        raise ValueError(f"unexpected sketch flags {flags:#04x}")
+    if preamble != (4 if levels > 1 else 2):
+        raise ValueError(f"sketch preamble of {preamble} ints for {levels} levels")
+    if flags & _EMPTY:
+        if (levels, raw, len(blob)) != (0, 0, _REQ_HEADER.size):
+            raise ValueError("an empty sketch section holds data")
+        return 0
+    if not 1 <= levels <= _MAX_LEVELS:
+        raise ValueError(f"a sketch of {levels} levels")
+    at = _REQ_HEADER.size
+    if flags & _RAW:
+        if levels != 1 or not 1 <= raw <= _MIN_K:
+            raise ValueError(f"{raw} raw items in a sketch of {levels} levels")
+        items = _floats(blob, at, raw)
+        padding = blob[at + 4 * raw:]
+        if len(padding) != (0 if raw == 1 else _REQ_COMPACTOR.size) or any(padding):
+            raise ValueError("a sketch section's length does not match its items")
+        if raw > 1 and flags & _SORTED and np.any(items[1:] < items[:-1]):
+            raise ValueError("a sketch's level 0 is marked sorted but is not")
+        return raw
+    if raw:
+        raise ValueError(f"{raw} raw items in a sketch of compactors")
+    n = low = high = None
+    if levels > 1:
+        if len(blob) < at + 16:
+            raise ValueError("a sketch section ends inside its header")
+        n, low, high = struct.unpack_from("<Qff", blob, at)
+        at += 16
+        if math.isnan(low) or math.isnan(high) or low > high:
+            raise ValueError(f"a sketch's bounds {low}, {high} are not an interval")
+    sections = _section_pairs(k)
+    weight = 0
+    for level in range(levels):
+        if len(blob) < at + _REQ_COMPACTOR.size:
+            raise ValueError(f"a sketch section ends inside level {level}")
+        state, size, lg_weight, count, num_items = _compactor_fields(blob, at)
+        at += _REQ_COMPACTOR.size
+        if lg_weight != level or sections.get(count) != size:
+            raise ValueError(f"sketch level {level} has weight 2**{lg_weight}, {count} sections "
+                             f"of {size}")
+        items = _floats(blob, at, num_items)
+        at += 4 * num_items
+        if (level or flags & _SORTED) and np.any(items[1:] < items[:-1]):
+            raise ValueError(f"sketch level {level} is not sorted")
+        if low is not None and num_items and (items.min() < low or items.max() > high):
+            raise ValueError(f"sketch level {level} holds items outside its bounds")
+        weight += num_items << level
+        if state > (n if n is not None else num_items) or weight >= 2**63:
+            raise ValueError(f"sketch level {level} claims {state} compactions")
+    if at != len(blob):
+        raise ValueError("a sketch section's length does not match its levels")
+    if n is not None and n != weight:
+        raise ValueError(f"a sketch section says n={n}, its levels hold {weight}")
+    return weight
+
+
+def _compactor_fields(blob: bytes, at: int) -> tuple[int, float, int, int, int]:
+    state, size, lg_weight, count, num_items = _REQ_COMPACTOR.unpack_from(blob, at)
+    return int(state), float(size), int(lg_weight), int(count), int(num_items)
+
+
+def _floats(blob: bytes, at: int, count: int) -> NDArray[np.float32]:
+    """``count`` little-endian float32 items at ``at``, none NaN."""
+    if len(blob) < at + 4 * count:
+        raise ValueError(f"a sketch section ends inside its {count} items")
+    items = np.frombuffer(blob, dtype="<f4", count=count, offset=at)
+    if np.isnan(items).any():
+        raise ValueError("a sketch section holds NaN")
+    return items
 
 
 # ------------------------------------------------------------------- the bounds

@@ -133,6 +133,7 @@ __all__ = [
     "EvaluatorState",
     "PersistenceError",
     "load_state",
+    "open_regular",
     "save_state",
 ]
 
@@ -598,7 +599,7 @@ def load_state(path: str | os.PathLike[str]) -> EvaluatorState:
     def fail(problem: str) -> NoReturn:
         raise PersistenceError(name, problem)
 
-    with _open_regular(name, fail) as stream:
+    with open_regular(name, fail) as stream:
         size = os.fstat(stream.fileno()).st_size
         head = stream.read(_HEADER.size)
         if len(head) < len(MAGIC):
@@ -689,7 +690,7 @@ def load_state(path: str | os.PathLike[str]) -> EvaluatorState:
         fail(f"invalid state: {error}")
 
 
-def _open_regular(name: str, fail: Callable[[str], NoReturn]) -> BufferedReader:
+def open_regular(name: str, fail: Callable[[str], NoReturn]) -> BufferedReader:
     """Open ``name`` for reading if it is a regular file; a FIFO or device never blocks us."""
     fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     try:
