@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import dataclasses
+import math
 import os
 import pickle
+import sys
 import tempfile
+import threading
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -13,7 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankeval import ScoredPrecisionRecallEvaluation
+from rankeval import PersistenceError, ScoredPrecisionRecallEvaluation
+from rankeval.scored.state_file import load_state, save_state
 from tests import strategies
 from tests.conftest import close
 from tests.helpers import assert_matches_reference, race, small_buffer
@@ -32,6 +39,14 @@ class Clock:
 
 operations = st.lists(st.one_of(
     st.tuples(st.just("tick"), st.sampled_from([0.0, 0.5, 1.0, 2.5, 7.0])),
+    # The clock steps back (the wall clock can): new cases take the window's time.
+    st.tuples(st.just("back"), st.sampled_from([0.5, 2.5, 7.0])),
+    # A case with a timestamp this far from the latest time (refused if before it or before
+    # the window's time; never rewritten).
+    st.tuples(st.just("stamp"), st.booleans(), strategies.scores,
+              st.sampled_from([-1.0, 0.0, 0.5, 3.0])),
+    # Save, move the file's latest time this far ahead (re-checksummed: a forged file), load.
+    st.tuples(st.just("forge"), st.sampled_from([0.25, 0.5, 2.0])),
     st.tuples(st.just("case"), st.booleans(), strategies.scores),
     st.tuples(st.just("cases"), strategies.cases),
     st.tuples(st.just("misses"), st.integers(0, 2)),
@@ -43,7 +58,7 @@ operations = st.lists(st.one_of(
 ), max_size=40)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(ops=operations, ties=strategies.ties, horizon=st.sampled_from([1.0, 3.0, 10.0]),
        buffer=st.sampled_from([2, 5, 1024]))
 def test_equals_a_fresh_evaluator_of_the_cases_inside(ops: list[Any], ties: str,
@@ -74,24 +89,49 @@ def check_stream(ops: list[Any], ties: str, horizon: float, buffer: int,
                                              clock=clock)
         added: list[tuple[bool, float, float]] = []  # (label, score, time)
         misses = 0
+        window_time = latest = -math.inf  # the clock at the last read; the latest case time
         for step, op in enumerate(ops):
+            arrival = max(clock.now, latest, window_time)  # a clock-stamped case's time
             if op[0] == "tick":
                 clock.now += op[1]
+            elif op[0] == "back":
+                clock.now -= op[1]
             elif op[0] == "case":
                 ev.add_case(op[1], op[2])
-                added.append((op[1], op[2], clock.now))
+                added.append((op[1], op[2], arrival))
             elif op[0] == "cases":
                 ev.add_cases([c for c, _ in op[1]], [s for _, s in op[1]])
-                added += [(c, s, clock.now) for c, s in op[1]]
+                added += [(c, s, arrival) for c, s in op[1]]
+            elif op[0] == "stamp":
+                stamp = max(latest, clock.now) + op[3]
+                if stamp < max(latest, window_time):
+                    before = ev.num_cases()
+                    with pytest.raises(ValueError, match="earlier than the one before it"):
+                        ev.add_case(op[1], op[2], timestamp=stamp)
+                    assert ev.num_cases() == before
+                else:
+                    ev.add_case(op[1], op[2], timestamp=stamp)
+                    added.append((op[1], op[2], stamp))
             elif op[0] == "misses":
                 ev.add_misses(op[1])
                 misses += op[1]
-            elif op[0] == "reload":
+            elif op[0] in ("reload", "forge"):
                 path = os.path.join(tmp, "window.rankeval")
                 ev.save(path)
-                loaded = ScoredPrecisionRecallEvaluation.load(path, clock=clock)
-                assert loaded == ev
-                ev = loaded
+                forged = None
+                if op[0] == "forge":
+                    state = load_state(path)
+                    forged = max(state.last_time, state.now, clock.now) + op[1] * horizon
+                    save_state(path, dataclasses.replace(state, last_time=forged))
+                if max(window_time, latest, forged or -math.inf) - clock.now > horizon:
+                    with pytest.raises(PersistenceError, match="kept by another clock"):
+                        ScoredPrecisionRecallEvaluation.load(path, clock=clock)
+                else:
+                    loaded = ScoredPrecisionRecallEvaluation.load(path, clock=clock)
+                    if forged is None:
+                        assert loaded == ev
+                    ev = loaded
+                    latest = max(latest, forged or -math.inf)
             else:
                 _, cases, lag, their_misses = op
                 other = ScoredPrecisionRecallEvaluation(
@@ -103,7 +143,10 @@ def check_stream(ops: list[Any], ties: str, horizon: float, buffer: int,
                 added += [(c, s, t) for (c, s), t in zip(cases, times, strict=True)]
                 added.sort(key=lambda case: case[2])  # stable: ours first among equal times
                 misses += their_misses
-            live = [(c, s) for c, s, t in added if t > clock.now - horizon]
+            if added:
+                latest = max(latest, max(t for _, _, t in added))
+            window_time = max(window_time, clock.now)  # the reads below read the clock
+            live = [(c, s) for c, s, t in added if t > window_time - horizon]
             ref = Reference(live, misses, 0, ties)
             assert ev.num_cases() == len(live) + misses
             assert close(ev.area_under_roc_curve(), ref.roc_auc_pairs(misses, 0))
@@ -259,3 +302,145 @@ def test_a_clock_that_steps_back_never_makes_a_case_older() -> None:
     clock.now = 30.0
     assert (ev.num_cases(), ev.precision_at(1)) == (1, 1.0)
     ev._store._check()
+
+
+@contextlib.contextmanager
+def fast_switching() -> Iterator[None]:
+    """Threads switch every microsecond (not every 5 ms), so that races show in one run."""
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(old)
+
+
+def test_a_clock_that_steps_back_loses_no_case() -> None:
+    """Issue 25's case: horizon 10, a case at 0, a read at 100, the clock back to 50, two
+    cases added: they take the window's time (100) and are inside."""
+    clock = Clock()
+    ev = ScoredPrecisionRecallEvaluation(horizon=10.0, clock=clock)
+    ev.add_case(True, 0.5)
+    clock.now = 100.0
+    assert ev.num_cases() == 0  # the case at 0 has left
+    clock.now = 50.0
+    ev.add_case(True, 0.7)
+    ev.add_cases([False], [0.2])
+    assert ev.num_cases() == 2
+    clock.now = 105.0
+    assert ev.num_cases() == 2  # at time 100, inside until 110
+    clock.now = 110.0
+    assert ev.num_cases() == 0
+
+
+def test_a_timestamp_is_never_rewritten() -> None:
+    """A timestamp earlier than a pending clock-stamped add's (or the window's time) is
+    refused; it used to be accepted and raised at the fold."""
+    clock = Clock()
+    clock.now = 100.0
+    ev = ScoredPrecisionRecallEvaluation(horizon=1000.0, clock=clock)
+    ev.add_case(True, 0.5, timestamp=200.0)  # pending at 200
+    ev.add_cases([False, True], [0.1, 0.2])  # stamped by the clock, 100: pending after it
+    with pytest.raises(ValueError, match="earlier than the one before it"):
+        ev.add_case(True, 0.9, timestamp=150.0)  # earlier than 200: refused, not raised
+    assert ev.num_cases() == 3
+    ev.add_case(True, 0.9, timestamp=250.0)
+    assert ev.num_cases() == 4
+    times = ev._folded().arrival_times()  # type: ignore[attr-defined]
+    assert times.tolist() == [200.0, 200.0, 200.0, 250.0]
+
+
+def test_merges_racing_lock_free_adds_keep_time_order() -> None:
+    """Cases appended without the lock while a merge runs come after the merged ones, at
+    the merged window's time (they were taken in first, at time -inf, and broke the order)."""
+    clock = Clock()
+    clock.now = 1000.0
+    ev = ScoredPrecisionRecallEvaluation(horizon=10_000.0, clock=clock)
+    per_writer, writers_count, merges = 20_000, 3, 200
+
+    def writer(seed: int) -> None:
+        for i in range(per_writer):
+            ev.add_case(i % 3 == 0, (seed * per_writer + i) / 1e4)
+
+    merged = 0
+
+    def merge_some() -> None:
+        nonlocal merged
+        if merged < merges:
+            other = ScoredPrecisionRecallEvaluation(horizon=10_000.0, clock=clock)
+            other.add_cases([True, False, False], [0.9, 0.1, 0.4],
+                            timestamps=[990.0, 995.0, 999.0])
+            ev.merge(other)
+            merged += 1
+            ev._store._check()
+
+    with fast_switching():
+        race([threading.Thread(target=writer, args=(w,)) for w in range(writers_count)],
+             merge_some)
+    ev._folded()._check()
+    assert ev.num_cases() == writers_count * per_writer + 3 * merged
+
+
+def test_summary_reads_one_state() -> None:
+    """Four writers add without the lock while summary() runs: every summary's counts agree
+    (they used to count pending cases, then fold for the other values)."""
+    ev = ScoredPrecisionRecallEvaluation()
+    bad: list[dict[str, float]] = []
+
+    def writer(seed: int) -> None:
+        for i in range(20_000):
+            ev.add_case((i + seed) % 2 == 0, i / 7.0)
+
+    def watch() -> None:
+        summary = ev.summary()
+        if summary["cases"] != summary["positives"] + summary["negatives"]:
+            bad.append(summary)
+
+    with fast_switching():
+        race([threading.Thread(target=writer, args=(w,)) for w in range(4)], watch)
+    assert bad == []
+
+
+def test_summary_reads_the_clock_once() -> None:
+    """A time window's summary takes one time for every value (a wall clock moving while
+    cases leave made every value of 6 summaries disagree)."""
+    calls = 0
+
+    def ticking() -> float:
+        nonlocal calls
+        calls += 1
+        return float(calls)  # one second later at every call
+
+    ev = ScoredPrecisionRecallEvaluation(horizon=50.0, clock=ticking)
+    ev.add_cases([True, False] * 20, list(range(40)))
+    before = calls
+    summary = ev.summary(precision_at=(1, 5, 10))
+    assert calls - before == 1
+    fresh = ScoredPrecisionRecallEvaluation()
+    fresh.add_cases([True, False] * 20, list(range(40)))  # all inside at that one time
+    assert summary == fresh.summary(precision_at=(1, 5, 10))
+
+
+@pytest.mark.parametrize("field", ["horizon", "now", "last_time"])
+def test_a_state_file_with_a_huge_number_is_refused(tmp_path: Any, field: str) -> None:
+    import hashlib
+    import json
+
+    from rankeval.scored import state_file
+
+    clock = Clock()
+    ev = ScoredPrecisionRecallEvaluation(horizon=10.0, clock=clock)
+    ev.add_case(True, 0.5)
+    path = tmp_path / "w"
+    ev.save(path)
+    data = path.read_bytes()
+    header = state_file._HEADER.unpack_from(data)
+    meta_len = header[3]
+    meta = json.loads(data[state_file._HEADER.size:state_file._HEADER.size + meta_len])
+    text = json.dumps(meta).replace(f'"{field}": {json.dumps(meta[field])}',
+                                    f'"{field}": {"9" * 400}').encode()
+    body = (state_file._HEADER.pack(*header[:3], len(text), *header[4:])
+            + text + data[state_file._HEADER.size + meta_len:-32])
+    path.write_bytes(body + hashlib.sha256(body).digest())
+    with pytest.raises(PersistenceError, match=f"{field} must be finite"):
+        ScoredPrecisionRecallEvaluation.load(path, clock=clock)

@@ -177,6 +177,8 @@ class ScoredPrecisionRecallEvaluation:
         self._neg_missed = 0
         self._cache: dict[object, Any] = {}
         self._cache_state: tuple[int, int, int] | None = None
+        self._pinned: CaseStore | None = None  # the one state summary() reads
+        self._time_high = -math.inf  # the latest time _add_timed stamped (under the lock)
         self._lock = threading.RLock()
 
     @property
@@ -233,15 +235,20 @@ class ScoredPrecisionRecallEvaluation:
 
         A time window also lets the cases older than the horizon go, by the clock.
         """
+        if self._pinned is not None:  # summary() reads one state
+            return self._pinned
         store = self._store
         if self._clock is not None:
             assert isinstance(store, TimeWindowStore)
             now = self._now()
             if store.due(now):
                 store = store.successor()
-                store.now = max(now, store.now)
-                store.fold()
+                store.fold(now)
                 self._publish(store, self._pos_missed, self._neg_missed)
+            elif now > store.now:
+                # Nothing to take in or let go, but the window's time moves on: a case
+                # added after a clock steps back takes it (one assignment, under the lock).
+                store.now = now
             return store
         if store.unfolded():
             store = store.successor()
@@ -256,6 +263,8 @@ class ScoredPrecisionRecallEvaluation:
             store = store.successor()
             store.merge_tiers()
             self._publish(store, self._pos_missed, self._neg_missed)
+            if self._pinned is not None:
+                self._pinned = store  # the same cases, in one tier
         return store
 
     # ------------------------------------------------------------ mutators
@@ -414,7 +423,7 @@ class ScoredPrecisionRecallEvaluation:
         assert isinstance(store, TimeWindowStore)
         pending = self._pending
         last = pending[-1][1] if pending else -math.inf  # type: ignore[index]
-        return max(store.latest, last, self._clock_latest)
+        return max(store.latest, store.now, last, self._clock_latest, self._time_high)
 
     def _add_timed(self, cases: list[complex], times: list[Any] | None) -> None:
         """A time window's adds given timestamps, or many at once: pairs, under the lock."""
@@ -434,9 +443,12 @@ class ScoredPrecisionRecallEvaluation:
                     if not t >= previous:
                         raise ValueError(
                             f"timestamp {t!r} (case {i}) is earlier than the one before it "
-                            f"({previous!r}); a time window takes cases in time order")
+                            f"or the window's time ({previous!r}); a time window takes "
+                            "cases in time order")
                     previous = t
             pairs = list(zip(cases, stamped, strict=True))
+            if stamped:
+                self._time_high = max(self._time_high, max(stamped))
             # One C call: all of them or none. A time window's pending list holds pairs.
             self._pending.extend(pairs)  # type: ignore[arg-type]
 
@@ -477,6 +489,8 @@ class ScoredPrecisionRecallEvaluation:
         Complexity: O(1) (O(p log W) with a window, to settle evictions).
         """
         with self._lock:
+            if self._pinned is not None:
+                return sum(self._pinned.counts()) + self._pos_missed + self._neg_missed
             store = self._store if self._store.COUNTS_PENDING else self._folded()
             return store.total() + self._pos_missed + self._neg_missed
 
@@ -764,7 +778,13 @@ class ScoredPrecisionRecallEvaluation:
         ranks = [check_rank(k) for k in precision_at]
         value = check_beta(beta)
         with self._lock:
-            return curves.summary_of(self, ranks, value)
+            # One state: fold once (a time window reads its clock once), then every value
+            # reads that store, whatever add_case appends meanwhile without the lock.
+            self._pinned = self._folded()
+            try:
+                return curves.summary_of(self, ranks, value)
+            finally:
+                self._pinned = None
 
     # ------------------------------------------------------------------ text
     def __str__(self) -> str:
@@ -860,6 +880,7 @@ class ScoredPrecisionRecallEvaluation:
                 store, store.pending, 0, 0
             )
             self._clock_latest = -math.inf
+            self._time_high = -math.inf
 
     def snapshot(self) -> ScoredPrecisionRecallEvaluation:
         """A read-only copy that later adds to this evaluator do not change.
@@ -896,6 +917,7 @@ class ScoredPrecisionRecallEvaluation:
                 "read_only": self._read_only,
                 "clock": self._clock,
                 "clock_latest": self._clock_latest,
+                "time_high": self._time_high,
             }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -904,6 +926,8 @@ class ScoredPrecisionRecallEvaluation:
         self._neg_missed = state["neg_missed"]
         self._cache = {}
         self._cache_state = None
+        self._pinned = None
+        self._time_high = state.get("time_high", -math.inf)
         self._lock = threading.RLock()
         self._clock = state.get("clock")
         self._clock_latest = state.get("clock_latest", -math.inf)
@@ -1028,8 +1052,10 @@ class ScoredPrecisionRecallEvaluation:
             store = TimeWindowStore(self.ties, mine.horizon)
             store.pending, store.taken = mine.pending, mine.taken  # add_case's list stays
             store.now = max(mine.now, their_now)
-            store.add_timed(labels, keys, times[order])
-            store.latest = max(mine.latest, their_latest, store.latest)
+            store.latest = max(mine.latest, their_latest)
+            # The merged cases first: adds racing in since our fold came after them, and
+            # take the latest time of both windows (the fold raises theirs to it).
+            store.add_timed(labels, keys, times[order], pending_first=False)
             pos_missed = self._pos_missed + their_pos_missed
             neg_missed = self._neg_missed + their_neg_missed
             check_total(store.pos_added + pos_missed, "numPositiveRef")
@@ -1092,8 +1118,10 @@ class ScoredPrecisionRecallEvaluation:
 
         A time window reads its cases' times back and goes on by ``clock`` (default the
         wall clock, ``time.time``): a window saved with ``time.time`` and loaded an hour
-        later has lost the cases older than its horizon at the first read. ``clock`` is
-        refused for a file that holds no time window.
+        later has lost the cases older than its horizon at the first read. A window whose
+        times run ahead of ``clock`` is kept, new cases taking its time until the clock
+        catches up; one more than its horizon ahead is refused (it was kept by another
+        clock). ``clock`` is refused for a file that holds no time window.
 
         Raises :class:`rankeval.PersistenceError` (a ``ValueError``) naming the
         file and the problem for a truncated, corrupted, foreign or
@@ -1116,6 +1144,18 @@ class ScoredPrecisionRecallEvaluation:
             raise ValueError(f"clock applies to a time window; {os.fspath(path)!r} holds none")
         evaluation = cls(ties=state.ties, window=state.window, horizon=state.horizon,
                          clock=clock, score_dtype=state.score_dtype)
+        if state.horizon is not None:
+            # New cases take the window's time if the clock is behind it (clocks of two
+            # machines differ a little); a window far in this clock's future was kept by
+            # another clock, and would keep every new case forever: refused.
+            now = evaluation._now()
+            ahead = max(state.now, state.last_time) - now
+            if ahead > state.horizon:
+                raise PersistenceError(
+                    os.fspath(path),
+                    f"its times run to {max(state.now, state.last_time)!r}, {ahead:g} s after "
+                    f"this evaluator's clock ({now!r}), more than its horizon "
+                    f"({state.horizon:g} s): was it kept by another clock?")
         keys, labels, times = state.keys, state.labels, state.times
         if state.ages is not None:  # a window: replay in arrival order
             order = np.argsort(state.ages, kind="stable")

@@ -344,7 +344,11 @@ def _time(name: str, value: object, finite: bool) -> float:
     """A float field (``-inf`` allowed unless ``finite``), never NaN or ``+inf``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a float, got {type(value).__name__} {value!r}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer of hundreds of digits
+        raise ValueError(f"{name} must be finite, got an integer of "
+                         f"{len(str(value).lstrip('-'))} digits") from None
     if not (math.isfinite(number) or (number == -math.inf and not finite)):
         raise ValueError(f"{name} must be finite{'' if finite else ' or -inf'}, got {number!r}")
     return number

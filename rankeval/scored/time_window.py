@@ -4,7 +4,8 @@ Each case carries a time (the evaluator's clock when it was added, or a timestam
 with it): a pending add is the pair ``(case, time)``. ``add_case`` appends it without a lock,
 as for the other stores, so two threads may append their clock's times out of order (and a
 wall clock may step back); the fold raises each time to :attr:`latest`, the latest before
-it, so that times never go back in arrival order. The arrival ring of
+it, and to :attr:`now`, the window's time, so that times never go back in arrival order and
+a clock that steps back never makes a new case arrive already expired. The arrival ring of
 :class:`~rankeval.scored.window.WindowStore` keeps the times beside the cases, in the same
 slots, so the cases to evict at time ``now`` are the ring's oldest ones with a time at or
 before ``now - horizon``: a binary search over the ring, then the count window's own
@@ -65,28 +66,37 @@ class TimeWindowStore(WindowStore):
         return self.due(self.now)
 
     # ------------------------------------------------------------- mutation
-    def fold(self) -> bool:
-        """Take in the pending adds, then evict what is older than the horizon at :attr:`now`."""
+    def fold(self, now: float | None = None) -> bool:
+        """Take in the pending adds (their times raised to the window's time so far), then
+        move the window's time to ``now`` if later and evict what is older than the horizon
+        at :attr:`now`."""
         changed = False
         if len(self.pending) > self.taken:
             labels, keys = self._take_pending()
             self._enter(labels, keys)
             changed = True
+        if now is not None:
+            self.now = max(self.now, now)
         expired = self._expired(self.now)
         if expired:
             self._evict(expired)
             changed = True
         return changed
 
-    def add_timed(self, labels: BoolArray, keys: FloatArray, times: FloatArray) -> None:
+    def add_timed(self, labels: BoolArray, keys: FloatArray, times: FloatArray,
+                  pending_first: bool = True) -> None:
         """Add cases in arrival order with their times (non-decreasing, none before the
-        newest held), then evict what is older than the horizon at :attr:`now`."""
-        self.fold()
+        newest held), then evict what is older than the horizon at :attr:`now`.
+
+        ``pending_first``: take in the pending adds before these (else after them: a merge's
+        cases, which are older than any add racing with it)."""
+        if pending_first:
+            self.fold()
         if keys.shape[0]:
             self._incoming_times = times
             self.latest = max(self.latest, float(times[-1]))
             self._enter(labels, keys)
-            self.fold()
+        self.fold()
 
     def arrival_times(self) -> FloatArray:
         """The times of :meth:`arrival_order`'s cases, oldest first (of a folded store)."""
@@ -102,9 +112,11 @@ class TimeWindowStore(WindowStore):
         count = len(pending)
         pairs: list[tuple[complex, float]] = pending[self.taken : count]  # type: ignore[assignment]
         batch = np.array([case for case, _ in pairs], dtype=np.complex128)
-        times = np.array([self.latest, *(t for _, t in pairs)], dtype=np.float64)
-        # Racing adds (and a clock that steps back) may give a time below one before it:
-        # raise each to the latest so far, so that times never go back in arrival order.
+        times = np.array([max(self.latest, self.now), *(t for _, t in pairs)],
+                         dtype=np.float64)
+        # Racing adds (and a clock that steps back) may give a time below one before it, or
+        # below the window's time: raise each to the latest so far (and to now), so that
+        # times never go back in arrival order and a case never arrives already expired.
         np.maximum.accumulate(times, out=times)
         self._incoming_times = times[1:]
         self.latest = float(times[-1])
