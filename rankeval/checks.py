@@ -307,13 +307,24 @@ def _item_by_item(array: NDArray[Any], dtype: type[np.generic],
     return out
 
 
+# torch float types without a NumPy counterpart (exact in float32).
+_TORCH_NARROW_FLOATS = frozenset({
+    "torch.bfloat16", "torch.float8_e4m3fn", "torch.float8_e4m3fnuz", "torch.float8_e5m2",
+    "torch.float8_e5m2fnuz",
+})
+
+
 def _as_1d(values: Any, name: str) -> NDArray[Any]:
     if isinstance(values, (str, bytes)) or values is None:
         raise TypeError(f"{name} must be a sequence or 1-D array, got {type(values).__name__}")
     if hasattr(values, "detach") and hasattr(values, "cpu"):
         # A PyTorch tensor: detached and copied to the host once for the whole batch (a
-        # GPU tensor cannot be read in place).
-        values = values.detach().cpu().numpy()
+        # GPU tensor cannot be read in place). NumPy has no bfloat16 (nor torch's float8
+        # kinds): those widen to float32 first, which holds each of their values exactly.
+        values = values.detach().cpu()
+        if str(values.dtype) in _TORCH_NARROW_FLOATS:
+            values = values.float()
+        values = values.numpy()
     elif hasattr(values, "__dlpack__") and not hasattr(values, "__array__"):
         # An array-API array that offers only DLPack: read in place when on the host.
         try:
@@ -354,6 +365,12 @@ def _labels_array(array: NDArray[Any]) -> NDArray[np.bool_]:
         return array.astype(np.bool_)
     if array.dtype.kind == "O" or array.size == 0:
         return _item_by_item(array, np.bool_, check_correct, "correct")
+    if array.dtype.kind == "f":
+        # A nullable integer or boolean column with nulls arrives as floats with NaN.
+        missing = np.isnan(array)
+        if missing.any():
+            raise ValueError(f"correct[{_first_bad(missing)}] is missing (a null or NaN "
+                             "label)")
     raise TypeError(f"correct must hold bools or 0/1 integers, got dtype {array.dtype}")
 
 

@@ -752,7 +752,8 @@ def _parser() -> _Parser:
         help="compare runs: means and paired significance tests",
         description=(
             "Evaluate every RUN against QRELS (TREC files, qrels first) with each measure "
-            "(trec_eval's names or ir_measures', e.g. -m map -m nDCG@10) and test every pair "
+            "(trec_eval's names, e.g. -m map -m P.10, or ir_measures', e.g. -m AP -m nDCG@10; "
+            "both kinds together with --complete) and test every pair "
             "of runs. Prints a table of means where a superscript letter marks a run the "
             "row's run beats significantly. Needs scipy (pip install 'rankeval[stats]')."
         ),
@@ -818,7 +819,8 @@ def _run_compare(args: argparse.Namespace) -> int:
     except ValueError as error:  # runs over different queries, no query in common, ...
         if isinstance(error, DataError):
             raise
-        raise DataError("rankeval compare", None, str(error)) from None
+        text = str(error).replace("pass complete=True", "pass --complete")
+        raise DataError("rankeval compare", None, text) from None
     text = {"text": result.to_text, "markdown": result.to_markdown,
             "latex": result.to_latex}[args.table]()
     with _output(args.output) as out:

@@ -21,8 +21,14 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from dask.base import compute, persist
-from dask.delayed import delayed
+
+try:
+    from dask.base import compute, persist
+    from dask.delayed import delayed
+except ModuleNotFoundError as missing:
+    raise ModuleNotFoundError(
+        f"rankeval.dask needs Dask ({missing.name} is missing): pip install 'rankeval[dask]'",
+        name=missing.name) from None
 
 from rankeval import engines
 from rankeval.ranking.evaluate import RunEvaluation, merge_evaluations

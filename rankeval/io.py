@@ -752,11 +752,7 @@ def atomic_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
     if not isinstance(target, str):
         raise TypeError(f"path must be a str or os.PathLike[str], got {target!r}")
     if output_kind(target) == "stream":  # a device or a FIFO: written in place, never replaced
-        with (
-            open(target, "wb")
-            if binary
-            else open(target, "w", encoding="utf-8", newline="\n")
-        ) as stream:
+        with _writer(target, binary) as stream:
             yield stream
             stream.flush()
         return
@@ -771,11 +767,7 @@ def atomic_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
         _hold(handle)  # marks the temporary file as in use until this process ends
         with contextlib.suppress(FileNotFoundError):
             os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode))
-        with (
-            open(handle, "wb")
-            if binary
-            else open(handle, "w", encoding="utf-8", newline="\n")
-        ) as out:
+        with _writer(handle, binary) as out:
             yield out
             out.flush()
             os.fsync(out.fileno())
@@ -789,6 +781,14 @@ def atomic_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
         raise
     _fsync_directory(directory)
     _remove_stale_temporaries(directory, base)
+
+
+def _writer(target: str | int, binary: bool) -> IO[Any]:
+    """``target`` (a path or a descriptor) opened for writing: bytes, or UTF-8 text with
+    ``\n`` line ends."""
+    if binary:
+        return open(target, "wb")
+    return open(target, "w", encoding="utf-8", newline="\n")
 
 
 def output_kind(path: str | os.PathLike[str]) -> Literal["file", "stream"]:

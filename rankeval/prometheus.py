@@ -15,7 +15,10 @@ from one state (one hold of its lock), however many threads add cases meanwhile,
 is made (the evaluator caches what a change did not invalidate). Names follow Prometheus'
 conventions: a ``rankeval_`` prefix, base units, ``_total`` only on counters (these are all
 gauges: a window's cases go down), labels ``model``, ``window`` and ``ties`` (plus ``k``
-and ``beta`` where they apply, and ``measure`` for many-query evaluations).
+and ``beta`` where they apply, and ``measure`` for many-query evaluations); a user's label
+may not take one of those names, nor one Prometheus reserves. An evaluation that fails to
+be read (its clock raising, say) is logged and exported as ``rankeval_read_ok 0`` without
+values, and the others are exported as usual.
 
 ``serve(collector, port)`` starts the standard exporter on its own registry, in a
 background thread. Needs
@@ -24,8 +27,10 @@ background thread. Needs
 
 from __future__ import annotations
 
+import logging
+import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from rankeval.checks import check_beta, check_rank
@@ -45,6 +50,23 @@ _GAUGES = (
     ("r_precision", "rankeval_r_precision", "Precision at rank R."),
     ("reciprocal_rank", "rankeval_reciprocal_rank", "1 / rank of the first positive."),
 )
+
+
+# Labels rankeval sets itself; a user's label of one of these names would overwrite it.
+_OURS = frozenset({"model", "window", "ties", "k", "beta", "measure"})
+_LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*\Z")
+_log = logging.getLogger("rankeval.prometheus")
+
+
+def _labels(model: object, labels: Mapping[str, object]) -> dict[str, str]:
+    """``model`` and the user's labels as text, their names checked."""
+    for name in labels:
+        if name in _OURS:
+            raise ValueError(f"label {name!r} is set by rankeval itself; choose another name")
+        if not _LABEL_NAME.match(name) or name.startswith("__"):
+            raise ValueError(f"{name!r} is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, "
+                             "not starting with __, which Prometheus reserves)")
+    return {"model": str(model), **{k: str(v) for k, v in labels.items()}}
 
 
 def _client() -> Any:
@@ -76,7 +98,8 @@ class EvaluationCollector:
         self._ranks = tuple(check_rank(k) for k in precision_at)
         self._beta = check_beta(beta)
         self._watched: list[tuple[ScoredPrecisionRecallEvaluation, dict[str, str]]] = []
-        self._runs: list[tuple[Callable[[], RunEvaluation], dict[str, str]]] = []
+        # (source, labels, what watch_run was given: for unwatch)
+        self._runs: list[tuple[Callable[[], RunEvaluation], dict[str, str], object]] = []
         self._guard = threading.Lock()
 
     def watch(self, evaluation: ScoredPrecisionRecallEvaluation, *, model: str,
@@ -89,13 +112,29 @@ class EvaluationCollector:
             raise TypeError(f"can watch a ScoredPrecisionRecallEvaluation, got "
                             f"{type(evaluation).__name__}")
         if evaluation.horizon is not None:
-            window = f"{evaluation.horizon:g}s"  # a window of time
+            window = f"{evaluation.horizon!r}s"  # a window of time, every digit kept
         else:
             window = "none" if evaluation.window is None else str(evaluation.window)
-        all_labels = {"model": str(model), "window": window, "ties": evaluation.ties,
-                      **{k: str(v) for k, v in labels.items()}}
+        all_labels = {"window": window, "ties": evaluation.ties, **_labels(model, labels)}
         with self._guard:
+            if any(theirs == all_labels for _, theirs in self._watched):
+                raise ValueError(f"an evaluation with the labels {all_labels} is watched "
+                                 "already: two would export one series twice")
             self._watched.append((evaluation, all_labels))
+
+    def unwatch(self, evaluation: ScoredPrecisionRecallEvaluation | RunEvaluation
+                | Callable[[], RunEvaluation]) -> None:
+        """Stop exporting ``evaluation`` (as given to :meth:`watch` or :meth:`watch_run`).
+
+        Raises ``KeyError`` if it is not watched. Complexity: O(watched).
+        """
+        with self._guard:
+            watched = [(ev, labels) for ev, labels in self._watched if ev is not evaluation]
+            runs = [(source, labels, given) for source, labels, given in self._runs
+                    if given is not evaluation]
+            if len(watched) == len(self._watched) and len(runs) == len(self._runs):
+                raise KeyError(f"{evaluation!r} is not watched")
+            self._watched, self._runs = watched, runs
 
     def watch_run(self, evaluation: RunEvaluation | Callable[[], RunEvaluation], *,
                   model: str, **labels: str) -> None:
@@ -107,9 +146,12 @@ class EvaluationCollector:
         Complexity: O(1).
         """
         source = evaluation if callable(evaluation) else (lambda: evaluation)
+        all_labels = _labels(model, labels)
         with self._guard:
-            self._runs.append((source, {"model": str(model),
-                                        **{k: str(v) for k, v in labels.items()}}))
+            if any(theirs == all_labels for _, theirs, _ in self._runs):
+                raise ValueError(f"a run evaluation with the labels {all_labels} is watched "
+                                 "already: two would export one series twice")
+            self._runs.append((source, all_labels, evaluation))
 
     def describe(self) -> list[Any]:
         """No description up front: the metrics are made at scrape time."""
@@ -124,7 +166,14 @@ class EvaluationCollector:
         first = ("model", "window", "ties")  # then any other labels, sorted
         extra = sorted({k for _, labels in watched for k in labels} - set(first))
         label_names = [*first, *extra]
-        readings = [(ev.summary(self._ranks, self._beta), labels) for ev, labels in watched]
+        readings: list[tuple[dict[str, float], dict[str, str]]] = []
+        failed: list[dict[str, str]] = []
+        for ev, labels in watched:
+            try:  # one evaluator failing (a clock raising, memory) fails its own series only
+                readings.append((ev.summary(self._ranks, self._beta), labels))
+            except Exception:
+                _log.exception("rankeval.prometheus: reading the evaluation %s failed", labels)
+                failed.append(labels)
 
         def values(labels: dict[str, str]) -> list[str]:
             return [labels.get(n, "") for n in label_names]
@@ -146,18 +195,30 @@ class EvaluationCollector:
             for reading, labels in readings:
                 family.add_metric([*values(labels), repr(self._beta)], reading["max_f"])
             yield family
+            family = gauge("rankeval_read_ok",
+                           "1 if the evaluation was read at this scrape, 0 if reading failed.",
+                           labels=label_names)
+            for _, labels in readings:
+                family.add_metric(values(labels), 1.0)
+            for labels in failed:
+                family.add_metric(values(labels), 0.0)
+            yield family
         if runs:
-            run_labels = sorted({k for _, labels in runs for k in labels},
+            run_labels = sorted({k for _, labels, _ in runs for k in labels},
                                 key=lambda k: (k != "model", k))
             family = gauge("rankeval_query_measure",
                            "A many-query evaluation's aggregate (trec_eval's or ir_measures').",
                            labels=[*run_labels, "measure"])
-            for source, labels in runs:
-                ev = source()
-                for name in ev.columns:
-                    if name in ev.aggregates:
+            for source, labels, _ in runs:
+                try:
+                    run = source()
+                except Exception:
+                    _log.exception("rankeval.prometheus: the run evaluation %s failed", labels)
+                    continue
+                for name in run.columns:
+                    if name in run.aggregates:
                         family.add_metric([*(labels.get(n, "") for n in run_labels), name],
-                                          ev.aggregates[name])
+                                          run.aggregates[name])
             yield family
 
 

@@ -30,7 +30,14 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
+
+try:
+    import pyarrow as pa
+    import pyspark  # noqa: F401  (its absence is said here, once, with the cure)
+except ModuleNotFoundError as missing:
+    raise ModuleNotFoundError(
+        f"rankeval.spark needs PySpark and pyarrow ({missing.name} is missing): "
+        "pip install 'rankeval[spark]'", name=missing.name) from None
 
 from rankeval import engines
 from rankeval.formulas import TiePolicy
@@ -89,9 +96,28 @@ def _collect(frame: Any) -> list[Any]:
     """
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "unclosed <socket", ResourceWarning)
-        rows = frame.collect()
+        try:
+            rows = frame.collect()
+        except Exception as error:
+            raise _explained(error) from error
         gc.collect()
     return list(rows)
+
+
+def _explained(error: Exception) -> Exception:
+    """Spark's errors that name another cause than the one to fix, said plainly; any other
+    error as it was."""
+    text = str(error)
+    if "java.lang.OutOfMemoryError" in text:
+        return MemoryError(
+            "the Spark JVM ran out of memory (java.lang.OutOfMemoryError): raise "
+            "spark.driver.memory (or spark.executor.memory), or use rankeval.spark.evaluate, "
+            "which never collects the rows")
+    if "No module named 'pyarrow'" in text:
+        return ModuleNotFoundError(
+            "the Spark workers' Python has no pyarrow (is PYSPARK_PYTHON another Python than "
+            "the driver's?): pip install 'rankeval[spark]' there too", name="pyarrow")
+    return error
 
 
 def _map_in_arrow(frame: Any, function: Any, schema: Any) -> Any:
@@ -435,7 +461,7 @@ def collect_evaluator(
     Rows reach the driver as Arrow batches, one partition at a time.
     """
     policy = engines.check_order(ties, order_col)
-    table, _ = _scored_table(df, score_col, label_col, order_col)
+    table, rows = _scored_table(df, score_col, label_col, order_col)
 
     def arrays(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         chunks = [(*_columns(b), b.column("o").to_numpy(zero_copy_only=False) if order_col
@@ -446,6 +472,9 @@ def collect_evaluator(
     ev = ScoredPrecisionRecallEvaluation(ties=policy)
     chunks = [chunk for found in _unblob(_collect(_map_in_arrow(table, arrays, _BLOB)))
               for chunk in found]
+    if not chunks:  # the checking pass counted rows (an empty table is refused there)
+        raise RuntimeError(f"Spark returned none of the table's {rows} rows (a failed "
+                           "job or an executor lost): nothing was added")
     scores = np.concatenate([c[0] for c in chunks])
     labels = np.concatenate([c[1] for c in chunks])
     if order_col:

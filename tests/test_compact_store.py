@@ -223,3 +223,15 @@ class TestAddCountsRefuses:
         ev = Evaluation(ties="grouped")
         with pytest.raises(TypeError, match="read-only"):
             ev.snapshot().add_counts(0.5, 1, 1)
+
+
+@pytest.mark.parametrize("score_dtype", ["float64", "float32"])
+def test_add_counts_past_memory_is_refused_at_once(score_dtype: str) -> None:
+    """10**15 cases of one score: refused before any case is expanded (it used to run five
+    minutes holding the lock before the system refused), and nothing changes."""
+    ev = ScoredPrecisionRecallEvaluation(ties="grouped", score_dtype=score_dtype)
+    ev.add_counts([0.25, 0.75], [2, 1], [1, 3])
+    before = (ev.num_cases(), ev.area_under_roc_curve())
+    with pytest.raises(MemoryError, match="1,000,000,000,000,000 cases need about"):
+        ev.add_counts(0.5, 10**15, 0)
+    assert (ev.num_cases(), ev.area_under_roc_curve()) == before

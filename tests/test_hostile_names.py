@@ -93,3 +93,22 @@ def test_trec_refuses_what_trec_eval_cannot_read(name: str, files: tuple[str, st
     assert len(errors) == 1
     assert err.endswith(errors[0] + "\n")
     assert "Traceback" not in err
+
+
+def test_compare_help_examples_run(files: tuple[str, str, str],
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Every example the help of ``rankeval compare`` gives runs (its own example failed)."""
+    import re
+
+    parser_help = cli._parser()._subparsers._group_actions[0].choices["compare"].description
+    examples = re.findall(r"e\.g\. ((?:-m \S+?(?: |(?=[;,)])))+)", parser_help)
+    assert len(examples) == 2, parser_help
+    for example in examples:
+        names = example.replace("-m", " ").split()
+        args = [part for name in names for part in ("-m", name.strip(";,"))]
+        assert cli.main(["compare", *args, *files]) == 0, example
+    mixed = ["-m", "map", "-m", "nDCG@10"]
+    assert cli.main(["compare", *mixed, "--complete", *files]) == 0
+    capsys.readouterr()
+    assert cli.main(["compare", *mixed, *files]) == 1
+    assert "pass --complete" in capsys.readouterr().err

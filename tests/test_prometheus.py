@@ -7,6 +7,7 @@ import urllib.request
 from typing import Any
 
 import numpy as np
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from rankeval import ScoredPrecisionRecallEvaluation, evaluate_run
@@ -89,3 +90,65 @@ def test_scrapes_under_eight_writers_lose_nothing_and_agree_with_themselves() ->
             assert 0 <= negatives - 2 * round(low) <= 8
     assert final["rankeval_cases", labels()] == 8 * 2 * per_writer  # nothing lost
     assert final["rankeval_roc_auc", labels()] == 0.5
+
+
+def test_user_labels_cannot_take_ours_or_reserved_names() -> None:
+    collector = EvaluationCollector()
+    ev = ScoredPrecisionRecallEvaluation()
+    for name in ("k", "beta", "measure", "window", "ties"):
+        with pytest.raises(ValueError, match="set by rankeval itself"):
+            collector.watch(ev, model="m", **{name: "x"})
+    for name in ("__name__", "__x", "9lives", "a-b"):
+        with pytest.raises(ValueError, match="not a Prometheus label name"):
+            collector.watch(ev, model="m", **{name: "x"})
+    with pytest.raises(ValueError, match="set by rankeval itself"):
+        collector.watch_run(lambda: evaluate_run({"q": {"a": 1}}, {"q": {"a": 1.0}}, "map"),
+                            model="m", measure="x")
+    assert list(collector.collect()) == []  # nothing was watched
+
+
+def test_a_failing_evaluation_fails_only_its_own_series() -> None:
+    def broken_clock() -> float:
+        raise OSError("the clock is gone")
+
+    good = ScoredPrecisionRecallEvaluation(ties="grouped")
+    good.add_cases([True, False], [0.9, 0.1])
+    bad = ScoredPrecisionRecallEvaluation(horizon=60.0, clock=broken_clock)
+    collector = EvaluationCollector()
+    collector.watch(good, model="m")
+    collector.watch(bad, model="broken")
+    collector.watch_run(lambda: 1 / 0, model="search")  # type: ignore[arg-type,return-value]
+    with serve(collector, port=0, addr="127.0.0.1") as server:
+        got = scrape(server.port)
+    assert got["rankeval_roc_auc", labels()] == 1.0
+    assert got["rankeval_read_ok", labels()] == 1.0
+    broken = tuple(sorted({"model": "broken", "window": "60.0s", "ties": "insertion"}.items()))
+    assert got["rankeval_read_ok", broken] == 0.0
+    assert ("rankeval_roc_auc", broken) not in got
+
+
+def test_horizons_that_differ_export_different_series() -> None:
+    collector = EvaluationCollector()
+    for horizon in (1000000.4, 1000000.2):
+        collector.watch(ScoredPrecisionRecallEvaluation(horizon=horizon), model="m")
+    windows = {sample.labels["window"] for family in collector.collect()
+               for sample in family.samples if family.name == "rankeval_cases"}
+    assert windows == {"1000000.4s", "1000000.2s"}
+    with pytest.raises(ValueError, match="watched already"):
+        collector.watch(ScoredPrecisionRecallEvaluation(horizon=1000000.4), model="m")
+
+
+def test_unwatch_stops_exporting() -> None:
+    collector = EvaluationCollector()
+    a, b = ScoredPrecisionRecallEvaluation(), ScoredPrecisionRecallEvaluation()
+    collector.watch(a, model="a")
+    collector.watch(b, model="b")
+    run = evaluate_run({"q": {"a": 1}}, {"q": {"a": 1.0}}, "map")
+    collector.watch_run(run, model="search")
+    collector.unwatch(a)
+    collector.unwatch(run)
+    models = {sample.labels["model"] for family in collector.collect()
+              for sample in family.samples}
+    assert models == {"b"}
+    with pytest.raises(KeyError, match="not watched"):
+        collector.unwatch(a)

@@ -352,6 +352,13 @@ def _with_params(measure: MeasureDef, text: str) -> MeasureRequest:
 
 
 def _check_values(measure: MeasureDef, numbers: Sequence[float], where: str) -> None:
+    if measure.name == "set_F":
+        from rankeval.checks import check_beta
+
+        try:  # the one rule for every F in the package (0 would make set_F plain precision)
+            check_beta(numbers[0])
+        except ValueError as problem:
+            raise ValueError(f"{where}: {problem}") from None
     if measure.name == "utility" and len(numbers) != 4:
         raise ValueError(f"utility takes 4 coefficients, got {where!r}")
     if measure.name == "11pt_avg" and any(b < a for a, b in itertools.pairwise(numbers)):
@@ -435,7 +442,39 @@ def resolve(
             if given:
                 explicit.add(name)
     requests = tuple(chosen[m.name] for m in MEASURES if m.name in chosen)
+    if not is_nine(check_profile(profile)):
+        requests = _shared_gains(requests)
     return Resolved(requests, tuple(_columns(requests)))
+
+
+# trec_eval 10 gives dcg, ideal_dcg and ndcg one parameter record (m_ndcg.c's static
+# default_ndcg_gains): see _shared_gains.
+_SHARING_GAINS = ("dcg", "ideal_dcg", "ndcg")
+
+
+def _shared_gains(requests: tuple[MeasureRequest, ...]) -> tuple[MeasureRequest, ...]:
+    """trec_eval 10's one parameter record for dcg, ideal_dcg and ndcg.
+
+    It sets up the measures asked for in catalogue order; one given ``v=gain`` parameters
+    writes them into the shared record, so every one of the three computes with the last
+    written, and each is named with what the record held when it was set up.
+
+    >>> shared = resolve(["ideal_dcg.1=9", "ndcg", "dcg"], "10.0").requests
+    >>> [(r.measure.name, r.text) for r in shared], {r.pairs for r in shared}
+    ([('dcg', None), ('ideal_dcg', '1=9'), ('ndcg', '1=9')], {(('1', 9.0),)})
+    """
+    sharing = [r for r in requests if r.measure.name in _SHARING_GAINS]
+    given = [r for r in sharing if r.text is not None]
+    if not given:
+        return requests
+    final = given[-1].pairs
+    text: str | None = None
+    renamed: dict[str, MeasureRequest] = {}
+    for request in sharing:
+        if request.text is not None:
+            text = request.text
+        renamed[request.measure.name] = MeasureRequest(request.measure, (), final, text)
+    return tuple(renamed.get(r.measure.name, r) for r in requests)
 
 
 def _merge(old: MeasureRequest, new: MeasureRequest) -> MeasureRequest:

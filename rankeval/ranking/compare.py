@@ -302,6 +302,13 @@ def _scipy_stats() -> Any:
 def _named_runs(runs: Mapping[str, RunLike] | Sequence[RunLike]) -> dict[str, RunLike]:
     if isinstance(runs, Mapping):
         named = {str(k): v for k, v in runs.items()}
+        if len(named) < len(runs):  # 1 and "1" name two runs but print alike
+            seen: dict[str, object] = {}
+            for key in runs:
+                if str(key) in seen:
+                    raise ValueError(f"two runs are named {str(key)!r} ({seen[str(key)]!r} and "
+                                     f"{key!r}): give them names that print differently")
+                seen[str(key)] = key
     elif isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence):
         raise TypeError("runs must be a mapping of names to runs or a sequence of runs")
     else:

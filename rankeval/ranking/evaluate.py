@@ -743,11 +743,12 @@ def _evaluate(
         else:
             numeric[request.measure.name] = np.zeros((q, cutoff_count(request)))
     missing = ~retrieved
-    absent: list[tuple[IntArray, IntArray]] = []  # missing members, their judged counts
+    # missing members, their judged counts and the grades counted
+    absent: list[tuple[IntArray, IntArray, IntArray]] = []
     for members, batch in ranked.batches():  # members: evaluated positions
         if placeholder is not None and missing[members].any():
             chosen = missing[members]
-            absent.append((members[chosen], batch.rel_levels[chosen]))
+            absent.append((members[chosen], batch.rel_levels[chosen], batch.grades))
         for request in requests:
             if request.measure.name == "runid":
                 continue
@@ -766,8 +767,8 @@ def _evaluate(
         for strings in texts.values():
             for i in np.flatnonzero(missing).tolist():
                 strings[i] = ""
-        for members, rel_levels in absent:
-            _placeholder_values(numeric, texts, requests, options, members, rel_levels,
+        for members, rel_levels, grades in absent:
+            _placeholder_values(numeric, texts, requests, options, members, rel_levels, grades,
                                 ranked.level, placeholder or 0)
 
     num_q = q if complete else int(retrieved.sum())
@@ -810,7 +811,8 @@ _PLACEHOLDER_RESET = frozenset({"num_ret", "utility", "rbp_resid", "relstring"})
 def _placeholder_values(
     numeric: dict[str, FloatArray], texts: dict[str, list[str]],
     requests: tuple[MeasureRequest, ...],
-    options: MeasureOptions, members: IntArray, rel_levels: IntArray, level: int, width: int,
+    options: MeasureOptions, members: IntArray, rel_levels: IntArray, grades: IntArray,
+    level: int, width: int,
 ) -> None:
     """trec_eval 10's values for queries the run lacks under -c.
 
@@ -824,7 +826,8 @@ def _placeholder_values(
     """
     b = int(members.size)
     rels = np.full((b, width), NONPOOL, dtype=np.int64)
-    batch = QueryBatch(rels, np.full(b, width, dtype=np.int64), rel_levels, level, None)
+    batch = QueryBatch(rels, np.full(b, width, dtype=np.int64), rel_levels, level, None,
+                       grades)
     for request in requests:
         name = request.measure.name
         if name == "runid" or name == "unj" or (

@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike, NDArray
 from rankeval.ranking import trec_files
 from rankeval.ranking.frames import is_frame
 from rankeval.ranking.join import PairIndex, as_bytes, as_objects, doc_hash, first_duplicate
-from rankeval.ranking.trec_sort import judged_counts
+from rankeval.ranking.trec_sort import JudgedCounts, judged_counts
 
 __all__ = ["Qrels", "QrelsLike", "Run", "RunLike", "as_qrels", "as_run", "qrels_and_run"]
 
@@ -66,6 +66,7 @@ def _query_codes(values: NDArray[Any]) -> _QueryCodes:
     if n == 0:
         empty = np.zeros(0, dtype=np.int64)
         return _QueryCodes((), empty, empty, True)
+    _check_present(values, "query id")
     segments = _segment_starts(values)
     firsts = _texts(values[segments])
     if len(set(firsts)) == len(firsts):
@@ -75,6 +76,28 @@ def _query_codes(values: NDArray[Any]) -> _QueryCodes:
     uniques, inverse = np.unique(values, return_inverse=True)
     codes = inverse.astype(np.int64).reshape(-1)
     return _QueryCodes(tuple(_texts(uniques)), codes, segments, False)
+
+
+def _check_present(values: NDArray[Any], what: str) -> None:
+    """Refuse a missing id (None, NaN, a data frame's null): it would become a query named
+    "nan" or "None". ``ValueError`` names the first row."""
+    kind = values.dtype.kind
+    if kind == "f":
+        missing = np.flatnonzero(np.isnan(values))
+        if missing.size:
+            raise ValueError(f"{what} at row {int(missing[0])} is missing (NaN)")
+    elif kind == "O":
+        for row, value in enumerate(values.tolist()):
+            if value is None or _is_null(value):
+                raise ValueError(f"{what} at row {row} is missing ({value!r})")
+
+
+def _is_null(value: Any) -> bool:
+    """NaN, pandas' NA or NaT: values unequal to themselves (NA refuses to say)."""
+    try:
+        return bool(value != value)
+    except TypeError:  # pandas.NA: its comparisons give NA, whose truth is an error
+        return True
 
 
 def _segment_starts(values: NDArray[Any]) -> IntArray:
@@ -319,6 +342,12 @@ class Qrels:
         )
         if r.size and not integral:
             raise ValueError(f"rel must hold integers, got dtype {r.dtype}")
+        if r.size and r.dtype.kind in "uf":
+            inside = (r <= np.uint64(2**63 - 1)) if r.dtype.kind == "u" else (np.abs(r) < 2.0**63)
+            if not bool(inside.all()):
+                at = int(np.flatnonzero(~inside)[0])
+                raise ValueError(f"rel[{at}] is {r[at].item()!r}, outside the int64 range "
+                                 "(|rel| < 2**63)")
         return cls._build(q, d, r.astype(np.int64), None)
 
     @classmethod
@@ -381,10 +410,11 @@ class Qrels:
         return {q: i for i, q in enumerate(self.query_ids)}
 
     @cached_property
-    def _judged_counts(self) -> IntArray:
+    def _judged_counts(self) -> JudgedCounts:
         """Judged documents per relevance value of each query (see ``judged_counts``)."""
         counts = judged_counts(self.query, self.rel, len(self.query_ids))
-        counts.flags.writeable = False
+        for array in (counts.offsets, counts.grades, counts.counts):
+            array.flags.writeable = False
         return counts
 
     @cached_property

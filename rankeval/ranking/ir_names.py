@@ -224,7 +224,10 @@ def parse_ir_name(text: str) -> IrMeasure:
         trec = "num_rel_ret"
     spec, column = trec, trec
     if head == "SetF" and "beta" in params:
+        if isinstance(params["beta"], bool) or not isinstance(params["beta"], (int, float)):
+            raise ValueError(f"{text}: beta must be a number, got {params['beta']!r}")
         beta = float(params["beta"])
+        check_beta_named(text, beta)
         spec, column = f"set_F.{beta!r}", f"set_F_{beta!r}"
     if cut == "required" and cutoff is None:
         raise ValueError(f"{text}: {head} needs a cutoff, e.g. {head}@10")
@@ -255,6 +258,16 @@ def parse_ir_name(text: str) -> IrMeasure:
     if head == "Judged":
         options.update(score_precision="double", ties="docid_asc")
     return IrMeasure(name, spec, column, tuple(sorted(options.items())))
+
+
+def check_beta_named(text: str, beta: float) -> None:
+    """The package's one rule for F's β, the name in the message."""
+    from rankeval.checks import check_beta
+
+    try:
+        check_beta(beta)
+    except ValueError as problem:
+        raise ValueError(f"{text}: {problem}") from None
 
 
 def _split(name: str) -> tuple[str, dict[str, Any], Any]:

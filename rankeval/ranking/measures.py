@@ -104,7 +104,8 @@ def compute(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions)
 
     >>> from rankeval.ranking.catalogue import parse_spec
     >>> from rankeval.ranking.trec_sort import QueryBatch
-    >>> batch = QueryBatch(np.array([[0, 1, 1]]), np.array([3]), np.array([[1, 3]]), 1, None)
+    >>> batch = QueryBatch(np.array([[0, 1, 1]]), np.array([3]), np.array([[1, 3]]), 1, None,
+    ...                    np.arange(2))
     >>> compute(batch, parse_spec("P.2")[0], MeasureOptions()).tolist()
     [[0.5]]
     >>> round(float(compute(batch, parse_spec("map")[0], MeasureOptions())[0, 0]), 4)
@@ -699,9 +700,8 @@ def _utility(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions
 def _gain_table(batch: QueryBatch, request: MeasureRequest | None, options: MeasureOptions
                 ) -> dict[int, float]:
     """Gain per relevance value: the value itself (or 2**v - 1), custom ``v=gain`` pairs."""
-    levels = batch.rel_levels.shape[1]
     table: dict[int, float] = {}
-    for v in range(levels):
+    for v in batch.grades.tolist():
         table[v] = _default_gain(v, options)
     for key, value in _gain_pairs(request):
         table[key] = value
@@ -709,7 +709,23 @@ def _gain_table(batch: QueryBatch, request: MeasureRequest | None, options: Meas
 
 
 def _default_gain(level: int, options: MeasureOptions) -> float:
-    return float(level) if options.gain == "linear" else float(2.0**level - 1.0)
+    if options.gain == "linear":
+        return float(level)
+    return math.inf if level >= 1024 else float(2.0**level - 1.0)  # 2**1024 overflows
+
+
+# Levels up to this many are enumerated one by one, as trec_eval does (zero-count levels
+# can change its gain order, see _gain_plan); above, only the levels judged.
+_ENUMERATED_LEVELS = 1 << 16
+
+
+def _levels_below(num_levels: int, judged: IntArray) -> list[int]:
+    """The levels trec_eval's ``setup_gains`` lists for a query of ``num_rel_levels``:
+    every level below it; past :data:`_ENUMERATED_LEVELS`, the judged ones only (trec_eval
+    itself allocates and sorts one entry a level there)."""
+    if num_levels <= _ENUMERATED_LEVELS:
+        return list(range(num_levels))
+    return [v for v in judged.tolist() if v < num_levels]
 
 
 def _gain_pairs(request: MeasureRequest | None) -> list[tuple[int, float]]:
@@ -746,14 +762,15 @@ def _c_int(value: float) -> int:
 
 
 def _gain_plan(pairs: list[tuple[int, float]], num_levels: int,
-               options: MeasureOptions) -> _GainPlan:
+               options: MeasureOptions, judged: IntArray) -> _GainPlan:
     """``setup_gains`` of trec_eval: the parameters in the order given, then each level below
     ``num_levels`` that they do not name (gain: the default); each level's documents counted
     at its first entry; sorted by glibc's ``qsort`` (a stable merge sort) with trec_eval's
     comparator ``(int)(a - b)``, under which gains less than 1 apart compare equal."""
     entries = [(level, gain) for level, gain in pairs]
     named = {level for level, _ in pairs}
-    entries += [(v, _default_gain(v, options)) for v in range(num_levels) if v not in named]
+    entries += [(v, _default_gain(v, options)) for v in _levels_below(num_levels, judged)
+                if v not in named]
     counted_at: dict[int, int] = {}
     for index, (level, _) in enumerate(entries):
         if 0 <= level < num_levels:
@@ -777,16 +794,15 @@ def _plans(batch: QueryBatch, request: MeasureRequest | None, options: MeasureOp
     if not options.empty_iprec_nan:  # trec_quirks=False: gains sorted exactly
         return None
     pairs = _gain_pairs(request)
-    levels = batch.rel_levels.shape[1]
-    everything = list(_gain_table(batch, request, options).values()) + [g for _, g in pairs]
+    num_levels = batch.num_rel_levels
+    listed = _levels_below(int(num_levels.max(initial=0)), batch.grades)
+    everything = sorted({_default_gain(v, options) for v in listed} | {g for _, g in pairs})
     consistent = len({level for level, _ in pairs}) == len(pairs) and all(
         (a > b) - (a < b) == (lambda c: (c > 0) - (c < 0))(_c_int(a - b))
         for a in everything for b in everything)
     if consistent:
         return None
-    present = batch.rel_levels > 0
-    num_levels = np.where(present.any(axis=1), levels - np.argmax(present[:, ::-1], axis=1), 0)
-    return [(np.flatnonzero(num_levels == n), _gain_plan(pairs, int(n), options))
+    return [(np.flatnonzero(num_levels == n), _gain_plan(pairs, int(n), options, batch.grades))
             for n in np.unique(num_levels).tolist()]
 
 
@@ -831,14 +847,14 @@ def _ideal_gains(
 
     Only the first ``width`` ranks are built when given (the length is the full one).
     """
-    levels = batch.rel_levels.shape[1]
+    judged = set(batch.grades.tolist())
     ordered = sorted(
-        ((gain, v) for v, gain in table.items() if 0 <= v < levels and gain > 0.0),
+        ((gain, v) for v, gain in table.items() if v in judged and gain > 0.0),
         key=lambda item: -item[0],
     )
     counts = np.zeros((batch.size, len(ordered)), dtype=np.int64)
     for j, (_, v) in enumerate(ordered):
-        counts[:, j] = batch.rel_levels[:, v]
+        counts[:, j] = batch.count_of(v)
     return _fill_ideal(counts, np.array([g for g, _ in ordered], dtype=np.float64), width)
 
 
@@ -854,7 +870,7 @@ def _planned_ideal(batch: QueryBatch, plans: list[tuple[IntArray, _GainPlan]],
         counts = np.zeros((size, len(entries)), dtype=np.int64)
         alive = np.full(size, not plan.empty)
         for j, (gain, level) in enumerate(entries):
-            here = batch.rel_levels[rows, level] * alive
+            here = batch.count_of(level).take(rows) * alive
             if gain <= 0.0:
                 alive &= here == 0
             else:
@@ -1185,15 +1201,25 @@ def _rbp(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) ->
     if batch.width == 0:
         return np.zeros((batch.size, 1))
     gains = _gains(batch, table)
-    custom = {int(k) for k, _ in request.pairs if (k[1:] if k[:1] in "+-" else k).isdigit()}
-    present = batch.rel_levels > 0
-    top = np.where(present.any(axis=1),
-                   present.shape[1] - 1 - np.argmax(present[:, ::-1], axis=1), -1)
+    custom = dict(_gain_pairs(request))  # the last pair of a level wins, as in the table
+    tops = (batch.num_rel_levels - 1).tolist()
     for row in range(batch.size):
-        own = {v: g for v, g in table.items() if 0 <= v <= top[row] or v in custom}
-        if not own:
+        # The gains of the levels 0..top (the default where no pair names one; defaults
+        # grow with the level, so the extremes are the first and last unnamed) and of every
+        # pair: never enumerated, so a grade of 10**8 costs nothing.
+        top = tops[row]
+        values = list(custom.values())
+        first, last = 0, top
+        while first <= top and first in custom:
+            first += 1
+        while last >= 0 and last in custom:
+            last -= 1
+        if first <= last:
+            values += [_default_gain(first, options), _default_gain(last, options)]
+        if not values:
             continue
-        low, high = min(own.values()), max(own.values())
+        own = {v: g for v, g in table.items() if 0 <= v <= top or v in custom}
+        low, high = min(values), max(values)
         if low < 0 or high > 1:
             rels = batch.rels[row]
             with np.errstate(divide="ignore", invalid="ignore"):

@@ -569,7 +569,9 @@ def _block_fields(
     least ``2 * width`` bytes), so each column is written once into its final array.
     """
     capacity = 1 << 16 if size is None else size // (2 * width) + 1
-    built = [_Column(capacity) for _ in range(len(columns) + 1)]  # the fields, then lines
+    # A padded id column may take a few times the input, never rows x the longest id.
+    budget = 4 * (size if size is not None else 1 << 24) + (1 << 20)
+    built = [_Column(capacity, budget) for _ in range(len(columns) + 1)]  # fields, lines
     # Line numbers in 32 bits when they surely fit (a line takes a byte at least).
     line_type: type[np.signedinteger[Any]] = (
         np.int32 if size is not None and size < 2**31 else np.int64)
@@ -614,8 +616,9 @@ class _Column:
     only when it must. Rows past the end are never written: a generous capacity costs
     address space, not memory."""
 
-    def __init__(self, capacity: int) -> None:
+    def __init__(self, capacity: int, budget: int = 1 << 62) -> None:
         self._capacity = max(capacity, 1)
+        self._budget = budget  # bytes an S column may take; past it, an object column
         self._data: NDArray[Any] | None = None
         self._size = 0
 
@@ -623,6 +626,11 @@ class _Column:
         n = int(part.shape[0])
         data, size = self._data, self._size
         kind = part.dtype if data is None else np.result_type(data.dtype, part.dtype)
+        if kind.kind == "S" and max(self._capacity, size + n) * kind.itemsize > self._budget:
+            # One long id would pad every row to its length (a 1 MB id among short ones:
+            # rows x 1 MB): such a column holds the ids as objects, each its own length.
+            kind = np.dtype(object)
+            part = part.astype(object)
         if data is None or kind != data.dtype or size + n > data.shape[0]:
             while size + n > self._capacity:
                 self._capacity *= 2
@@ -871,7 +879,9 @@ def _parse_rels_slow(path: str, tokens: list[bytes], lines: LineArray) -> IntArr
 def _rel(path: str, token: bytes, line: int) -> int:
     text = token.decode("ascii", "replace")
     body = text[1:] if text[:1] in "+-" else text
-    if not body.isdigit() or not body.isascii() or len(body) > 18:
+    if body.isdigit() and body.isascii() and len(body) > 18:
+        raise DataError(path, line, f"relevance {text} is too large (at most 18 digits)")
+    if not body.isdigit() or not body.isascii():
         raise DataError(path, line, f"expected an integer relevance, found {text!r}")
     return int(text)
 

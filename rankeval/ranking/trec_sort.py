@@ -37,6 +37,7 @@ __all__ = [
     "PAD",
     "UNJUDGED",
     "DocumentTies",
+    "JudgedCounts",
     "QueryBatch",
     "RankedQueries",
     "judged_counts",
@@ -76,11 +77,15 @@ class QueryBatch:
     num_ret : ndarray of int64, shape (B,)
         Documents retrieved (after truncation).
     rel_levels : ndarray of int64, shape (B, V)
-        Judged documents (retrieved or not) per relevance value 0..V-1.
+        Judged documents (retrieved or not) with relevance value ``grades[v]`` in column v.
     level : int
         Relevance level: a value >= level is relevant.
     tied : ndarray of bool, shape (B, L), or None
         ``tied[b, i]``: rank i+1 has the same score as rank i+2 (only for ``ties="average"``).
+    grades : ndarray of int64, shape (V,)
+        The relevance values judged in the batch's queries, ascending, none negative: only
+        those, so that memory never grows with a grade's size (a grade of 10**8 is one
+        column, not 10**8).
     """
 
     rels: IntArray
@@ -88,6 +93,7 @@ class QueryBatch:
     rel_levels: IntArray
     level: int
     tied: BoolArray | None
+    grades: IntArray
     # What several measures derive alike from the batch (the nDCG family's running sums),
     # computed once: see measures._dcg_parts.
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -161,14 +167,39 @@ class QueryBatch:
     @cached_property
     def num_rel(self) -> IntArray:
         """R: judged documents at or above the relevance level, retrieved or not."""
-        values = np.arange(self.rel_levels.shape[1])
-        return np.asarray(self.rel_levels[:, values >= self.level].sum(axis=1), dtype=np.int64)
+        return np.asarray(self.rel_levels[:, self.grades >= self.level].sum(axis=1),
+                          dtype=np.int64)
 
     @cached_property
     def num_nonrel(self) -> IntArray:
         """Judged non-relevant documents (0 <= value < level), retrieved or not."""
-        values = np.arange(self.rel_levels.shape[1])
-        return np.asarray(self.rel_levels[:, values < self.level].sum(axis=1), dtype=np.int64)
+        return np.asarray(self.rel_levels[:, self.grades < self.level].sum(axis=1),
+                          dtype=np.int64)
+
+    def column_of(self, grade: int) -> int:
+        """The column of :attr:`rel_levels` counting ``grade``, or -1 if no query judges it.
+
+        Complexity: O(log V).
+        """
+        at = int(np.searchsorted(self.grades, grade))
+        return at if at < self.grades.shape[0] and int(self.grades[at]) == grade else -1
+
+    def count_of(self, grade: int) -> IntArray:
+        """Judged documents of ``grade`` per query (0 where none). Complexity: O(B)."""
+        column = self.column_of(grade)
+        if column < 0:
+            return np.zeros(self.size, dtype=np.int64)
+        return np.asarray(self.rel_levels[:, column], dtype=np.int64)
+
+    @cached_property
+    def num_rel_levels(self) -> IntArray:
+        """trec_eval's ``num_rel_levels`` per query: its largest judged value + 1 (0 if it
+        judges none)."""
+        present = self.rel_levels > 0
+        if not present.shape[1]:
+            return np.zeros(self.size, dtype=np.int64)
+        last = present.shape[1] - 1 - np.argmax(present[:, ::-1], axis=1)
+        return np.where(present.any(axis=1), self.grades[last] + 1, 0).astype(np.int64)
 
     @cached_property
     def num_rel_ret(self) -> IntArray:
@@ -253,8 +284,8 @@ class RankedQueries:
         Stored query k's ranking is ``rels[offsets[k]:offsets[k+1]]``.
     positions : ndarray of int64, shape (K,)
         Evaluated position of stored query k.
-    rel_levels : ndarray of int64, shape (K, V)
-        Judged documents per relevance value 0..V-1 of each stored query.
+    judged : JudgedCounts
+        Judged documents per relevance value of each stored query.
     level : int
         Relevance level.
     tied : ndarray of bool or None
@@ -264,7 +295,7 @@ class RankedQueries:
     rels: NDArray[np.signedinteger[Any]]
     offsets: IntArray
     positions: IntArray
-    rel_levels: IntArray
+    judged: JudgedCounts
     level: int
     tied: BoolArray | None
 
@@ -306,13 +337,20 @@ class RankedQueries:
         uniform = q > 0 and bool((lengths == lengths[0]).all())
         order = np.arange(q, dtype=np.int64) if uniform else np.argsort(lengths, kind="stable")
         ordered = lengths[order]
+        # A batch's judged counts have a column per grade its queries judge: at most the
+        # grades of the whole qrels, and at most the sum of its queries' own.
+        grades = self.judged.num_grades
+        own = np.zeros(q + 1, dtype=np.int64)
+        np.cumsum(self.judged.distinct().take(order), out=own[1:])
         start = 0
         while start < q:
-            # Largest stop with (stop - start) * widest <= max_cells (at least one query).
+            # Largest stop with (stop - start) * max(widest, columns) <= max_cells (at least
+            # one query).
             low, high = start + 1, q
             while low < high:
                 mid = (low + high + 1) // 2
-                if (mid - start) * max(int(ordered[mid - 1]), 1) <= max_cells:
+                columns = min(grades, int(own[mid] - own[start]))
+                if (mid - start) * max(int(ordered[mid - 1]), columns, 1) <= max_cells:
                     low = mid
                 else:
                     high = mid - 1
@@ -330,7 +368,8 @@ class RankedQueries:
             lo, hi = int(self.offsets[first]), int(self.offsets[last + 1])
             rels = self.rels[lo:hi].reshape(b, width).astype(np.int64)
             tied = None if self.tied is None else self.tied[lo:hi].reshape(b, width)
-            return QueryBatch(rels, lengths, self.rel_levels[members], self.level, tied)
+            grades, levels = self.judged.dense(members)
+            return QueryBatch(rels, lengths, levels, self.level, tied, grades)
         rels = np.full((b, width), PAD, dtype=np.int64)
         tied = np.zeros((b, width), dtype=bool) if self.tied is not None else None
         if width:
@@ -340,7 +379,8 @@ class RankedQueries:
             rels[inside] = self.rels[source]
             if tied is not None and self.tied is not None:
                 tied[inside] = self.tied[source]
-        return QueryBatch(rels, lengths, self.rel_levels[members], self.level, tied)
+        grades, levels = self.judged.dense(members)
+        return QueryBatch(rels, lengths, levels, self.level, tied, grades)
 
 
 def rank_queries(
@@ -362,7 +402,7 @@ def rank_queries(
     max_docs: int | None,
     judged_only: bool,
     run_segments: IntArray | None = None,
-    qrels_levels: IntArray | None = None,
+    qrels_levels: JudgedCounts | None = None,
 ) -> RankedQueries:
     """Rank the evaluated queries and look up every retrieved document's judgment.
 
@@ -487,28 +527,100 @@ def rank_queries(
     # to the largest one judged in an evaluated query.
     if qrels_levels is None:
         qrels_levels = judged_counts(qrels_query, qrels_rel, num_qrels_queries)
-    rel_levels = qrels_levels.take(evaluated_qrels.take(positions), axis=0)
-    used = np.flatnonzero(rel_levels.any(axis=0))
-    rel_levels = rel_levels[:, : int(used[-1]) + 1 if used.size else 1]
-    return RankedQueries(rels, offsets, positions, rel_levels, level, tied_flat)
+    judged = qrels_levels.take(evaluated_qrels.take(positions))
+    return RankedQueries(rels, offsets, positions, judged, level, tied_flat)
 
 
-def judged_counts(qrels_query: IntArray, qrels_rel: IntArray, num_queries: int) -> IntArray:
-    """Judged documents per relevance value 0..V-1 of each qrels query, shape (Q, V).
+@dataclass(frozen=True)
+class JudgedCounts:
+    """Judged documents per relevance value of each query, kept sparse: query k judges
+    ``counts[i]`` documents with value ``grades[i]`` for i in ``offsets[k]:offsets[k+1]``
+    (values ascending, none negative). Memory is O(queries + distinct (query, value)
+    pairs), whatever the values.
+    """
+
+    offsets: IntArray
+    grades: IntArray
+    counts: IntArray
+
+    @cached_property
+    def num_grades(self) -> int:
+        """Distinct values judged in all the queries.
+
+        >>> judged_counts(np.array([0, 0, 1]), np.array([7, 10**8, 7]), 2).num_grades
+        2
+
+        Complexity: O(n log n) once, for n pairs.
+        """
+        return int(_distinct(self.grades).shape[0])
+
+    def distinct(self) -> IntArray:
+        """Distinct values judged per query. Complexity: O(Q)."""
+        return np.diff(self.offsets)
+
+    def take(self, rows: IntArray) -> JudgedCounts:
+        """The counts of queries ``rows``, in that order. Complexity: O(len(rows) + pairs)."""
+        starts, sizes = self.offsets.take(rows), np.diff(self.offsets).take(rows)
+        offsets = np.zeros(rows.shape[0] + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        source = np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1],
+                                                                      dtype=np.int64)
+        return JudgedCounts(offsets, self.grades.take(source), self.counts.take(source))
+
+    def dense(self, rows: IntArray) -> tuple[IntArray, IntArray]:
+        """``(grades, matrix)``: the values judged by queries ``rows`` (ascending) and a
+        (len(rows), len(grades)) matrix of their counts.
+
+        >>> judged_counts(np.array([0, 0, 1]), np.array([7, 10**8, 2]), 2).dense(
+        ...     np.array([1, 0]))[1].tolist()
+        [[1, 0, 0], [0, 1, 1]]
+
+        Complexity: O(pairs of those queries · log + their size · grades).
+        """
+        part = self.take(rows)
+        grades = _distinct(part.grades)
+        matrix = np.zeros((rows.shape[0], grades.shape[0]), dtype=np.int64)
+        row = np.repeat(np.arange(rows.shape[0], dtype=np.int64), part.distinct())
+        matrix[row, np.searchsorted(grades, part.grades)] = part.counts
+        return grades, matrix
+
+
+def _distinct(values: IntArray) -> IntArray:
+    """Sorted distinct values (np.unique without importing numpy.ma at start-up)."""
+    ordered = np.sort(values)
+    if ordered.shape[0] == 0:
+        return ordered.astype(np.int64)
+    keep = np.concatenate(([True], ordered[1:] != ordered[:-1]))
+    return ordered[keep].astype(np.int64, copy=False)
+
+
+def judged_counts(qrels_query: IntArray, qrels_rel: IntArray, num_queries: int
+                  ) -> JudgedCounts:
+    """Judged documents per relevance value of each qrels query, sparse.
 
     Negative values (unjudged) are not counted.
 
-    >>> judged_counts(np.array([0, 0, 1, 1]), np.array([2, 0, -1, 1]), 2).tolist()
+    >>> counts = judged_counts(np.array([0, 0, 1, 1]), np.array([2, 0, -1, 1]), 2)
+    >>> counts.dense(np.array([0, 1]))[1].tolist()
     [[1, 0, 1], [0, 1, 0]]
 
-    Complexity: O(m + Q·V).
+    Complexity: O(m log m) for m judgments.
     """
     judged = np.flatnonzero(qrels_rel >= 0)
-    rel = qrels_rel.take(judged)
-    values = int(rel.max(initial=0)) + 1
-    flat = qrels_query.take(judged) * values + rel
-    counts = np.bincount(flat, minlength=num_queries * values)
-    return counts.astype(np.int64, copy=False).reshape(num_queries, values)
+    query = qrels_query.take(judged).astype(np.int64, copy=False)
+    rel = qrels_rel.take(judged).astype(np.int64, copy=False)
+    order = np.lexsort((rel, query))
+    query, rel = query.take(order), rel.take(order)
+    if query.shape[0]:
+        first = np.concatenate(([True], (query[1:] != query[:-1]) | (rel[1:] != rel[:-1])))
+        starts = np.flatnonzero(first)
+        counts = np.diff(np.append(starts, query.shape[0])).astype(np.int64)
+        query, rel = query.take(starts), rel.take(starts)
+    else:
+        counts = np.zeros(0, dtype=np.int64)
+    offsets = np.zeros(num_queries + 1, dtype=np.int64)
+    np.cumsum(np.bincount(query, minlength=num_queries), out=offsets[1:])
+    return JudgedCounts(offsets, rel, counts)
 
 
 def _judgment(rel: IntArray) -> IntArray:
@@ -734,10 +846,11 @@ def _tie_order(
 def _example() -> QueryBatch:
     """A two-query batch for the doctests: relevance (0, 2, -1) and (1)."""
     rels = np.array([[0, 2, NONPOOL], [1, PAD, PAD]], dtype=np.int64)
-    return QueryBatch(rels, np.array([3, 1]), np.array([[1, 1, 1], [0, 1, 0]]), 1, None)
+    return QueryBatch(rels, np.array([3, 1]), np.array([[1, 1, 1], [0, 1, 0]]), 1, None,
+                      np.arange(3))
 
 
 def _ranked_example() -> RankedQueries:
     """Two stored queries (evaluated positions 1 and 0) for the doctests."""
     return RankedQueries(np.array([0, 1, -1, 1]), np.array([0, 3, 4]), np.array([1, 0]),
-                         np.array([[1, 1], [0, 1]]), 1, None)
+                         judged_counts(np.array([0, 0, 1]), np.array([0, 1, 1]), 2), 1, None)

@@ -396,6 +396,7 @@ class ScoredPrecisionRecallEvaluation:
             store.fold()
             check_total(store.pos_added + added_pos + self._pos_missed, "numPositiveRef")
             check_total(store.neg_added + added_neg + self._neg_missed, "numNegativeRef")
+            _check_cases_fit(added_pos + added_neg, 21 / 4 if self._float32 else 37 / 4)
             for labels, keys in expand_counts(values, positives_in, negatives_in):
                 store.add_batch(labels, keys)
             self._publish(store, self._pos_missed, self._neg_missed)
@@ -1253,6 +1254,23 @@ def _check_points_fit(cases: int) -> None:
             f"the full curves of {cases:,} cases need about {need / 2**20:,.0f} MiB, more than "
             f"the {free / 2**20:,.0f} MiB available: read them downsampled (max_points=) or "
             f"through report(), which need a few hundred MB whatever the number of cases")
+
+
+def _check_cases_fit(cases: int, bytes_per_case: float) -> None:
+    """Refuse, before expanding anything, counts whose cases the store could never hold:
+    more than the machine's memory (10**15 cases once ran five minutes, holding the lock,
+    before the system refused). Physical memory, from ``sysconf``: no file is opened, so
+    nothing is left to the garbage collector if this call is interrupted."""
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):  # not a POSIX system: the allocation decides
+        return
+    need = cases * bytes_per_case
+    if need > memory:
+        raise MemoryError(
+            f"add_counts: {cases:,} cases need about {need / 2**30:,.1f} GiB, more than this "
+            f"machine's {memory / 2**30:,.1f} GiB; nothing was added (a sketch, "
+            "SketchEvaluation, holds any number of cases in bounded memory)")
 
 
 def _available_memory() -> int | None:
