@@ -74,6 +74,20 @@ def all_ir_names() -> list[str]:
 NAMES = all_ir_names()
 
 
+def without_failures(measure: Any, qrels: dict[str, dict[str, int]],
+                     run: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """``run`` without the queries on which ir_measures' evaluation of ``measure`` fails (a
+    division by zero), in the same order."""
+    kept = {}
+    for qid, documents in run.items():
+        try:
+            list(ir_measures.iter_calc([measure], qrels, {qid: documents}))
+        except ZeroDivisionError:
+            continue
+        kept[qid] = documents
+    return kept
+
+
 def same(a: float, b: float) -> bool:
     """Equal, NaN (trec_eval's 0/0) equal to NaN."""
     return a == b or (math.isnan(a) and math.isnan(b))
@@ -112,14 +126,33 @@ def test_against_ir_measures(
     # the order of its invocations varies from process to process: one with judged_only
     # gives NumRet 0 for unjudged documents. The counts get a call of their own.
     counts = [m for m in measures if str(m).startswith("Num")]
-    others = [m for m in measures if m not in counts]
+    # ir_measures' own providers: Accuracy divides by zero where no non-relevant document
+    # is among the top k (its whole evaluation fails). rankeval scores such a query 0, as
+    # ir_measures scores every query it has no value for: the oracle is ir_measures on the
+    # run without those queries (their values are then its 0).
+    own = [m for m in measures if m.NAME in ("Compat", "Accuracy")]
+    others = [m for m in measures if m not in counts and m not in own]
     theirs: dict[str, dict[str, float]] = {}
     aggregate: dict[str, float] = {}
-    for group in (counts, others):
-        for metric in ir_measures.iter_calc(group, usable, run):
-            theirs.setdefault(str(metric.measure), {})[metric.query_id] = metric.value
-        aggregate.update(
-            (str(m), v) for m, v in ir_measures.calc_aggregate(group, usable, run).items())
+    # ir_measures fills the queries an own provider does not score with 0 only when another
+    # provider shares the call (alone, it averages over the scored ones): nDCG@10 keeps the
+    # rule of every other name (a name's value must not depend on its neighbours).
+    groups = [(group, run) for group in (counts, others)]
+    neighbour = ir_measures.parse_measure("nDCG@10")
+    groups += [([m, neighbour], without_failures(m, usable, run)) for m in own]
+    for group, their_run in groups:
+        if not their_run:  # it fails on every query: each scores 0 (see above)
+            for m in group[:1]:
+                theirs[str(m)] = dict.fromkeys(usable, 0.0)
+                aggregate[str(m)] = 0.0
+            continue
+        recorded = group if group[-1] is not neighbour else group[:1]  # not the neighbour's
+        for metric in ir_measures.iter_calc(group, usable, their_run):
+            if metric.measure in recorded:
+                theirs.setdefault(str(metric.measure), {})[metric.query_id] = metric.value
+        aggregate.update((str(m), v) for m, v in
+                         ir_measures.calc_aggregate(group, usable, their_run).items()
+                         if m in recorded)
     ev = evaluate_run(usable, run, NAMES)
     assert set(ev.queries) == set(usable)  # ir_measures scores every qrels query
     for name, measure in zip(NAMES, measures, strict=True):
@@ -218,3 +251,21 @@ def test_numq_has_per_query_values_as_in_ir_measures() -> None:
     trec = evaluate_run(QRELS_ONE_MISSING, RUN_ONE_MISSING, ["num_q", "P.1"])
     with pytest.raises(KeyError, match="'num_q' is a summary value only"):
         trec.per_query("num_q")
+
+
+def test_accuracy_and_compat_by_hand() -> None:
+    """Accuracy: a, c relevant among a b c d: pairs (a,b) (a,d) (c,d) in order, (c,b) not:
+    3/4. Compat(p=0.5): ranking [a, b], ideal [c (grade 2), a]; overlaps 0 then 1, weights
+    1 and 0.5: (0.5 * 1/2) / 1.5 = 1/6, and the ideal with itself gives 1. Query r is in the
+    qrels only: 0, and the mean is over both queries."""
+    qrels = {"q": {"a": 1, "b": 0, "c": 1}, "r": {"z": 1}}
+    run = {"q": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}}
+    ev = evaluate_run(qrels, run, ["Accuracy", "Accuracy@2"])
+    assert ev.per_query("Accuracy") == {"q": 0.75, "r": 0.0}
+    assert ev["Accuracy"] == 0.75 / 2
+    # The top 2 are a (relevant) and b: one pair, in order.
+    assert ev.per_query("Accuracy@2") == {"q": 1.0, "r": 0.0}
+    compat = evaluate_run({"q": {"a": 1, "c": 2}, "r": {"z": 1}}, {"q": {"a": 1.0, "b": 0.5}},
+                          ["Compat(p=0.5)", "Compat(p=0.5,normalize=False)"])
+    assert compat.per_query("Compat(p=0.5)") == {"q": pytest.approx(1 / 6), "r": 0.0}
+    assert compat.per_query("Compat(p=0.5,normalize=False)")["q"] == pytest.approx(1 / 6)

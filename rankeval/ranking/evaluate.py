@@ -486,6 +486,7 @@ def _with_ir_names(
     ir = [spec for spec in specs if is_ir_name(spec)]
     trec = [spec for spec in specs if spec not in ir]
     named = list({m.name: m for m in map(parse_ir_name, ir)}.values())
+    own = [m for m in named if m.own]  # Compat, Accuracy: ir_measures' own providers
     if trec and (trec_options["complete"] is not True or trec_options["no_relevant"] != "zero"):
         raise ValueError(
             "ir_measures names score every qrels query (as ir_measures does: complete=True, "
@@ -496,6 +497,8 @@ def _with_ir_names(
     which: dict[str, Any] = {"complete": True, "no_relevant": "zero"}
     groups: dict[tuple[tuple[tuple[str, Any], ...], str], list[IrMeasure]] = {}
     for measure in named:
+        if measure.own:
+            continue
         # set_F takes its first beta only (trec_eval's rule): one call per beta.
         alone = measure.trec if measure.trec.startswith("set_F") else ""
         groups.setdefault((measure.options, alone), []).append(measure)
@@ -511,6 +514,9 @@ def _with_ir_names(
         for m in members:  # two spellings may share a column (SetRelP, SetP(relative=True))
             names.setdefault(m.column, []).append(m.name)
         parts.append((_as_ir_measures(part, run), names))
+    if not parts:  # only Compat or Accuracy: the queries ir_measures names score
+        parts.append((evaluate_run(qrels, run, "num_q", **which,
+                                   _batch=trec_options["_batch"]), {}))
     first = parts[0][0]
     if any(part.queries != first.queries for part, _ in parts):
         raise ValueError("these measures evaluate different queries (rel= with "
@@ -530,6 +536,19 @@ def _with_ir_names(
                     texts[name] = part.texts[column.name]
                 if column.name in part.aggregates:
                     aggregates[name] = part.aggregates[column.name]
+    for measure in own:
+        from rankeval.ranking.ir_own import own_values
+
+        per_query, mean = own_values(measure.own, dict(measure.own_params), measure.cutoff,
+                                     qrels, run, first.queries)
+        per_query.flags.writeable = False
+        definition = catalogue.MeasureDef(
+            measure.own, "none", (), "float", "mean", True, True,
+            f"ir_measures' {measure.own} (its own provider; rankeval.ranking.ir_own)")
+        layout.append(Column(measure.name, catalogue.MeasureRequest(definition, ()), 0,
+                             ir_measures=True))
+        values[measure.name] = per_query
+        aggregates[measure.name] = mean
     # trec_eval's columns in its order, then the ir_measures names in the order given.
     given = {m.name: i for i, m in enumerate(named)}
     layout.sort(key=lambda c: given.get(c.name, -1))

@@ -11,6 +11,8 @@ ranking options that reproduce ir_measures' provider for it:
   them; trec_eval 9's ranking (scores as C float, ties by document id descending).
 * ``RR@k``: ir_measures computes it with MS MARCO's script: scores as doubles, ties by
   document id *ascending*, the top k only.
+* ``Compat`` and ``Accuracy@k``: ir_measures' own providers, computed by
+  :mod:`rankeval.ranking.ir_own` (no trec_eval measure; ``IrMeasure.own`` names them).
 * ``Judged@k`` (and ``Judged``: every retrieved document): ir_measures' own code, the share
   of the top min(k, retrieved) documents that the qrels list; scores as doubles, ties by
   document id ascending.
@@ -66,6 +68,9 @@ _TABLE: dict[str, tuple[str, str, frozenset[str]]] = {
     "IPrec": ("iprec_at_recall", "recall", frozenset({"judged_only"})),
     "infAP": ("infAP", "none", frozenset({"rel"})),
     "Judged": ("judged", "optional:judged", frozenset()),
+    # ir_measures' own providers, no trec_eval measure (see rankeval.ranking.ir_own)
+    "Compat": ("", "none", frozenset({"p", "normalize"})),
+    "Accuracy": ("", "optional:own", frozenset({"rel"})),
 }
 _ALIASES = {"MAP": "AP", "MRR": "RR", "Precision": "P", "Recall": "R", "NDCG": "nDCG",
             "BPref": "Bpref", "NumRelRetrieved": "NumRelRet", "RPrec": "Rprec"}
@@ -79,7 +84,7 @@ SHARED_NAMES = frozenset({"Rprec", "infAP"})
 PARAM_VALUES: dict[str, tuple[Any, ...]] = {
     "rel": (1, 2, 3), "judged_only": (True, False), "denominator": ("relevant", "retrieved",
     "min_k_r"), "ideal": ("judged", "retrieved"), "dcg": ("log2",), "relative": (True, False),
-    "beta": (0.5, 1.0, 2.0),
+    "beta": (0.5, 1.0, 2.0), "p": (0.5, 0.8, 0.95), "normalize": (True, False),
 }
 # Parameters a name accepts at some values only (ir_measures' providers compute no other).
 _ONLY: dict[tuple[str, str], tuple[Any, ...]] = {("NumRel", "rel"): (1,)}
@@ -125,6 +130,9 @@ class IrMeasure:
     trec: str
     column: str
     options: tuple[tuple[str, Any], ...]
+    own: str = ""
+    own_params: tuple[tuple[str, Any], ...] = ()
+    cutoff: int | None = None
 
 
 def is_ir_name(text: str) -> bool:
@@ -164,8 +172,10 @@ def _is_trec_name(text: str) -> bool:
 def parse_ir_name(text: str) -> IrMeasure:
     """Translate one ir_measures name.
 
-    >>> parse_ir_name("nDCG@10")
-    IrMeasure(name='nDCG@10', trec='ndcg_cut.10', column='ndcg_cut_10', options=())
+    >>> parse_ir_name("nDCG@10").trec, parse_ir_name("nDCG@10").column
+    ('ndcg_cut.10', 'ndcg_cut_10')
+    >>> parse_ir_name("Compat(p=0.8)").own_params
+    (('normalize', True), ('p', 0.8))
     >>> parse_ir_name("P(rel=2)@5").options
     (('relevance_level', 2),)
     >>> parse_ir_name("RR@10").options
@@ -196,6 +206,8 @@ def parse_ir_name(text: str) -> IrMeasure:
         if only is not None and value not in only:
             raise ValueError(f"{text}: {head} takes {param}={only[0]!r} only "
                              "(ir_measures computes no other)")
+    if head in ("Compat", "Accuracy"):
+        return _own(text, name, head, params, cutoff)
     options: dict[str, Any] = {}
     if "rel" in params:
         options["relevance_level"] = _integer(text, "rel", params["rel"])
@@ -258,6 +270,28 @@ def parse_ir_name(text: str) -> IrMeasure:
     if head == "Judged":
         options.update(score_precision="double", ties="docid_asc")
     return IrMeasure(name, spec, column, tuple(sorted(options.items())))
+
+
+def _own(text: str, name: str, head: str, params: dict[str, Any], cutoff: Any) -> IrMeasure:
+    """``Compat`` and ``Accuracy``: computed by :mod:`rankeval.ranking.ir_own`."""
+    own: dict[str, Any] = {}
+    if head == "Compat":
+        if cutoff is not None:
+            raise ValueError(f"{text}: Compat takes no cutoff")
+        p = params.get("p", 0.95)
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 < p < 1.0:
+            raise ValueError(f"{text}: p must be a number between 0 and 1, got {p!r}")
+        normalize = params.get("normalize", True)
+        if not isinstance(normalize, bool):
+            raise ValueError(f"{text}: normalize must be True or False")
+        own = {"p": float(p), "normalize": normalize}
+    else:
+        own = {"rel": _integer(text, "rel", params.get("rel", 1))}
+        if cutoff is not None:
+            cutoff = _integer(text, "cutoff", cutoff)
+            if not 1 <= cutoff <= _ALL_RANKS:
+                raise ValueError(f"{text}: the cutoff must be from 1 to 2**63 - 1")
+    return IrMeasure(name, "", name, (), head, tuple(sorted(own.items())), cutoff)
 
 
 def check_beta_named(text: str, beta: float) -> None:
