@@ -355,7 +355,7 @@ def test_merges_racing_lock_free_adds_keep_time_order() -> None:
     the merged window's time (they were taken in first, at time -inf, and broke the order)."""
     clock = Clock()
     clock.now = 1000.0
-    ev = ScoredPrecisionRecallEvaluation(horizon=10_000.0, clock=clock)
+    ev = ScoredPrecisionRecallEvaluation(ties="grouped", horizon=10_000.0, clock=clock)
     per_writer, writers_count, merges = 20_000, 3, 200
 
     def writer(seed: int) -> None:
@@ -367,7 +367,8 @@ def test_merges_racing_lock_free_adds_keep_time_order() -> None:
     def merge_some() -> None:
         nonlocal merged
         if merged < merges:
-            other = ScoredPrecisionRecallEvaluation(horizon=10_000.0, clock=clock)
+            other = ScoredPrecisionRecallEvaluation(ties="grouped", horizon=10_000.0,
+                                                    clock=clock)
             other.add_cases([True, False, False], [0.9, 0.1, 0.4],
                             timestamps=[990.0, 995.0, 999.0])
             ev.merge(other)
@@ -379,6 +380,14 @@ def test_merges_racing_lock_free_adds_keep_time_order() -> None:
              merge_some)
     ev._folded()._check()
     assert ev.num_cases() == writers_count * per_writer + 3 * merged
+    # Every case is inside (all at most 10 s old): the window equals a fresh evaluator of
+    # them all (grouped ties: the order among equal scores does not matter).
+    fresh = ScoredPrecisionRecallEvaluation(ties="grouped")
+    for seed in range(writers_count):
+        fresh.add_cases([i % 3 == 0 for i in range(per_writer)],
+                        [(seed * per_writer + i) / 1e4 for i in range(per_writer)])
+    fresh.add_cases([True, False, False] * merged, [0.9, 0.1, 0.4] * merged)
+    assert ev.summary() == fresh.summary()
 
 
 def test_summary_reads_one_state() -> None:
