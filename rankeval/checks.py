@@ -150,7 +150,16 @@ def check_correct(correct: object, name: str = "correct") -> bool:
         if correct in (0, 1):
             return bool(correct)
         raise ValueError(f"{name} must be a bool or 0/1, got {correct!r}")
+    if _null(correct):  # a float NaN or a data frame's NA: a null in a label column
+        raise ValueError(f"{name} is missing (a null or NaN label)")
     raise TypeError(f"{name} must be a bool or 0/1, got {type(correct).__name__} {correct!r}")
+
+
+def _null(value: object) -> bool:
+    """A float NaN, or pandas' NA or NaT (by type name: pandas is not imported here)."""
+    if isinstance(value, (float, np.floating)):
+        return bool(value != value)
+    return type(value).__name__ in ("NAType", "NaTType")
 
 
 def check_score(score: object, name: str = "score") -> float:

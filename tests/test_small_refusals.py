@@ -1,0 +1,71 @@
+"""Issue 25's smaller items: each refusal names the problem and changes nothing; each
+accepted input gives the right value."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from rankeval import ScoredPrecisionRecallEvaluation, compare, evaluate_run
+
+
+@pytest.mark.parametrize(("name", "message"), [
+    ("set_F.0", "beta must be finite and > 0"),
+    ("set_F.-1", "beta must be finite and > 0"),
+    ("set_F.1e200", "finite, non-zero square"),
+    ("set_F.inf", "expected a finite number"),
+    ("SetF(beta=0)", "beta must be finite and > 0"),
+    ("SetF(beta=1e200)", "finite, non-zero square"),
+])
+def test_set_f_follows_the_one_beta_rule(name: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        evaluate_run({"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 0.5}}, name)
+
+
+def test_set_f_with_a_valid_beta() -> None:
+    """trec_eval's set_F.x = (x + 1) P R / (x P + R): here P = 1/2, R = 1 and x = 0.5."""
+    ev = evaluate_run({"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 0.5}}, "set_F.0.5")
+    assert ev["set_F_0.5"] == pytest.approx(1.5 * 0.5 / (0.5 * 0.5 + 1.0))
+
+
+@pytest.mark.parametrize("missing", [None, math.nan, pd.NA])
+@pytest.mark.parametrize("side", ["qrels", "run"])
+def test_a_missing_query_id_is_refused_by_row(missing: object, side: str) -> None:
+    ids = pd.array(["a", missing, "a"], dtype=object)
+    qrels = pd.DataFrame({"query_id": ids, "doc_id": ["d", "e", "f"], "relevance": [1, 1, 0]})
+    run = pd.DataFrame({"query_id": ids, "doc_id": ["d", "e", "f"], "score": [1.0, 2.0, 3.0]})
+    good_qrels, good_run = {"a": {"d": 1}}, {"a": {"d": 1.0}}
+    with pytest.raises(ValueError, match=r"query id at row 1 is missing"):
+        if side == "qrels":
+            evaluate_run(qrels, good_run, "P.1")
+        else:
+            evaluate_run(good_qrels, run, "P.1")
+
+
+def test_runs_whose_names_print_alike_are_refused() -> None:
+    qrels = {"q": {"a": 1}}
+    with pytest.raises(ValueError, match="two runs are named '1'"):
+        compare(qrels, {1: {"q": {"a": 1.0}}, "1": {"q": {"a": 0.5}}}, "map")
+
+
+@pytest.mark.parametrize("labels", [pd.array([1, 0, None, 1], dtype="Int64"),
+                                    pd.array([True, False, None, True], dtype="boolean")])
+def test_a_null_label_names_its_index(labels: object) -> None:
+    ev = ScoredPrecisionRecallEvaluation()
+    ev.add_cases([True], [0.5])
+    with pytest.raises(ValueError, match=r"correct\[2\] is missing"):
+        ev.add_cases(labels, pd.Series([0.1, 0.2, 0.3, 0.4]))
+    assert ev.num_cases() == 1
+
+
+def test_bfloat16_scores_are_read_exactly() -> None:
+    scores = torch.tensor([0.5, 0.25, 0.75, 0.125], dtype=torch.bfloat16)
+    ev = ScoredPrecisionRecallEvaluation()
+    ev.add_cases(torch.tensor([1, 0, 0, 1]), scores)
+    expected = ScoredPrecisionRecallEvaluation()
+    expected.add_cases([True, False, False, True], np.array([0.5, 0.25, 0.75, 0.125]))
+    assert ev.summary() == expected.summary()
