@@ -38,12 +38,9 @@ def test_a_missing_query_id_is_refused_by_row(missing: object, side: str) -> Non
     ids = pd.array(["a", missing, "a"], dtype=object)
     qrels = pd.DataFrame({"query_id": ids, "doc_id": ["d", "e", "f"], "relevance": [1, 1, 0]})
     run = pd.DataFrame({"query_id": ids, "doc_id": ["d", "e", "f"], "score": [1.0, 2.0, 3.0]})
-    good_qrels, good_run = {"a": {"d": 1}}, {"a": {"d": 1.0}}
+    pair = (qrels, {"a": {"d": 1.0}}) if side == "qrels" else ({"a": {"d": 1}}, run)
     with pytest.raises(ValueError, match=r"query id at row 1 is missing"):
-        if side == "qrels":
-            evaluate_run(qrels, good_run, "P.1")
-        else:
-            evaluate_run(good_qrels, run, "P.1")
+        evaluate_run(*pair, "P.1")
 
 
 def test_runs_whose_names_print_alike_are_refused() -> None:
