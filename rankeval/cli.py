@@ -49,7 +49,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rankeval.checks import MAX_COUNT, check_choice
-from rankeval.formulas import NO_RELEVANT, NoRelevant, mean_over_queries
+from rankeval.formulas import NO_RELEVANT, PRECISION_AT_RANKS, NoRelevant, mean_over_queries
 from rankeval.io import (
     DEFAULT_CHUNK_ROWS,
     Cases,
@@ -77,9 +77,6 @@ CurveName = Literal["pr", "roc", "score"]
 
 #: Rows the reader parses before handing them on.
 CHUNK_ROWS = DEFAULT_CHUNK_ROWS
-#: Ranks reported as "Precision at r" (those of LingPipe's ``toString``).
-PRECISION_AT_RANKS = (5, 10, 25, 100, 500)
-
 _PLOT_SUFFIXES = (".png", ".svg")
 _DEMO_EXAMPLES = (
     (

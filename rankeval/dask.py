@@ -31,6 +31,7 @@ except ModuleNotFoundError as missing:
         name=missing.name) from None
 
 from rankeval import engines
+from rankeval.formulas import PRECISION_AT_RANKS
 from rankeval.ranking.evaluate import RunEvaluation, merge_evaluations
 from rankeval.ranking.ir_names import is_ir_name
 from rankeval.scored import ScoredPrecisionRecallEvaluation
@@ -108,7 +109,7 @@ def evaluate(
     ties: str = "grouped",
     order_col: str | None = None,
     buckets: int | None = None,
-    precision_at: Sequence[int] = (5, 10, 25, 100, 500),
+    precision_at: Sequence[int] = PRECISION_AT_RANKS,
     betas: Sequence[float] = (1.0,),
     curve_points: int = 1000,
     misses: int = 0,

@@ -41,6 +41,7 @@ NO_RELEVANT: tuple[NoRelevant, ...] = ("zero", "skip")
 
 __all__ = [
     "NO_RELEVANT",
+    "PRECISION_AT_RANKS",
     "TIE_POLICIES",
     "InOrderSum",
     "NoRelevant",
@@ -70,6 +71,11 @@ __all__ = [
 
 
 _T = TypeVar("_T")
+
+#: The ranks of precision a report gives by default (LingPipe's ``toString()`` prints
+#: precision at these ranks): the evaluator's ``report``, the command line, the partitioned
+#: report and the engines all read this one tuple.
+PRECISION_AT_RANKS = (5, 10, 25, 100, 500)
 
 
 def c_merge_sort(items: list[_T], compare: Callable[[_T, _T], int]) -> list[_T]:

@@ -40,7 +40,7 @@ except ModuleNotFoundError as missing:
         "pip install 'rankeval[spark]'", name=missing.name) from None
 
 from rankeval import engines
-from rankeval.formulas import TiePolicy
+from rankeval.formulas import PRECISION_AT_RANKS, TiePolicy
 from rankeval.ranking.evaluate import RunEvaluation, merge_evaluations
 from rankeval.ranking.ir_names import is_ir_name
 from rankeval.scored import ScoredPrecisionRecallEvaluation
@@ -260,7 +260,7 @@ def evaluate(
     ties: str = "grouped",
     order_col: str | None = None,
     buckets: int | None = None,
-    precision_at: Sequence[int] = (5, 10, 25, 100, 500),
+    precision_at: Sequence[int] = PRECISION_AT_RANKS,
     betas: Sequence[float] = (1.0,),
     curve_points: int = 1000,
     misses: int = 0,

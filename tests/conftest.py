@@ -125,3 +125,20 @@ def dask_client() -> Any:
     yield client
     client.close()
     cluster.close()
+
+
+# Modules that take most of the suite's time (an engine's JVM or cluster, crash and fault
+# sweeps, the trec_eval binaries, fuzzing in child processes, a service killed and
+# restarted): marked "slow", so that `pytest -m "not slow"` runs the rest in a fraction of
+# the time while developing. CI and `make test` run everything.
+SLOW_MODULES = frozenset({
+    "test_engines.py", "test_spark_errors.py", "test_crash.py", "test_faults.py",
+    "test_trec_differential.py", "test_sketch_fuzz.py", "test_service_example.py",
+    "test_large_report.py",
+})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)

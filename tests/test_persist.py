@@ -182,7 +182,9 @@ class TestRoundTrip:
         """States differ when any field differs, including -0.0 against 0.0."""
         a = EvaluatorState("insertion", np.array([0.0]), np.array([True]), 0, 0, None, None, 1)
         b = EvaluatorState("insertion", np.array([-0.0]), np.array([True]), 0, 0, None, None, 1)
-        assert a == a
+        same = EvaluatorState("insertion", np.array([0.0]), np.array([True]), 0, 0, None, None,
+                              1)
+        assert a == same  # equal fields, other arrays
         assert a != b
         assert a != "state"
         assert small_state() != small_state(window=3)

@@ -63,7 +63,7 @@ __all__ = ["ScoredPrecisionRecallEvaluation"]
 
 _T = TypeVar("_T")
 
-_PRECISION_AT_RANKS = (5, 10, 25, 100, 500)
+_PRECISION_AT_RANKS = formulas.PRECISION_AT_RANKS
 # Above this many ranked cases, the values derived from the curves (AP, the PR areas, the
 # eleven points, maximum F, downsampled curves) are read bucket by bucket (see report()),
 # never from full operating points: ~40 bytes a case that a billion cases could not spare.

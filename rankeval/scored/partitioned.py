@@ -96,7 +96,7 @@ class Request:
     uninterpolated curves (see :func:`rankeval.scored.curves.curve_ranks`).
     """
 
-    precision_ranks: tuple[int, ...] = (5, 10, 25, 100, 500)
+    precision_ranks: tuple[int, ...] = formulas.PRECISION_AT_RANKS
     betas: tuple[float, ...] = (1.0,)
     curve_points: int = 1000
 
