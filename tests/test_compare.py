@@ -13,7 +13,7 @@ import scipy.stats
 
 from rankeval import compare, evaluate_run
 from rankeval.cli import main
-from rankeval.ranking.compare import _adjust
+from rankeval.ranking.significance import _adjust
 
 QUERIES = [f"q{i}" for i in range(25)]
 

@@ -22,7 +22,6 @@ from rankeval._lazy import lazy_names
 
 if TYPE_CHECKING:
     from rankeval.correlation import KendallTau, kendall_tau, kendall_tau_counts
-    from rankeval.ranking.compare import Comparison, PairTest, compare
     from rankeval.ranking.evaluate import (
         Qrels,
         Run,
@@ -34,11 +33,12 @@ if TYPE_CHECKING:
         median_relevant_rank,
         relevant_ranks,
     )
+    from rankeval.ranking.significance import Comparison, PairTest, compare
 
 # Imported when first used (PEP 562), as in the package above.
 _WHERE = {
     **dict.fromkeys(("KendallTau", "kendall_tau", "kendall_tau_counts"), "rankeval.correlation"),
-    **dict.fromkeys(("Comparison", "PairTest", "compare"), "rankeval.ranking.compare"),
+    **dict.fromkeys(("Comparison", "PairTest", "compare"), "rankeval.ranking.significance"),
     **dict.fromkeys(("Qrels", "Run", "RunEvaluation", "eleven_point_precision", "evaluate_run",
                      "first_relevant_ranks", "median_first_relevant_rank",
                      "median_relevant_rank", "relevant_ranks"), "rankeval.ranking.evaluate"),

@@ -1,0 +1,389 @@
+"""Comparing systems: means, paired significance tests, corrections, effect sizes, tables.
+
+:func:`compare` evaluates several runs against one set of qrels with the same measures
+(trec_eval's names or ir_measures'), and for every measure and every pair of runs tests
+whether their per-query values differ:
+
+* ``"t-test"``: Student's paired t-test, two-sided (:func:`scipy.stats.ttest_rel`), with
+  its confidence interval for the mean difference.
+* ``"randomization"``: Fisher's randomization test (Smucker et al., CIKM 2007): the two
+  systems' values are swapped query by query at random, ``permutations`` times, and the
+  p-value is the share of swaps whose mean difference is at least as large in magnitude
+  (:func:`scipy.stats.permutation_test`; exact when the queries are so few that every swap
+  pattern can be enumerated). The confidence interval is the t-test's.
+* ``"bootstrap"``: the paired bootstrap test (shift method): the differences, centred on 0,
+  are resampled with replacement ``permutations`` times, and the p-value is the share of
+  resampled means at least as large in magnitude as the observed one; the interval is
+  scipy's BCa bootstrap interval (:func:`scipy.stats.bootstrap`).
+
+For each measure the p-values of all pairs form one family, adjusted by ``correction``:
+``"holm"`` (Holm-Bonferroni, step-down) or ``"bonferroni"``. A difference is significant
+when its adjusted p-value is at most ``alpha``. Effect size: Cohen's d for paired samples
+(d_z), the mean difference over the standard deviation of the differences.
+
+The per-query values come from :func:`rankeval.ranking.evaluate_run` with the same options
+for every run; the runs are compared over the queries evaluated (the qrels' queries each
+run has, or all of them with ``complete=True``), which must be the same for every run.
+
+scipy is needed (``pip install rankeval[stats]``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rankeval.checks import check_choice, check_int, check_real
+from rankeval.ranking.evaluate import evaluate_run
+from rankeval.ranking.inputs import QrelsLike, RunLike, as_qrels
+
+__all__ = ["Comparison", "PairTest", "compare"]
+
+Test = Literal["t-test", "randomization", "bootstrap"]
+Correction = Literal["holm", "bonferroni", "none"]
+TESTS: tuple[Test, ...] = ("t-test", "randomization", "bootstrap")
+CORRECTIONS: tuple[Correction, ...] = ("holm", "bonferroni", "none")
+FloatArray = NDArray[np.float64]
+
+_SUPERSCRIPTS = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖ𐞥ʳˢᵗᵘᵛʷˣʸᶻ")
+
+
+@dataclass(frozen=True)
+class PairTest:
+    """One measure, two systems: ``first`` minus ``second``.
+
+    Attributes
+    ----------
+    measure, first, second : str
+    difference : float
+        Mean of the per-query differences (first - second).
+    p_value, adjusted_p : float
+        The test's two-sided p-value, and after the correction for the measure's pairs.
+    significant : bool
+        ``adjusted_p <= alpha`` (never for a NaN p-value: the t-test of a difference that is
+        the same on every query, or of a single query, is undefined).
+    effect_size : float
+        Cohen's d_z: mean difference / standard deviation of the differences (NaN if that
+        deviation is 0).
+    low, high : float
+        Confidence interval for the mean difference at level 1 - alpha.
+    """
+
+    measure: str
+    first: str
+    second: str
+    difference: float
+    p_value: float
+    adjusted_p: float
+    significant: bool
+    effect_size: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The result of :func:`compare` (immutable).
+
+    Attributes
+    ----------
+    systems : tuple of str
+        Run names, in the order given.
+    measures : tuple of str
+        Result columns (one per cutoff: ``"P_5"``, ``"nDCG@10"``...).
+    means : mapping of (system, measure) to float
+        Each system's aggregate (trec_eval's, or ir_measures' for its names).
+    tests : tuple of PairTest
+        Every measure and pair, in measure order then pair order.
+    test, correction : str
+    alpha : float
+    queries : tuple of str
+        The queries compared.
+    """
+
+    systems: tuple[str, ...]
+    measures: tuple[str, ...]
+    means: Mapping[tuple[str, str], float]
+    tests: tuple[PairTest, ...]
+    test: Test
+    correction: Correction
+    alpha: float
+    queries: tuple[str, ...]
+
+    def better_than(self, system: str, measure: str) -> list[str]:
+        """Systems that ``system`` beats significantly on ``measure`` (higher mean).
+
+        Complexity: O(pairs).
+        """
+        out = []
+        for t in self.tests:
+            if t.measure != measure or not t.significant:
+                continue
+            if t.first == system and t.difference > 0:
+                out.append(t.second)
+            elif t.second == system and t.difference < 0:
+                out.append(t.first)
+        return sorted(out, key=self.systems.index)
+
+    def _rows(self, digits: int, superscript: bool) -> list[list[str]]:
+        letters = {s: chr(ord("a") + i) for i, s in enumerate(self.systems)}
+        rows = []
+        for system in self.systems:
+            row = [letters[system] if len(self.systems) <= 26 else "", system]
+            for measure in self.measures:
+                value = f"{self.means[system, measure]:.{digits}f}"
+                beaten = "".join(letters[s] for s in self.better_than(system, measure))
+                row.append(value + (beaten.translate(_SUPERSCRIPTS) if superscript else
+                                    (f"^{{{beaten}}}" if beaten else "")))
+            rows.append(row)
+        return rows
+
+    def _caption(self) -> str:
+        correction = "" if self.correction == "none" else f", {self.correction} correction"
+        return (f"{self.test}{correction}, alpha {self.alpha:g}, {len(self.queries)} queries; "
+                "a letter marks a system significantly worse than the row's")
+
+    def to_text(self, digits: int = 4) -> str:
+        """An aligned table: means, with superscript letters of the systems beaten.
+
+        Complexity: O(systems x measures x pairs).
+        """
+        header = ["#", "system", *self.measures]
+        rows = [header, *self._rows(digits, True)]
+        widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+                 for r in rows]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        return "\n".join([*lines, self._caption()]) + "\n"
+
+    def to_markdown(self, digits: int = 4) -> str:
+        """A Markdown table (superscript letters as in :meth:`to_text`).
+
+        Complexity: as :meth:`to_text`.
+        """
+        header = ["#", "system", *self.measures]
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(r) + " |" for r in self._rows(digits, True)]
+        return "\n".join([*lines, "", self._caption()]) + "\n"
+
+    def to_latex(self, digits: int = 4) -> str:
+        """A LaTeX ``tabular`` (letters as ``^{ab}``), with the caption as a comment.
+
+        Complexity: as :meth:`to_text`.
+        """
+        def tex(text: str) -> str:
+            return text.replace("_", r"\_").replace("&", r"\&").replace("%", r"\%")
+
+        header = ["", "system", *map(tex, self.measures)]
+        lines = [r"\begin{tabular}{ll" + "r" * len(self.measures) + "}", r"\hline",
+                 " & ".join(header) + r" \\", r"\hline"]
+        for row in self._rows(digits, False):
+            cells = [row[0], tex(row[1])] + [f"${c}$" for c in row[2:]]
+            lines.append(" & ".join(cells) + r" \\")
+        lines += [r"\hline", r"\end{tabular}", f"% {self._caption()}"]
+        return "\n".join(lines) + "\n"
+
+    def to_frame(self, backend: str = "pandas") -> Any:
+        """Every pair test as a table, one row each (narwhals and ``backend`` needed).
+
+        Columns are :class:`PairTest`'s fields; ``backend`` is ``"pandas"``, ``"polars"``
+        or ``"pyarrow"``.
+
+        Complexity: O(pairs x measures).
+        """
+        from rankeval.ranking.frames import to_frame
+
+        fields = list(PairTest.__dataclass_fields__)
+        return to_frame({f: [getattr(t, f) for t in self.tests] for f in fields}, backend)
+
+    def to_dataframe(self) -> Any:
+        """:meth:`to_frame` with pandas."""
+        return self.to_frame("pandas")
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def compare(
+    qrels: QrelsLike,
+    runs: Mapping[str, RunLike] | Sequence[RunLike],
+    measures: str | Iterable[str] = ("map",),
+    *,
+    test: Test = "t-test",
+    correction: Correction = "holm",
+    alpha: float = 0.05,
+    permutations: int = 10_000,
+    seed: int = 0,
+    **options: Any,
+) -> Comparison:
+    """Evaluate several runs and test every pair of them on every measure.
+
+    Parameters
+    ----------
+    qrels : Qrels, mapping or path
+        The judgments, first as everywhere.
+    runs : mapping of name to run, or sequence of runs
+        Two or more. A sequence names them ``run_1``, ``run_2``, ... (or after their run id
+        when read from files and distinct).
+    measures : str or iterable of str
+        trec_eval or ir_measures names (see :func:`rankeval.ranking.evaluate_run`).
+    test : {"t-test", "randomization", "bootstrap"}
+    correction : {"holm", "bonferroni", "none"}
+        Over the pairs of each measure.
+    alpha : float
+        Significance level, in (0, 1); intervals are at 1 - alpha.
+    permutations : int
+        Resamples of the randomization and bootstrap tests.
+    seed : int
+        Their random seed: the same seed gives the same p-values.
+    options
+        :func:`rankeval.ranking.evaluate_run`'s options, the same for every run.
+
+    >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
+    >>> good = {"q1": {"a": 2.0, "x": 1.0}, "q2": {"b": 2.0, "x": 1.0}, "q3": {"c": 2.0, "x": 1.0}}
+    >>> bad = {"q1": {"a": 1.0, "x": 2.0}, "q2": {"b": 1.0, "x": 2.0}, "q3": {"c": 1.0, "x": 2.0}}
+    >>> c = compare(qrels, {"good": good, "bad": bad}, "recip_rank", test="randomization")
+    >>> c.tests[0].difference, c.tests[0].p_value
+    (0.5, 0.25)
+
+    Complexity: the evaluations, plus O(pairs x measures x permutations x queries).
+    """
+    stats = _scipy_stats()
+    test = check_choice("test", test, TESTS)
+    correction = check_choice("correction", correction, CORRECTIONS)
+    alpha = check_real(alpha, "alpha")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be between 0 and 1, got {alpha!r}")
+    permutations = check_int(permutations, "permutations", minimum=1)
+    seed = check_int(seed, "seed", minimum=0)
+    named = _named_runs(runs)
+    qrels_obj = as_qrels(qrels)
+    evaluations = {name: evaluate_run(qrels_obj, run, measures, **options)
+                   for name, run in named.items()}
+    first = next(iter(evaluations.values()))
+    for name, ev in evaluations.items():
+        if ev.queries != first.queries:
+            raise ValueError(
+                f"run {name!r} is evaluated on other queries than {next(iter(named))!r}; "
+                "compare runs over the same queries (complete=True scores the missing ones 0)"
+            )
+    columns = tuple(c for c in first.columns if c in first.values)
+    systems = tuple(evaluations)
+    tests: list[PairTest] = []
+    for measure in columns:
+        raw = []
+        for i, a in enumerate(systems):
+            for b in systems[i + 1 :]:
+                x, y = evaluations[a].values[measure], evaluations[b].values[measure]
+                raw.append((a, b, *_test(stats, test, x, y, alpha, permutations, seed)))
+        adjusted = _adjust([r[3] for r in raw], correction)
+        for (a, b, diff, p, d, low, high), q in zip(raw, adjusted, strict=True):
+            tests.append(PairTest(measure, a, b, diff, p, q, q <= alpha, d, low, high))
+    means = {(s, m): float(evaluations[s].aggregates[m]) for s in systems for m in columns}
+    return Comparison(systems, columns, means, tuple(tests), test, correction, alpha,
+                      first.queries)
+
+
+def _scipy_stats() -> Any:
+    try:
+        import scipy.stats
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError(
+            "rankeval.compare needs scipy: pip install 'rankeval[stats]'"
+        ) from None
+    return scipy.stats
+
+
+def _named_runs(runs: Mapping[str, RunLike] | Sequence[RunLike]) -> dict[str, RunLike]:
+    if isinstance(runs, Mapping):
+        named = {str(k): v for k, v in runs.items()}
+        if len(named) < len(runs):  # 1 and "1" name two runs but print alike
+            seen: dict[str, object] = {}
+            for key in runs:
+                if str(key) in seen:
+                    raise ValueError(f"two runs are named {str(key)!r} ({seen[str(key)]!r} and "
+                                     f"{key!r}): give them names that print differently")
+                seen[str(key)] = key
+    elif isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence):
+        raise TypeError("runs must be a mapping of names to runs or a sequence of runs")
+    else:
+        named = {f"run_{i + 1}": run for i, run in enumerate(runs)}
+    if len(named) < 2:
+        raise ValueError(f"compare needs at least two runs, got {len(named)}")
+    return named
+
+
+def _test(stats: Any, test: Test, x: FloatArray, y: FloatArray, alpha: float,
+          permutations: int, seed: int) -> tuple[float, float, float, float, float]:
+    """(mean difference, p-value, effect size, interval low, interval high)."""
+    diff = x - y
+    mean = float(np.mean(diff))
+    spread = float(np.std(diff, ddof=1)) if diff.size > 1 else math.nan
+    effect = mean / spread if spread else math.nan
+    if not diff.any():  # identical systems: nothing to test (scipy would divide 0 by 0)
+        return mean, 1.0, effect, 0.0, 0.0
+    if not spread or diff.size < 2:
+        # One query, or the same difference on every query: the t statistic is undefined
+        # (a zero spread); the interval is that difference and the t-test's p-value NaN.
+        low = high = mean
+        t_p = math.nan
+    else:
+        t = stats.ttest_rel(x, y, alternative="two-sided")
+        low, high = (float(v) for v in t.confidence_interval(confidence_level=1.0 - alpha))
+        t_p = float(t.pvalue)
+    if test == "t-test":
+        return mean, t_p, effect, low, high
+    rng = np.random.default_rng(seed)
+    if test == "randomization":
+        result = stats.permutation_test(
+            (x, y), _mean_difference, permutation_type="samples", vectorized=True,
+            n_resamples=permutations, alternative="two-sided", random_state=rng,
+        )
+        return mean, float(result.pvalue), effect, low, high
+    # Paired bootstrap, shift method: resample the centred differences.
+    centred = diff - mean
+    draws = rng.integers(0, diff.size, size=(permutations, diff.size))
+    resampled = centred[draws].mean(axis=1)
+    p = float(np.count_nonzero(np.abs(resampled) >= abs(mean))) / permutations
+    if low == high:  # constant differences: every resample has the same mean
+        return mean, p, effect, low, high
+    interval = stats.bootstrap((diff,), np.mean, confidence_level=1.0 - alpha,
+                               n_resamples=permutations, random_state=rng, method="BCa")
+    return (mean, p, effect, float(interval.confidence_interval.low),
+            float(interval.confidence_interval.high))
+
+
+def _mean_difference(x: FloatArray, y: FloatArray, axis: int) -> FloatArray:
+    return np.mean(x, axis=axis) - np.mean(y, axis=axis)  # type: ignore[no-any-return]
+
+
+def _adjust(p_values: list[float], correction: Correction) -> list[float]:
+    """Family-wise adjusted p-values (Holm's step-down or Bonferroni), capped at 1.
+
+    >>> _adjust([0.01, 0.04, 0.03], "holm")
+    [0.03, 0.06, 0.06]
+    >>> _adjust([0.01, 0.04, 0.03], "bonferroni")
+    [0.03, 0.12, 0.09]
+
+    Complexity: O(m log m).
+    """
+    # An undefined (NaN) p-value stays undefined and is not one of the family's tests.
+    tested = [i for i, p in enumerate(p_values) if not math.isnan(p)]
+    m = len(tested)
+    adjusted = list(p_values)
+    if correction == "none" or m == 0:
+        return adjusted
+    if correction == "bonferroni":
+        for i in tested:
+            adjusted[i] = min(1.0, p_values[i] * m)
+        return adjusted
+    running = 0.0
+    for rank, i in enumerate(sorted(tested, key=p_values.__getitem__)):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
