@@ -31,10 +31,12 @@ def _shown(value: object) -> str:
     return f"{type(value).__name__} {value!r}"
 
 
-def check_choice(name: str, value: object, allowed: Collection[_Choice]) -> _Choice:
+def check_choice(value: object, name: str, allowed: Collection[_Choice]) -> _Choice:
     """``value`` if it is one of ``allowed`` (a Literal's values), else ``ValueError``.
 
-    >>> check_choice("gain", "exp", ("linear", "exp"))
+    Like every validator here: the value first, then its name for the message.
+
+    >>> check_choice("exp", "gain", ("linear", "exp"))
     'exp'
     """
     for choice in allowed:
@@ -77,7 +79,7 @@ def check_hashable(value: object, name: str) -> None:
 
 def check_ties(ties: object) -> TiePolicy:
     """Return ``ties`` if it names a tie policy."""
-    return check_choice("ties", ties, TIE_POLICIES)
+    return check_choice(ties, "ties", TIE_POLICIES)
 
 
 def check_window(window: object) -> int | None:
@@ -101,7 +103,7 @@ def check_score_dtype(value: object) -> str:
             value = np.dtype(value).name  # type: ignore[call-overload]
         except TypeError:
             raise TypeError(f"score_dtype must be one of {SCORE_DTYPES}, got {value!r}") from None
-    return check_choice("score_dtype", value, SCORE_DTYPES)
+    return check_choice(value, "score_dtype", SCORE_DTYPES)
 
 
 _FLOAT32 = struct.Struct("<f")

@@ -175,7 +175,7 @@ def summarize_queries(
     >>> summarize_queries({"a": a, "b": b, "c": c}, "skip").mean_reciprocal_rank
     Mean(value=0.75, num_queries=2)
     """
-    check_choice("no_relevant", no_relevant, NO_RELEVANT)
+    check_choice(no_relevant, "no_relevant", NO_RELEVANT)
     ordered = [evaluations[q] for q in sorted(evaluations, key=lambda q: q.encode())]
     judged = [ev for ev in ordered if ev.num_positive_ref() > 0]
     evaluated = ordered if no_relevant == "zero" else judged

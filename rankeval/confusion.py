@@ -1672,7 +1672,7 @@ class MultiClassEvaluation(Generic[L]):
         >>> ev.macro_precision()
         0.5777777777777778
         """
-        policy = check_choice("undefined", undefined, _UNDEFINED_POLICIES)
+        policy = check_choice(undefined, "undefined", _UNDEFINED_POLICIES)
         return _average([self.one_vs_rest(c).precision() for c in self._labels], policy)
 
     def macro_recall(self, undefined: Undefined = "nan") -> float:
@@ -1708,7 +1708,7 @@ class MultiClassEvaluation(Generic[L]):
         >>> ev.macro_recall()
         0.5666666666666667
         """
-        policy = check_choice("undefined", undefined, _UNDEFINED_POLICIES)
+        policy = check_choice(undefined, "undefined", _UNDEFINED_POLICIES)
         return _average([self.one_vs_rest(c).recall() for c in self._labels], policy)
 
     def macro_f_measure(self, beta: float = 1.0, undefined: Undefined = "nan") -> float:
@@ -1741,7 +1741,7 @@ class MultiClassEvaluation(Generic[L]):
         0.6666666666666666
         """
         checked_beta = check_beta(beta)
-        policy = check_choice("undefined", undefined, _UNDEFINED_POLICIES)
+        policy = check_choice(undefined, "undefined", _UNDEFINED_POLICIES)
         return _average([self.one_vs_rest(c).f_measure(checked_beta) for c in self._labels], policy)
 
     # -- agreement -----------------------------------------------------------------------------

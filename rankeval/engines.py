@@ -102,7 +102,7 @@ def check_missing(wanted: Mapping[str, str], counts: Iterable[int]) -> None:
 
 def check_order(ties: object, order_col: str | None) -> TiePolicy:
     """The tie policy, refusing ``"insertion"`` without an order column (and the reverse)."""
-    policy = check_choice("ties", ties, TIE_POLICIES)
+    policy = check_choice(ties, "ties", TIE_POLICIES)
     if policy == "insertion" and order_col is None:
         raise ValueError(_INSERTION_NEEDS_ORDER)
     if policy == "grouped" and order_col is not None:

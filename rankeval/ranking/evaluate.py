@@ -421,23 +421,23 @@ def evaluate_run(
     level = check_int(relevance_level, "relevance_level")
     default_precision, default_rule = _PROFILE_DEFAULTS[profile]
     options = MeasureOptions(
-        iprec_rule=check_choice("iprec_rule", iprec_rule or default_rule,
+        iprec_rule=check_choice(iprec_rule or default_rule, "iprec_rule",
                            ("trec9", "lround", "ceil", "lingpipe")),
-        ap_denominator=check_choice("ap_denominator", ap_denominator,
+        ap_denominator=check_choice(ap_denominator, "ap_denominator",
                                ("relevant", "retrieved", "min_k_r")),
-        precision_denominator=check_choice("precision_denominator", precision_denominator,
+        precision_denominator=check_choice(precision_denominator, "precision_denominator",
                                       ("k", "retrieved")),
         capped_recall=check_flag(capped_recall, "capped_recall"),
-        gain=check_choice("gain", gain, ("linear", "exp")),
-        discount=check_choice("discount", discount, ("log2", "jk2002")),
-        ideal=check_choice("ideal", ideal, ("judged", "retrieved")),
-        average_ties=check_choice("ties", ties, ("docid_desc", "docid_asc", "input", "average"))
+        gain=check_choice(gain, "gain", ("linear", "exp")),
+        discount=check_choice(discount, "discount", ("log2", "jk2002")),
+        ideal=check_choice(ideal, "ideal", ("judged", "retrieved")),
+        average_ties=check_choice(ties, "ties", ("docid_desc", "docid_asc", "input", "average"))
         == "average",
         num_docs=check_int(num_docs, "num_docs", minimum=0),
         empty_iprec_nan=check_flag(trec_quirks, "trec_quirks"),
     )
     precision: ScorePrecision = check_choice(
-        "score_precision", score_precision or default_precision, ("float32", "double")
+        score_precision or default_precision, "score_precision", ("float32", "double")
     )
     if max_docs is not None:
         max_docs = check_int(max_docs, "max_docs", minimum=0)
@@ -450,7 +450,7 @@ def evaluate_run(
                 f"not for {unsupported}"
             )
     complete = check_flag(complete, "complete")
-    check_choice("no_relevant", no_relevant, NO_RELEVANT)
+    check_choice(no_relevant, "no_relevant", NO_RELEVANT)
     ranked, queries, retrieved = _rank(
         qrels_obj, run_obj, complete=complete, no_relevant=no_relevant, level=level, ties=ties,
         precision=precision, max_docs=max_docs, judged_only=check_flag(judged_only, "judged_only"),
@@ -963,15 +963,15 @@ def relevant_ranks(
     """
     qrels_obj, run_obj = qrels_and_run(qrels, run)
     profile = catalogue.check_profile(profile)
-    if check_choice("ties", ties, ("docid_desc", "docid_asc", "input", "average")) == "average":
+    if check_choice(ties, "ties", ("docid_desc", "docid_asc", "input", "average")) == "average":
         raise ValueError("ties='average' gives no rank to a document in a tie block; "
                          "use 'docid_desc', 'docid_asc' or 'input'")
     precision: ScorePrecision = check_choice(
-        "score_precision", score_precision or _PROFILE_DEFAULTS[profile][0], ("float32", "double")
+        score_precision or _PROFILE_DEFAULTS[profile][0], "score_precision", ("float32", "double")
     )
     ranked, queries, _ = _rank(
         qrels_obj, run_obj, complete=check_flag(complete, "complete"),
-        no_relevant=check_choice("no_relevant", no_relevant, NO_RELEVANT),
+        no_relevant=check_choice(no_relevant, "no_relevant", NO_RELEVANT),
         level=check_int(relevance_level, "relevance_level"), ties=ties, precision=precision,
         max_docs=None if max_docs is None else check_int(max_docs, "max_docs", minimum=0),
         judged_only=check_flag(judged_only, "judged_only"),

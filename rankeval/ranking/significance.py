@@ -254,8 +254,8 @@ def compare(
     Complexity: the evaluations, plus O(pairs x measures x permutations x queries).
     """
     stats = _scipy_stats()
-    test = check_choice("test", test, TESTS)
-    correction = check_choice("correction", correction, CORRECTIONS)
+    test = check_choice(test, "test", TESTS)
+    correction = check_choice(correction, "correction", CORRECTIONS)
     alpha = check_real(alpha, "alpha")
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha!r}")
