@@ -66,3 +66,15 @@ def test_bfloat16_scores_are_read_exactly() -> None:
     expected = ScoredPrecisionRecallEvaluation()
     expected.add_cases([True, False, False, True], np.array([0.5, 0.25, 0.75, 0.125]))
     assert ev.summary() == expected.summary()
+
+
+def test_g_sums_from_positive_zero() -> None:
+    """trec_eval's G starts its sum at 0.0: a first term of -0.0 (a gain over log2(0)) leaves
+    +0.0, printed 0.0000 (found by the differential test: rankeval printed -0.0000). Here the
+    query the run lacks is ranked, under 10.0's -c, as one unjudged document whose gain is 3
+    ('-1=3'): 2 + cost 1 - gained 3 = 0."""
+    ev = evaluate_run({"q": {"a": 1}, "r": {"z": 1}}, {"q": {"x": 3.0, "a": 2.0}}, "G.-1=3",
+                      profile="10.0", complete=True)
+    value = ev.per_query("G_-1=3")["r"]
+    assert value == 0.0
+    assert math.copysign(1.0, value) == 1.0

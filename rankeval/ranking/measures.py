@@ -1150,7 +1150,9 @@ def _g(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> R
         arguments = (2.0 + cost[nonzero] - gained[nonzero]).tolist()
         terms = np.zeros((b, width))
         terms[nonzero] = g[nonzero] / np.array(list(map(_c_log2, arguments)))
-        total = np.cumsum(terms, axis=1)[:, -1]
+        # trec_eval's sum starts from 0.0, so a first term of -0.0 (a gain over log2(0) =
+        # -inf) leaves +0.0: adding 0.0 gives the running sum that sign.
+        total = np.cumsum(terms, axis=1)[:, -1] + 0.0
     good = ideal_sum > 0.0
     out[good] = total[good] / ideal_sum[good]
     return _col(out)
