@@ -145,7 +145,7 @@ def check_run(engine: Engine, measures: list[str], options: dict[str, Any], batc
     assert result.queries == local.queries
     assert result.columns == local.columns
     assert result.texts == local.texts
-    assert result.format(per_query=True) == local.format(per_query=True)
+    assert result.to_text(per_query=True) == local.to_text(per_query=True)
     for name in local.values:
         assert same_bits(result.values[name], local.values[name]), name
     for name in local.aggregates:

@@ -68,7 +68,7 @@ def test_merged_batches_equal_one_call(measures: list[str], options: dict, batch
         assert same_bits(merged.values[name], whole.values[name]), name
     for name in whole.aggregates:
         assert same_bits(merged.aggregates[name], whole.aggregates[name]), name
-    assert merged.format(per_query=True) == whole.format(per_query=True)
+    assert merged.to_text(per_query=True) == whole.to_text(per_query=True)
 
 
 def test_merging_refuses_overlaps_and_mixed_measures() -> None:

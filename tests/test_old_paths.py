@@ -34,3 +34,17 @@ print(type(result).__name__, isinstance(result, Comparison), callable(rankeval.c
     assert "warned: the module rankeval.ranking.compare is now rankeval.ranking.significance" \
         in done.stdout
     assert "Comparison True True" in done.stdout
+
+
+def test_run_evaluation_format_is_to_text() -> None:
+    """``RunEvaluation.format()`` became ``to_text()`` (the name results render with, as
+    ``Comparison.to_text()``); the old name warns and gives the same text."""
+    import pytest
+
+    from rankeval import evaluate_run
+
+    ev = evaluate_run({"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 2.0}}, ["map", "P.1"])
+    with pytest.warns(DeprecationWarning, match=r"now RunEvaluation\.to_text\(\)"):
+        old = ev.format(per_query=True)
+    assert old == ev.to_text(per_query=True)
+    assert ev.to_text().splitlines()[0].split()[:2] == ["map", "all"]

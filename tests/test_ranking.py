@@ -737,8 +737,8 @@ class TestOptions:
         """With complete=True, trec_eval 10 prints the missing query's zeros, 9 does not."""
         run = {"q": {"a": 1.0}}
         qrels = {"q": {"a": 1}, "r": {"b": 1}}
-        nine = evaluate_run(qrels, run, "map", complete=True).format(per_query=True)
-        ten = evaluate_run(qrels, run, "map", complete=True, profile="trec_eval10").format(
+        nine = evaluate_run(qrels, run, "map", complete=True).to_text(per_query=True)
+        ten = evaluate_run(qrels, run, "map", complete=True, profile="trec_eval10").to_text(
             per_query=True)
         assert "\tr\t" not in nine
         assert "map                   \tr\t0.0000\n" in ten
@@ -785,7 +785,7 @@ def test_every_measure_and_option_evaluates(
         elif name.startswith(("iprec_at_recall", "11pt_avg")):
             continue
         assert not nan.any() or name.startswith("Rndcg"), name
-    text = ev.format(per_query=True)
+    text = ev.to_text(per_query=True)
     assert text.count("\n") >= len(ev.aggregates)
 
 

@@ -28,7 +28,7 @@ A ten-line tour:
 (0.375, 0.5, 0.5)
 >>> ev.per_query("map")
 {'q1': 0.25, 'q2': 0.5}
->>> print(ev.format().replace(chr(9), " | "), end="")  # trec_eval's report; tabs shown as |
+>>> print(ev.to_text().replace(chr(9), " | "), end="")  # trec_eval's report; tabs shown as |
 map                    | all | 0.3750
 recip_rank             | all | 0.5000
 P_2                    | all | 0.5000
@@ -40,6 +40,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -226,10 +227,20 @@ class RunEvaluation:
         return dataclasses.replace(self, aggregates=MappingProxyType(aggregates))
 
     def format(self, *, per_query: bool = False, summary: bool = True) -> str:
+        """Deprecated spelling of :meth:`to_text` (results render with ``to_text``, as
+        :class:`~rankeval.ranking.Comparison` does).
+
+        Complexity: that of :meth:`to_text`.
+        """
+        warnings.warn("RunEvaluation.format() is now RunEvaluation.to_text()",
+                      DeprecationWarning, stacklevel=2)
+        return self.to_text(per_query=per_query, summary=summary)
+
+    def to_text(self, *, per_query: bool = False, summary: bool = True) -> str:
         """trec_eval's output text: ``-q`` per-query lines, then the ``all`` lines.
 
         >>> ev = evaluate_run({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["num_ret", "map"])
-        >>> print(ev.format(per_query=True).replace(chr(9), " | "), end="")
+        >>> print(ev.to_text(per_query=True).replace(chr(9), " | "), end="")
         num_ret                | q | 1
         map                    | q | 1.0000
         num_ret                | all | 1

@@ -314,7 +314,7 @@ def _main(args: list[str], out: TextIO) -> int:
                     qrels, run = Qrels.from_table(qrels_table), Run.from_table(run_table)
                     del qrels_table, run_table
                     partial = _evaluate(o, qrels, run, run_path)
-                    _write(out, partial.format(per_query=True, summary=False))
+                    _write(out, partial.to_text(per_query=True, summary=False))
             raise
         qrels, run = Qrels.from_table(qrels_table), Run.from_table(run_table)
         del qrels_table, run_table  # the objects hold what evaluating needs
@@ -324,7 +324,7 @@ def _main(args: list[str], out: TextIO) -> int:
             # trec_eval's -c summary of num_rel counts the judgments it never looked at too.
             evaluation = evaluation._with_aggregate(
                 "num_rel", evaluation.aggregates["num_rel"] + unseen)
-    _write(out, evaluation.format(per_query=o.per_query, summary=o.summary))
+    _write(out, evaluation.to_text(per_query=o.per_query, summary=o.summary))
     return 0
 
 
