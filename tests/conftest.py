@@ -119,8 +119,10 @@ def dask_client() -> Any:
     """One Dask LocalCluster (2 worker processes) for the whole session."""
     from dask.distributed import Client, LocalCluster
 
+    # ":0": the scheduler's HTTP server on a free port (None still binds the default 8787,
+    # which another cluster on the machine, a notebook's or a stopped run's, may hold).
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                           dashboard_address=None)
+                           dashboard_address=":0")
     client = Client(cluster)
     yield client
     client.close()
