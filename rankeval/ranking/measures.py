@@ -16,6 +16,7 @@ non-relevant documents.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -794,16 +795,39 @@ def _plans(batch: QueryBatch, request: MeasureRequest | None, options: MeasureOp
     if not options.empty_iprec_nan:  # trec_quirks=False: gains sorted exactly
         return None
     pairs = _gain_pairs(request)
+    key = ("plans", tuple(pairs), options.gain)  # the nDCG family asks alike: once a batch
+    if key in batch.memo:
+        plans: list[tuple[IntArray, _GainPlan]] | None = batch.memo[key]
+        return plans
     num_levels = batch.num_rel_levels
     listed = _levels_below(int(num_levels.max(initial=0)), batch.grades)
-    everything = sorted({_default_gain(v, options) for v in listed} | {g for _, g in pairs})
-    consistent = len({level for level, _ in pairs}) == len(pairs) and all(
-        (a > b) - (a < b) == (lambda c: (c > 0) - (c < 0))(_c_int(a - b))
-        for a in everything for b in everything)
-    if consistent:
-        return None
-    return [(np.flatnonzero(num_levels == n), _gain_plan(pairs, int(n), options, batch.grades))
-            for n in np.unique(num_levels).tolist()]
+    gains = {_default_gain(v, options) for v in listed} | {g for _, g in pairs}
+    plans = None
+    if len({level for level, _ in pairs}) < len(pairs) or not _c_consistent(gains):
+        plans = [(np.flatnonzero(num_levels == n),
+                  _gain_plan(pairs, int(n), options, batch.grades))
+                 for n in np.unique(num_levels).tolist()]
+    batch.memo[key] = plans
+    return plans
+
+
+def _c_consistent(gains: set[float]) -> bool:
+    """Whether trec_eval's comparator ``(int)(a - b)`` orders every pair of ``gains`` as
+    ``<`` does: all finite (inf - inf is NaN, which converts to INT_MIN), no two distinct
+    gains less than 1 apart (truncated to 0: equal), and none 2**31 or more apart (INT_MIN:
+    misordered). Sorted, the closest pairs are neighbours and the farthest the two ends.
+
+    >>> _c_consistent({0.0, 1.0, 2.0}), _c_consistent({2.0, 2.5}), _c_consistent({0.0, 2.0**31})
+    (True, False, False)
+
+    Complexity: O(n log n).
+    """
+    ordered = sorted(gains)
+    if not all(math.isfinite(g) for g in ordered):
+        return False
+    if len(ordered) > 1 and _c_int(ordered[-1] - ordered[0]) < 0:
+        return False
+    return all(b - a >= 1.0 for a, b in itertools.pairwise(ordered))
 
 
 def _gains(batch: QueryBatch, table: dict[int, float], width: int | None = None) -> FloatArray:
