@@ -547,11 +547,13 @@ def _with_ir_names(
                     texts[name] = part.texts[column.name]
                 if column.name in part.aggregates:
                     aggregates[name] = part.aggregates[column.name]
-    for measure in own:
-        from rankeval.ranking.ir_own import own_values
+    if own:
+        from rankeval.ranking.ir_own import as_dicts, own_values
 
+        judged, ranked = as_dicts(qrels, run)
+    for measure in own:
         per_query, mean = own_values(measure.own, dict(measure.own_params), measure.cutoff,
-                                     qrels, run, first.queries)
+                                     judged, ranked, first.queries)
         per_query.flags.writeable = False
         definition = catalogue.MeasureDef(
             measure.own, "none", (), "float", "mean", True, True,

@@ -40,25 +40,36 @@ import numpy as np
 from rankeval import formulas
 from rankeval.ranking.inputs import Qrels, Run, _text
 
-__all__ = ["OWN_MEASURES", "own_values"]
+__all__ = ["OWN_MEASURES", "as_dicts", "own_values"]
 
 #: name -> the parameters it takes
 OWN_MEASURES = {"Compat": frozenset({"p", "normalize"}), "Accuracy": frozenset({"rel"})}
 
 
-def own_values(name: str, params: dict[str, Any], cutoff: int | None, qrels: Qrels, run: Run,
-               queries: tuple[str, ...]) -> tuple[np.ndarray[Any, np.dtype[np.float64]], float]:
+Judged = dict[str, dict[str, int]]
+Ranked = dict[str, list[tuple[str, float]]]
+
+
+def as_dicts(qrels: Qrels, run: Run) -> tuple[Judged, Ranked]:
+    """The qrels and the run as ir_measures' providers read them (built once for every own
+    name of a call): ``{qid: {docid: grade}}`` and ``{qid: [(docid, score), ...]}``, queries
+    and documents in row order."""
+    return _qrels_of(qrels), _run_of(run)
+
+
+def own_values(name: str, params: dict[str, Any], cutoff: int | None, judged: Judged,
+               ranked: Ranked, queries: tuple[str, ...]
+               ) -> tuple[np.ndarray[Any, np.dtype[np.float64]], float]:
     """Per-query values of ``name`` aligned with ``queries`` (0 where the measure scores no
-    value) and their mean over ``queries``, added in the run's query order.
+    value) and their mean over ``queries``, added in the run's query order; ``judged`` and
+    ``ranked`` from :func:`as_dicts`.
 
     >>> from rankeval.ranking import Qrels, Run
     >>> qrels = Qrels.from_dict({"q": {"a": 1, "b": 0}})
     >>> run = Run.from_dict({"q": {"a": 0.9, "b": 0.5, "c": 0.1}})
-    >>> own_values("Accuracy", {}, None, qrels, run, ("q",))[1]
+    >>> own_values("Accuracy", {}, None, *as_dicts(qrels, run), ("q",))[1]
     1.0
     """
-    judged = _qrels_of(qrels)
-    ranked = _run_of(run)
     scored: dict[str, float] = {}
     for qid, documents in ranked.items():
         their = judged.get(qid)
@@ -81,9 +92,9 @@ def own_values(name: str, params: dict[str, Any], cutoff: int | None, qrels: Qre
     return values, total / len(queries) if queries else 0.0
 
 
-def _qrels_of(qrels: Qrels) -> dict[str, dict[str, int]]:
+def _qrels_of(qrels: Qrels) -> Judged:
     """``{qid: {docid: grade}}`` in the qrels' row order."""
-    out: dict[str, dict[str, int]] = {}
+    out: Judged = {}
     ids = qrels.query_ids
     for q, d, r in zip(qrels.query.tolist(), qrels.docid.tolist(), qrels.rel.tolist(),
                        strict=True):
@@ -91,9 +102,9 @@ def _qrels_of(qrels: Qrels) -> dict[str, dict[str, int]]:
     return out
 
 
-def _run_of(run: Run) -> dict[str, list[tuple[str, float]]]:
+def _run_of(run: Run) -> Ranked:
     """``{qid: [(docid, score), ...]}``, queries and documents in the run's row order."""
-    out: dict[str, list[tuple[str, float]]] = {}
+    out: Ranked = {}
     ids = run.query_ids
     for q, d, s in zip(run.query.tolist(), run.docid.tolist(), run.score.tolist(),
                        strict=True):
