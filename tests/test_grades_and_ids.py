@@ -118,11 +118,14 @@ def test_wide_ids_hash_as_narrow_ones(width: int) -> None:
                    dtype=f"S{width}")
     wide = join.doc_hash(ids)
     words = join._words(np.ascontiguousarray(ids).view(np.uint8).reshape(len(ids), width))
+    def factor(c: int) -> np.uint64:  # the word multiplier, in Python's exact integers
+        return np.uint64((0x9E3779B97F4A7C15 * (2 * c + 1)) & 0xFFFFFFFFFFFFFFFF | 1)
+
     expected = np.zeros(len(ids), dtype=np.uint64)
     with np.errstate(over="ignore"):
         for c, word in enumerate(words):
             expected ^= join._read_word(word, slice(None), np.empty(len(ids), np.uint64)
-                                        ).copy() * join._column_factor(c)
+                                        ).copy() * factor(c)
     expected ^= join._GOLDEN
     assert np.array_equal(wide, join._mix(expected, np.empty_like(expected)))
     assert np.array_equal(join.doc_hash(ids.astype(f"S{width + 13}")), wide)

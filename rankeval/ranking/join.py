@@ -71,9 +71,13 @@ def _mix(z: UIntArray, scratch: UIntArray) -> UIntArray:
     return z
 
 
-def _column_factor(column: int) -> np.uint64:
-    """An odd 64-bit multiplier per word position."""
-    return np.uint64((0x9E3779B97F4A7C15 * (2 * column + 1)) & 0xFFFFFFFFFFFFFFFF | 1)
+def _column_factors(count: int) -> UIntArray:
+    """An odd 64-bit multiplier per word position c < ``count``: golden * (2c + 1), modulo
+    2**64, with its low bit set."""
+    columns = np.arange(count, dtype=np.uint64)
+    with np.errstate(over="ignore"):  # products wrap modulo 2**64
+        return (np.uint64(0x9E3779B97F4A7C15) * (np.uint64(2) * columns + np.uint64(1))
+                ) | np.uint64(1)
 
 
 # One 64-bit word of every row: little-endian pieces of the rows, each with a shift (bits;
@@ -168,7 +172,7 @@ def doc_hash(docid: NDArray[np.generic]) -> UIntArray:
     if width > _WIDE:
         return _wide_hash(raw, out)
     words = _words(raw)
-    factors = [_column_factor(c) for c in range(len(words))]
+    factors = _column_factors(len(words))
     for lo in range(0, n, _BLOCK):
         rows = slice(lo, lo + _BLOCK)
         h = out[rows]
@@ -200,10 +204,7 @@ def _wide_hash(raw: NDArray[np.uint8], out: UIntArray) -> UIntArray:
     reads it. Blocks hold about 2**16 words."""
     n, width = raw.shape
     full = width // 8
-    columns = np.arange(full, dtype=np.uint64)
-    with np.errstate(over="ignore"):  # products wrap modulo 2**64, as the loop's do
-        factors = (np.uint64(0x9E3779B97F4A7C15) * (np.uint64(2) * columns + np.uint64(1))
-                   ) | np.uint64(1)
+    factors = _column_factors(full + 1)  # the last for a partial word
     words = raw[:, : 8 * full].view("<u8")
     partial = _words(raw)[full:] if width % 8 else []
     step = max(1, (1 << 16) // max(full, 1))
@@ -211,10 +212,10 @@ def _wide_hash(raw: NDArray[np.uint8], out: UIntArray) -> UIntArray:
     for lo in range(0, n, step):
         rows = slice(lo, lo + step)
         h = out[rows]
-        np.bitwise_xor.reduce(words[rows] * factors, axis=1, out=h)
+        np.bitwise_xor.reduce(words[rows] * factors[:full], axis=1, out=h)
         for word in partial:
             value = _read_word(word, rows, scratch[: h.size])
-            h ^= value * _column_factor(full)
+            h ^= value * factors[full]
         h ^= _GOLDEN
         _mix(h, scratch[: h.size])
     return out
