@@ -60,6 +60,7 @@ __all__ = [
     "ScoredCaseReader",
     "atomic_output",
     "output_kind",
+    "physical_memory",
     "same_file",
     "write_json",
 ]
@@ -781,6 +782,21 @@ def atomic_output(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
         raise
     _fsync_directory(directory)
     _remove_stale_temporaries(directory, base)
+
+
+def physical_memory() -> int | None:
+    """Bytes of memory the machine has (``sysconf``; no file is read, so nothing is left
+    open if the caller is interrupted), or None where the system does not say.
+
+    >>> physical_memory() is None or physical_memory() > 0
+    True
+
+    Complexity: O(1).
+    """
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # not a POSIX system
+        return None
 
 
 def _writer(target: str | int, binary: bool) -> IO[Any]:

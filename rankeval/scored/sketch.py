@@ -428,6 +428,7 @@ class SketchEvaluation:
         """Read an evaluator :meth:`save` wrote. A FIFO, a device or anything else that is
         not a regular file is refused before a byte is read (it could block forever or never
         end), and so is a file larger than this machine's memory."""
+        from rankeval.io import physical_memory
         from rankeval.scored.state_file import open_regular
 
         name = os.fspath(path)
@@ -437,7 +438,7 @@ class SketchEvaluation:
 
         with open_regular(name, fail) as f:
             size = os.fstat(f.fileno()).st_size
-            memory = _physical_memory()
+            memory = physical_memory()
             if memory is not None and size > memory:
                 fail(f"{size} bytes, more than this machine's memory ({memory} bytes)")
             return cls.from_bytes(f.read(), name)
@@ -447,13 +448,6 @@ class SketchEvaluation:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(SketchEvaluation.from_bytes(state["state"]).__dict__)
-
-
-def _physical_memory() -> int | None:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):  # not a POSIX system
-        return None
 
 
 def _no_constant(name: str) -> None:

@@ -121,7 +121,7 @@ from numpy.typing import NDArray
 from rankeval.checks import check_float32_scores
 from rankeval.errors import PersistenceError
 from rankeval.formulas import TIE_POLICIES, TiePolicy
-from rankeval.io import TEMP_SUFFIX, atomic_output
+from rankeval.io import TEMP_SUFFIX, atomic_output, physical_memory
 
 if TYPE_CHECKING:
     from hashlib import _Hash
@@ -710,9 +710,8 @@ def open_regular(name: str, fail: Callable[[str], NoReturn]) -> BufferedReader:
 
 def _check_room(n: int, extra_len: int, name: str, fail: Callable[[str], NoReturn]) -> None:
     """Refuse a declared number of cases this machine's memory cannot hold, before allocating."""
-    try:
-        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):  # not a POSIX system: let allocation decide
+    memory = physical_memory()
+    if memory is None:  # not a POSIX system: let allocation decide
         return
     needed = 9 * n + extra_len  # keys and labels, then ages and times
     if needed > memory:
