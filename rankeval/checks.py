@@ -152,16 +152,31 @@ def check_correct(correct: object, name: str = "correct") -> bool:
         if correct in (0, 1):
             return bool(correct)
         raise ValueError(f"{name} must be a bool or 0/1, got {correct!r}")
-    if _null(correct):  # a float NaN or a data frame's NA: a null in a label column
+    if is_null(correct):  # a float NaN or a data frame's NA: a null in a label column
         raise ValueError(f"{name} is missing (a null or NaN label)")
     raise TypeError(f"{name} must be a bool or 0/1, got {type(correct).__name__} {correct!r}")
 
 
-def _null(value: object) -> bool:
-    """A float NaN, or pandas' NA or NaT (by type name: pandas is not imported here)."""
+def is_null(value: object) -> bool:
+    """A null in a column (``None`` is for the caller to judge): a float NaN, pandas' NA or
+    NaT (by type name: pandas is not imported here), or any value unequal to itself, a
+    Decimal NaN included (a signalling one refuses to compare: null too).
+
+    >>> [is_null(v) for v in (float("nan"), 1.0, "nan", None)]
+    [True, False, False, False]
+
+    Complexity: O(1).
+    """
     if isinstance(value, (float, np.floating)):
         return bool(value != value)
-    return type(value).__name__ in ("NAType", "NaTType")
+    if type(value).__name__ in ("NAType", "NaTType"):
+        return True
+    try:
+        return bool(value != value)
+    except ArithmeticError:  # decimal's InvalidOperation: a signalling NaN
+        return True
+    except (TypeError, ValueError):  # no truth value (an array): not a null
+        return False
 
 
 def check_score(score: object, name: str = "score") -> float:

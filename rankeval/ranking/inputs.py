@@ -23,6 +23,7 @@ from typing import Any, TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from rankeval.checks import is_null
 from rankeval.ranking import trec_files
 from rankeval.ranking.frames import is_frame
 from rankeval.ranking.join import PairIndex, as_bytes, as_objects, doc_hash, first_duplicate
@@ -88,16 +89,8 @@ def _check_present(values: NDArray[Any], what: str) -> None:
             raise ValueError(f"{what} at row {int(missing[0])} is missing (NaN)")
     elif kind == "O":
         for row, value in enumerate(values.tolist()):
-            if value is None or _is_null(value):
+            if value is None or is_null(value):
                 raise ValueError(f"{what} at row {row} is missing ({value!r})")
-
-
-def _is_null(value: Any) -> bool:
-    """NaN, pandas' NA or NaT: values unequal to themselves (NA refuses to say)."""
-    try:
-        return bool(value != value)
-    except TypeError:  # pandas.NA: its comparisons give NA, whose truth is an error
-        return True
 
 
 def _segment_starts(values: NDArray[Any]) -> IntArray:
