@@ -178,7 +178,9 @@ class ScoredPrecisionRecallEvaluation:
         self._cache: dict[object, Any] = {}
         self._cache_state: tuple[int, int, int] | None = None
         self._pinned: CaseStore | None = None  # the one state summary() reads
-        self._time_high = -math.inf  # the latest time _add_timed stamped (under the lock)
+        # The latest time _add_timed stamped. Apart from _clock_latest on purpose: add_case
+        # writes that one without the lock, and could overwrite a later stamp with its own.
+        self._time_high = -math.inf
         self._lock = threading.RLock()
 
     @property
