@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -41,11 +41,13 @@ __all__ = [
     "doc_hash",
     "first_duplicate",
     "pair_hash",
+    "sorted_distinct",
 ]
 
 IntArray = NDArray[np.int64]
 UIntArray = NDArray[np.uint64]
 BoolArray = NDArray[np.bool_]
+_Item = TypeVar("_Item", bound=np.generic)
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -69,6 +71,24 @@ def _mix(z: UIntArray, scratch: UIntArray) -> UIntArray:
     np.right_shift(z, np.uint64(31), out=scratch)
     np.bitwise_xor(z, scratch, out=z)
     return z
+
+
+def sorted_distinct(values: NDArray[_Item]) -> NDArray[_Item]:
+    """The distinct values, sorted: ``np.unique`` without its import of ``numpy.ma`` (6 ms
+    of a 5-line ``rankeval trec``).
+
+    >>> sorted_distinct(np.array([3, 1, 3])).tolist()
+    [1, 3]
+
+    Complexity: O(n log n).
+    """
+    ordered = np.sort(values)
+    if ordered.shape[0] < 2:
+        return ordered
+    keep = np.empty(ordered.shape[0], dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
 
 
 def _column_factors(count: int) -> UIntArray:

@@ -30,7 +30,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from rankeval.ranking.join import PairIndex, as_bytes, doc_hash
+from rankeval.ranking.join import PairIndex, as_bytes, doc_hash, sorted_distinct
 
 __all__ = [
     "NONPOOL",
@@ -552,7 +552,7 @@ class JudgedCounts:
 
         Complexity: O(n log n) once, for n pairs.
         """
-        return int(_distinct(self.grades).shape[0])
+        return int(sorted_distinct(self.grades).shape[0])
 
     def distinct(self) -> IntArray:
         """Distinct values judged per query. Complexity: O(Q)."""
@@ -578,20 +578,11 @@ class JudgedCounts:
         Complexity: O(pairs of those queries · log + their size · grades).
         """
         part = self.take(rows)
-        grades = _distinct(part.grades)
+        grades = sorted_distinct(part.grades)
         matrix = np.zeros((rows.shape[0], grades.shape[0]), dtype=np.int64)
         row = np.repeat(np.arange(rows.shape[0], dtype=np.int64), part.distinct())
         matrix[row, np.searchsorted(grades, part.grades)] = part.counts
         return grades, matrix
-
-
-def _distinct(values: IntArray) -> IntArray:
-    """Sorted distinct values (np.unique without importing numpy.ma at start-up)."""
-    ordered = np.sort(values)
-    if ordered.shape[0] == 0:
-        return ordered.astype(np.int64)
-    keep = np.concatenate(([True], ordered[1:] != ordered[:-1]))
-    return ordered[keep].astype(np.int64, copy=False)
 
 
 def judged_counts(qrels_query: IntArray, qrels_rel: IntArray, num_queries: int
