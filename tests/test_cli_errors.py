@@ -9,6 +9,7 @@ trec_eval do; nothing else reaches standard error, and never a traceback.
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -170,12 +171,16 @@ def _command(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[s
 def test_a_full_standard_output_is_one_error_line(command: str, tmp_path: Path) -> None:
     if not os.path.exists("/dev/full"):
         pytest.fail("this test needs /dev/full (Linux)")
+    # A node of our own, inside the temporary directory, with the numbers of /dev/full
+    # (tests run as root: the system's node is never written).
+    full_node = tmp_path / "full"
+    os.mknod(full_node, 0o666 | stat.S_IFCHR, os.stat("/dev/full").st_rdev)
     scored, qrels, run = tmp_path / "s.tsv", tmp_path / "q.txt", tmp_path / "r.txt"
     scored.write_text("1\t0.5\n0\t0.25\n")
     qrels.write_text("q1 0 a 1\n")
     run.write_text("q1 Q0 a 1 0.5 r\n")
     args = ["scored", str(scored)] if command == "scored" else ["trec", str(qrels), str(run)]
-    with open("/dev/full", "w") as full:
+    with open(full_node, "w") as full:
         done = _command(args, stdout=full, stderr=subprocess.PIPE)
     assert done.returncode == 1
     assert done.stderr == "rankeval: error: <stdout>: cannot write: No space left on device\n"

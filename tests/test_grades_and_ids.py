@@ -1,6 +1,6 @@
 """Memory and time never grow with a relevance grade's size or a document id's length
-(issue 25): judged counts are kept per distinct grade (sparse), never one column per
-integer up to the largest grade. Memory itself is measured in
+(docs/semantics.md, "Gains"): judged counts are kept per distinct grade (sparse), never one
+column per integer up to the largest grade. Memory itself is measured in
 ``benchmarks/bench_trec_memory.py``; these tests check the values.
 """
 

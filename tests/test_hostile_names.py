@@ -1,4 +1,4 @@
-"""Measure names a hostile or careless user types (issue 25): never a traceback, never a
+"""Measure names a hostile or careless user types: never a traceback, never a
 silent wrong column. The API and ``rankeval compare`` refuse them with one clear error;
 ``rankeval trec`` reads cutoffs as trec_eval does (C's ``atol``, saturating at 2**63 - 1),
 which ``tests/test_trec_differential.py`` checks against the binaries byte for byte.

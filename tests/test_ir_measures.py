@@ -209,7 +209,8 @@ RUN_ONE_MISSING = {"a": {"d2": 2.0, "d1": 1.0}, "b": {"d3": 1.0}}
 
 
 def test_bare_p_is_trec_evals() -> None:
-    """trec_eval's P (nine cutoffs) is never shadowed by ir_measures' P@k (issue 25)."""
+    """trec_eval's P (nine cutoffs) is never shadowed by ir_measures' P@k
+    (docs/semantics.md, ir_measures' names)."""
     ev = evaluate_run({"q": {"a": 1, "b": 0}}, {"q": {"b": 2.0, "a": 1.0}}, "P")
     assert ev.columns == tuple(f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000))
     assert ev["P_5"] == 1 / 5  # by hand: one relevant document in the top 5
@@ -217,7 +218,7 @@ def test_bare_p_is_trec_evals() -> None:
 
 @pytest.mark.parametrize("name", ["Rprec", "infAP"])
 def test_a_shared_name_means_the_same_beside_any_neighbour(name: str) -> None:
-    """Rprec and infAP are trec_eval's names alone and beside ir_measures names (issue 25):
+    """Rprec and infAP are trec_eval's names alone and beside ir_measures names:
     the run's queries, or with complete=True every qrels query, the missing c scoring 0;
     ir_measures' spellings RPrec / infAP() give ir_measures' rule. The run's queries' values
     come from trec_eval (pytrec_eval)."""

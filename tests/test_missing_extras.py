@@ -1,4 +1,4 @@
-"""Importing an adapter without its extra says which extra to install (issue 25), in a child
+"""Importing an adapter without its extra says which extra to install, in a child
 process whose import system cannot find the engine."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Old import paths keep working, with a DeprecationWarning (issue 26's rule)."""
+"""Old import paths keep working, with a DeprecationWarning."""
 
 from __future__ import annotations
 

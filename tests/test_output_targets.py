@@ -1,7 +1,8 @@
 """What every writer (``-o``, ``--plot``, ``save``) does with targets that are not plain files
-(issue 25): a symbolic link is followed and the file it names replaced; an existing
-character device or FIFO is written in place, never replaced by a file; a socket or a block
-device is refused; an output that is an input is refused before anything is read.
+(docs/semantics.md, "Output files"): a symbolic link is followed and the file it names
+replaced; an existing character device or FIFO is written in place, never replaced by a
+file; a socket or a block device is refused; an output that is an input is refused before
+anything is read.
 
 Every node is made inside the test's temporary directory (device nodes with ``mknod``,
 as root, with the numbers of the system's ``/dev/null``).
@@ -97,6 +98,8 @@ def test_a_symlink_to_standard_output_prints(tmp_path: Path, cases: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     expected = expected_report(cases, capsys)
     link = tmp_path / "out"
+    # The child's own standard output (a pipe to this test), named as users name it: no
+    # device node of the system is written or replaced.
     link.symlink_to("/dev/stdout")
     done = subprocess.run([sys.executable, "-m", "rankeval", "scored", str(cases), "-o",
                            str(link)], capture_output=True, text=True, timeout=120)

@@ -1,4 +1,5 @@
-"""Crafted sketch files never reach code that can crash the process (issue 25).
+"""Crafted sketch files never reach code that can crash the process (docs/semantics.md,
+"Output files": loaders check every field first).
 
 DataSketches' deserializer trusts its input; ``SketchEvaluation.from_bytes`` checks every
 field of a REQ section first. 1,200 files, each changed inside a section (random bytes and

@@ -1,4 +1,4 @@
-"""Issue 25's smaller items: each refusal names the problem and changes nothing; each
+"""Small refusals: each names the problem and changes nothing; each
 accepted input gives the right value."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Spark's failures said plainly (issue 25): a Java heap error and a worker without pyarrow
+"""Spark's failures said plainly: a Java heap error and a worker without pyarrow
 used to surface as "need at least one array to concatenate"."""
 
 from __future__ import annotations

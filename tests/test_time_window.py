@@ -317,8 +317,9 @@ def fast_switching() -> Iterator[None]:
 
 
 def test_a_clock_that_steps_back_loses_no_case() -> None:
-    """Issue 25's case: horizon 10, a case at 0, a read at 100, the clock back to 50, two
-    cases added: they take the window's time (100) and are inside."""
+    """A clock stepping back (docs/semantics.md, "Windows of time"): horizon 10, a case at
+    0, a read at 100, the clock back to 50, two cases added: they take the window's time
+    (100) and are inside."""
     clock = Clock()
     ev = ScoredPrecisionRecallEvaluation(horizon=10.0, clock=clock)
     ev.add_case(True, 0.5)
