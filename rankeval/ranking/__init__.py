@@ -8,8 +8,9 @@ Data flows one way through this room::
 
 * :mod:`.inputs` — :class:`Run` and :class:`Qrels`, from files, dicts and arrays.
 * :mod:`.evaluate` — :func:`evaluate_run` and :class:`RunEvaluation`.
-* :mod:`.catalogue` — every measure's name, parameters, printing and aggregation.
-* :mod:`.measures` — the measures themselves.
+* :mod:`.registry` — the one registry: every measure declared once, with all its names.
+* :mod:`.catalogue` — trec_eval's ``-m`` syntax, nicknames and printing, over the registry.
+* :mod:`.measures` — the measures' functions over batches of queries.
 * :mod:`.trec_sort` — trec_eval's ranking rules, many queries at a time.
 * :mod:`.join` — matching run documents to judgments by hashed ids.
 * :mod:`.trec_files` — reading TREC run and qrels files.

@@ -42,9 +42,10 @@ import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeAlias
 
 from rankeval import formulas
+from rankeval.ranking import registry
 
 __all__ = [
     "DEFAULT_PROFILE",
@@ -71,125 +72,14 @@ PROFILES: tuple[Profile, ...] = ("9.0.8-2020", "9.0.8", "10.0")
 DEFAULT_PROFILE: Profile = "9.0.8-2020"
 _ALIASES: dict[str, Profile] = {"trec_eval9": "9.0.8-2020", "trec_eval10": "10.0"}
 
-ParamKind = Literal["none", "cutoffs", "levels", "values", "pairs"]
-Printed = Literal["float", "count", "text", "id"]
-Aggregate = Literal["mean", "sum", "geometric", "none"]
-
-_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-
-
-@dataclass(frozen=True)
-class MeasureDef:
-    """One trec_eval measure.
-
-    Attributes
-    ----------
-    name : str
-        trec_eval's name.
-    params : {"none", "cutoffs", "levels", "values", "pairs"}
-        Parameter style: integer rank cutoffs (one value each, ``P_5``), recall or R-multiple
-        levels (one value each, ``iprec_at_recall_0.10``), a list of numbers or
-        ``name=value`` pairs (one value, named ``name_<params>`` when given).
-    default : tuple
-        Default parameters (cutoffs or levels or numbers).
-    printed : {"float", "count", "text"}
-        ``%6.4f``, ``%ld`` of the value, or a quoted string (``relstring``).
-    aggregate : {"mean", "sum", "geometric", "none"}
-        How the ``all`` line combines queries.
-    per_query : bool
-        Printed for each query with ``-q``.
-    summary : bool
-        Printed on the ``all`` line.
-    doc : str
-        One-line description.
-    """
-
-    name: str
-    params: ParamKind
-    default: tuple[float, ...]
-    printed: Printed
-    aggregate: Aggregate
-    per_query: bool
-    summary: bool
-    doc: str
-
-
-def _measure(
-    name: str,
-    doc: str,
-    params: ParamKind = "none",
-    default: tuple[float, ...] = (),
-    printed: Printed = "float",
-    aggregate: Aggregate = "mean",
-    per_query: bool = True,
-    summary: bool = True,
-) -> MeasureDef:
-    return MeasureDef(name, params, default, printed, aggregate, per_query, summary, doc)
-
-
-#: Every measure, in trec_eval's output order.
-MEASURES: tuple[MeasureDef, ...] = (
-    _measure("runid", "Run id of the results file (its last line).", printed="id",
-       aggregate="none", per_query=False),
-    _measure("num_q", "Number of queries averaged over.", printed="count", aggregate="sum",
-       per_query=False),
-    _measure("num_ret", "Documents retrieved (summed over queries).", printed="count",
-       aggregate="sum"),
-    _measure("num_rel", "Relevant documents in the qrels (summed).", printed="count",
-       aggregate="sum"),
-    _measure("num_rel_ret", "Relevant documents retrieved (summed).", printed="count",
-       aggregate="sum"),
-    _measure("map", "Average precision: sum of precision at relevant ranks / R."),
-    _measure("gm_map", "Geometric mean over queries of AP (floored at 1e-5).",
-       aggregate="geometric", per_query=False),
-    _measure("Rprec", "Precision after R documents (R = relevant documents)."),
-    _measure("bpref", "Binary preference over judged documents."),
-    _measure("recip_rank", "Reciprocal rank of the first relevant document."),
-    _measure("iprec_at_recall", "Interpolated precision at recall levels.", "levels",
-       _RECALL_LEVELS),
-    _measure("P", "Precision at rank cutoffs (missing ranks non-relevant).", "cutoffs", _CUTOFFS),
-    _measure("relstring", "Relevance values of the first N documents, as a string.", "values",
-       (10.0,), printed="text", aggregate="none", summary=False),
-    _measure("recall", "Recall at rank cutoffs.", "cutoffs", _CUTOFFS),
-    _measure("infAP", "Inferred AP (Yilmaz and Aslam), for sampled judgments."),
-    _measure("gm_bpref", "Geometric mean over queries of bpref.", aggregate="geometric",
-       per_query=False),
-    _measure("Rprec_mult", "Precision at multiples of R.", "levels",
-       (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
-    _measure("utility", "Set utility a*rel_ret + b*nonrel_ret + c*rel_nonret + d*rest.", "values",
-       (1.0, -1.0, 0.0, 0.0)),
-    _measure("11pt_avg", "Interpolated precision averaged over recall levels.", "values",
-       _RECALL_LEVELS),
-    _measure("binG", "Binary G: gain 1/log2(2 + non-relevant docs above) per relevant doc."),
-    _measure("G", "Normalized gain G.", "pairs"),
-    _measure("dcg", "Discounted cumulative gain.", "pairs"),
-    _measure("ideal_dcg", "Ideal discounted cumulative gain.", "pairs"),
-    _measure("ndcg", "Normalized discounted cumulative gain (Jarvelin and Kekalainen).", "pairs"),
-    _measure("ndcg_rel", "nDCG averaged over relevant documents.", "pairs"),
-    _measure("Rndcg", "nDCG averaged at the R levels of the ideal ranking.", "pairs"),
-    _measure("ndcg_cut", "nDCG at rank cutoffs.", "cutoffs", _CUTOFFS),
-    _measure("map_cut", "Average precision at rank cutoffs (still divided by R).", "cutoffs",
-       _CUTOFFS),
-    _measure("relative_P", "Precision at cutoffs relative to the best possible.", "cutoffs",
-       _CUTOFFS),
-    _measure("success", "1 if a relevant document is in the top k.", "cutoffs", (1, 5, 10)),
-    _measure("judged", "Share of the top min(k, retrieved) documents that have a judgment "
-             "(ir_measures' Judged@k; not trec_eval's).", "cutoffs", (10,)),
-    _measure("set_P", "Precision of the retrieved set."),
-    _measure("set_relative_P", "Set precision relative to the best possible."),
-    _measure("set_recall", "Recall of the retrieved set."),
-    _measure("set_map", "Unranked set AP: num_rel_ret^2 / (num_ret * R)."),
-    _measure("set_F", "Set F-measure (x+1)PR/(R+xP).", "values", (1.0,)),
-    _measure("num_nonrel_judged_ret", "Judged non-relevant documents retrieved (summed).",
-       printed="count", aggregate="sum"),
-    _measure("rbp", "Rank-biased precision (persistence p, default 0.9).", "pairs"),
-    _measure("rbp_resid", "Residual of RBP: its largest rise if unjudged docs were relevant.",
-       "pairs"),
-    _measure("unj", "Fraction of unjudged documents in the top k.", "cutoffs", (5, 10, 20)),
-)
-
-_BY_NAME = {m.name: m for m in MEASURES}
+# The measures themselves are declared once, in rankeval.ranking.registry.
+ParamKind: TypeAlias = registry.ParamKind
+Printed: TypeAlias = registry.Printed
+Aggregate: TypeAlias = registry.Aggregate
+#: One measure (the registry's object; its earlier name here).
+MeasureDef = registry.Measure
+#: Every measure with a trec_eval-style name, in trec_eval's output order.
+MEASURES: tuple[registry.Measure, ...] = registry.trec_measures()
 
 _OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
              "bpref", "recip_rank", "iprec_at_recall", "P")
@@ -221,7 +111,7 @@ class MeasureRequest:
     ``values``/``pairs`` measures) or ``None`` for the defaults.
     """
 
-    measure: MeasureDef
+    measure: registry.Measure
     params: tuple[float, ...]
     pairs: tuple[tuple[str, float], ...] = ()
     text: str | None = None
@@ -241,7 +131,7 @@ class Column:
     ir_measures: bool = False
 
     @property
-    def measure(self) -> MeasureDef:
+    def measure(self) -> registry.Measure:
         """The catalogue entry.
 
         >>> resolve(["P.5"]).columns[0].measure.name
@@ -295,8 +185,9 @@ def parse_spec(spec: str, profile: Profile = DEFAULT_PROFILE) -> list[MeasureReq
     if name in NICKNAMES[profile]:
         if dot:
             raise ValueError(f"nickname {name!r} takes no parameters, got {spec!r}")
-        return [MeasureRequest(_BY_NAME[n], _BY_NAME[n].default) for n in NICKNAMES[profile][name]]
-    measure = _BY_NAME.get(name)
+        members = map(registry.by_name, NICKNAMES[profile][name])
+        return [MeasureRequest(member, member.default) for member in members]
+    measure = registry.find(name)
     if measure is None:
         value_name = _from_value_name(spec)
         if value_name is not None:
@@ -311,7 +202,7 @@ def parse_spec(spec: str, profile: Profile = DEFAULT_PROFILE) -> list[MeasureReq
 def _from_value_name(spec: str) -> MeasureRequest | None:
     """``P_10`` -> P with cutoff 10; ``iprec_at_recall_0.10`` -> that level."""
     stem, _, suffix = spec.rpartition("_")
-    measure = _BY_NAME.get(stem)
+    measure = registry.find(stem)
     if measure is None or not suffix:
         return None
     if measure.params == "cutoffs" and suffix.isascii() and suffix.isdigit():
@@ -325,7 +216,7 @@ def _from_value_name(spec: str) -> MeasureRequest | None:
     return None
 
 
-def _with_params(measure: MeasureDef, text: str) -> MeasureRequest:
+def _with_params(measure: registry.Measure, text: str) -> MeasureRequest:
     parts = text.split(",")
     where = f"{measure.name}.{text}"
     if measure.params == "none":
@@ -351,7 +242,7 @@ def _with_params(measure: MeasureDef, text: str) -> MeasureRequest:
     return MeasureRequest(measure, tuple(numbers), (), text)
 
 
-def _check_values(measure: MeasureDef, numbers: Sequence[float], where: str) -> None:
+def _check_values(measure: registry.Measure, numbers: Sequence[float], where: str) -> None:
     if measure.name == "set_F":
         from rankeval.checks import check_beta
 

@@ -52,12 +52,11 @@ from numpy.typing import NDArray
 from rankeval import formulas
 from rankeval.checks import check_choice, check_flag, check_int
 from rankeval.formulas import NO_RELEVANT, NoRelevant
-from rankeval.ranking import catalogue
+from rankeval.ranking import catalogue, registry
 from rankeval.ranking.catalogue import Column, MeasureRequest, Profile
 from rankeval.ranking.inputs import Qrels, QrelsLike, Run, RunLike, _utf8, qrels_and_run
 from rankeval.ranking.ir_names import IrMeasure, is_ir_name, parse_ir_name
 from rankeval.ranking.measures import (
-    AVERAGE_TIES_MEASURES,
     MIN_GEO_MEAN,
     ApDenominator,
     Discount,
@@ -314,6 +313,7 @@ def evaluate_run(
     num_docs: int = 0,
     first_params_win: bool = False,
     trec_quirks: bool = True,
+    known: QrelsLike | None = None,
     _batch: bool = False,
 ) -> RunEvaluation:
     """Evaluate a run against qrels with trec_eval's measures.
@@ -380,6 +380,11 @@ def evaluate_run(
         ``11pt_avg``, and under ``complete=True`` the ``num_rel`` aggregate counts every
         judgment above 0 in the qrels, whatever ``relevance_level``. False gives 0 for the
         former and the sum of the per-query values for the latter.
+    known : Qrels, mapping or path, optional
+        The documents each user already knew (the known set U of ``coverage`` and
+        ``novelty``), in any form the qrels take (``{qid: {docid: 1}}``, a qrels file, a
+        table); a document listed with a value of 1 or more is known. Needed by those two
+        measures only.
 
     Returns
     -------
@@ -424,7 +429,8 @@ def evaluate_run(
             score_precision=score_precision, iprec_rule=iprec_rule, ap_denominator=ap_denominator,
             precision_denominator=precision_denominator, capped_recall=capped_recall, gain=gain,
             discount=discount, ideal=ideal, no_relevant=no_relevant, num_docs=num_docs,
-            first_params_win=first_params_win, trec_quirks=trec_quirks, _batch=_batch,
+            first_params_win=first_params_win, trec_quirks=trec_quirks, known=known,
+            _batch=_batch,
         )
         return _with_ir_names(qrels_obj, run_obj, specs, trec_options)
     first_wins = check_flag(first_params_win, "first_params_win")
@@ -454,19 +460,21 @@ def evaluate_run(
         max_docs = check_int(max_docs, "max_docs", minimum=0)
     if options.average_ties:
         unsupported = [r.measure.name for r in resolved.requests
-                       if r.measure.name not in AVERAGE_TIES_MEASURES | _COUNT_MEASURES]
+                       if r.measure.name not in registry.AVERAGE_TIES_MEASURES | _COUNT_MEASURES]
         if unsupported:
             raise ValueError(
-                f"ties='average' is defined for {sorted(AVERAGE_TIES_MEASURES)} only, "
+                f"ties='average' is defined for {sorted(registry.AVERAGE_TIES_MEASURES)} only, "
                 f"not for {unsupported}"
             )
     complete = check_flag(complete, "complete")
     check_choice(no_relevant, "no_relevant", NO_RELEVANT)
+    known_obj = _known_set(known, resolved.requests, level)
     ranked, queries, retrieved = _rank(
         qrels_obj, run_obj, complete=complete, no_relevant=no_relevant, level=level, ties=ties,
         precision=precision, max_docs=max_docs, judged_only=check_flag(judged_only, "judged_only"),
         # trec_eval 10 evaluates every qrels query under -c, so it needs no shared query.
         require_shared=not _batch and not (complete and not catalogue.is_nine(profile)),
+        known=known_obj,
     )
     # trec_eval 10 ranks a query the run lacks (-c) as one unjudged document, which -J and
     # -M 0 then drop; see _evaluate.
@@ -555,9 +563,7 @@ def _with_ir_names(
         per_query, mean = own_values(measure.own, dict(measure.own_params), measure.cutoff,
                                      judged, ranked, first.queries)
         per_query.flags.writeable = False
-        definition = catalogue.MeasureDef(
-            measure.own, "none", (), "float", "mean", True, True,
-            f"ir_measures' {measure.own} (its own provider; rankeval.ranking.ir_own)")
+        definition = registry.by_ir_name(measure.own)
         layout.append(Column(measure.name, catalogue.MeasureRequest(definition, ()), 0,
                              ir_measures=True))
         values[measure.name] = per_query
@@ -697,6 +703,7 @@ def _rank(
     max_docs: int | None,
     judged_only: bool,
     require_shared: bool = True,
+    known: Qrels | None = None,
 ) -> tuple[RankedQueries, tuple[str, ...], BoolArray]:
     """The evaluated queries ranked: the rankings, their query ids, and which the run has.
 
@@ -731,13 +738,12 @@ def _rank(
     queries = tuple(map(names.__getitem__, evaluated_qrels.tolist()))
 
     run_docid, run_hash, index = qrels_obj._join(run_obj)
-    ranked = rank_queries(
+    ranking: dict[str, Any] = dict(
         run_query=run_obj.query,
         run_docid=run_docid,
         run_score=run_obj.score,
         run_hash=run_hash,
         qrels_query=qrels_obj.query,
-        qrels_rel=qrels_obj.rel,
         qrels_index=index,
         evaluated_run=evaluated_run,
         evaluated_qrels=evaluated_qrels,
@@ -749,9 +755,64 @@ def _rank(
         max_docs=max_docs,
         judged_only=judged_only,
         run_segments=run_obj._segments,
-        qrels_levels=qrels_obj._judged_counts,
     )
+    ranked = rank_queries(qrels_rel=qrels_obj.rel, qrels_levels=qrels_obj._judged_counts,
+                          **ranking)
+    if known is not None:
+        # The same rankings judged against the known set: a judged document the user did not
+        # know becomes judged non-relevant (0), so the rankings, their truncation and -J's
+        # choice of documents are the same; unjudged and pooled values are kept.
+        marks = _known_marks(qrels_obj, known)
+        side_rel = np.where(marks | (qrels_obj.rel < 0), qrels_obj.rel, 0)
+        side = rank_queries(qrels_rel=side_rel, qrels_levels=None, **ranking)
+        ranked.sides["known"] = side
     return ranked, queries, evaluated_run >= 0
+
+
+def _known_set(known: QrelsLike | None, requests: Iterable[MeasureRequest],
+               level: int) -> Qrels | None:
+    """The known set as Qrels, checked against the measures that need it."""
+    needing = [r.measure.name for r in requests if "known" in r.measure.inputs]
+    if known is None:
+        if needing:
+            raise ValueError(f"{' and '.join(needing)} need{'s' if len(needing) == 1 else ''} "
+                             "the known set: pass known= (the "
+                             "documents each user already knew, as a qrels file, a "
+                             "{qid: {docid: 1}} dict or a table)")
+        return None
+    if needing and level < 1:
+        raise ValueError(f"{' and '.join(needing)} need a relevance_level of 1 or more, got "
+                         f"{level}")
+    from rankeval.ranking.inputs import as_qrels
+
+    return as_qrels(known)
+
+
+def _known_marks(qrels: Qrels, known: Qrels) -> BoolArray:
+    """Which qrels rows the known set lists with a value of 1 or more."""
+    listed = known.rel >= 1
+    pairs = set(zip(
+        map(known.query_ids.__getitem__, known.query[listed].tolist()),
+        _doc_keys(known.docid[listed]), strict=True))
+    marks = np.zeros(qrels.rel.shape[0], dtype=bool)
+    if not pairs:
+        return marks
+    wanted = {qid for qid, _ in pairs}
+    code = np.fromiter((qid in wanted for qid in qrels.query_ids), dtype=bool,
+                       count=len(qrels.query_ids))
+    rows = np.flatnonzero(code[qrels.query])
+    ids = qrels.query_ids
+    keys = zip(map(ids.__getitem__, qrels.query[rows].tolist()), _doc_keys(qrels.docid[rows]),
+               strict=True)
+    marks[rows] = np.fromiter((key in pairs for key in keys), dtype=bool, count=rows.size)
+    return marks
+
+
+def _doc_keys(docid: NDArray[Any]) -> list[str]:
+    """Document ids as text, whatever the column's type (bytes, text or integers)."""
+    if docid.dtype.kind == "S":
+        return [d.decode("utf-8", "surrogateescape") for d in docid.tolist()]
+    return [str(d) for d in docid.tolist()]
 
 
 def _evaluate(
@@ -862,7 +923,7 @@ def _placeholder_values(
                        grades)
     for request in requests:
         name = request.measure.name
-        if name == "runid" or name == "unj" or (
+        if name == "runid" or name == "unj" or request.measure.inputs or (
                 name in _PLACEHOLDER_RESET and request.text is None):
             continue
         result = compute(batch, request, options)

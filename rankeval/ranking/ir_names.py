@@ -35,6 +35,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from rankeval.ranking import registry
+
 __all__ = [
     "PARAM_VALUES",
     "SHARED_NAMES",
@@ -45,35 +47,13 @@ __all__ = [
     "parse_ir_name",
 ]
 
-# name -> (trec_eval measure, how the cutoff is written, parameters accepted)
+# name -> (trec_eval measure, how the cutoff is written, parameters accepted): a view of the
+# registry (each measure declares its ir_measures spellings); "" for ir_measures' own.
 _TABLE: dict[str, tuple[str, str, frozenset[str]]] = {
-    "P": ("P", "required", frozenset({"rel", "judged_only"})),
-    "R": ("recall", "required", frozenset({"rel", "judged_only"})),
-    "R_cap": ("recall", "required", frozenset({"rel", "judged_only"})),
-    "AP": ("map", "optional:map_cut", frozenset({"rel", "judged_only", "denominator"})),
-    "RR": ("recip_rank", "optional:msmarco", frozenset({"rel", "judged_only"})),
-    "Rprec": ("Rprec", "none", frozenset({"rel", "judged_only"})),
-    "nDCG": ("ndcg", "optional:ndcg_cut", frozenset({"dcg", "judged_only", "ideal"})),
-    "Bpref": ("bpref", "none", frozenset({"rel"})),
-    "Success": ("success", "required", frozenset({"rel", "judged_only"})),
-    "NumRet": ("num_ret", "none", frozenset({"rel"})),
-    "NumRelRet": ("num_rel_ret", "none", frozenset({"rel"})),
-    "NumRel": ("num_rel", "none", frozenset({"rel"})),
-    "NumQ": ("num_q", "none", frozenset()),
-    "SetP": ("set_P", "none", frozenset({"rel", "relative", "judged_only"})),
-    "SetRelP": ("set_relative_P", "none", frozenset({"rel", "judged_only"})),
-    "SetR": ("set_recall", "none", frozenset({"rel"})),
-    "SetF": ("set_F", "none", frozenset({"rel", "beta", "judged_only"})),
-    "SetAP": ("set_map", "none", frozenset({"rel", "judged_only"})),
-    "IPrec": ("iprec_at_recall", "recall", frozenset({"judged_only"})),
-    "infAP": ("infAP", "none", frozenset({"rel"})),
-    "Judged": ("judged", "optional:judged", frozenset()),
-    # ir_measures' own providers, no trec_eval measure (see rankeval.ranking.ir_own)
-    "Compat": ("", "none", frozenset({"p", "normalize"})),
-    "Accuracy": ("", "optional:own", frozenset({"rel"})),
+    ir.name: (measure.name if measure.is_trec else "", ir.cutoff, ir.params)
+    for measure in registry.MEASURES for ir in measure.ir
 }
-_ALIASES = {"MAP": "AP", "MRR": "RR", "Precision": "P", "Recall": "R", "NDCG": "nDCG",
-            "BPref": "Bpref", "NumRelRetrieved": "NumRelRet", "RPrec": "Rprec"}
+_ALIASES = registry.ir_aliases()
 
 #: Names that trec_eval spells the same way. Written bare they are trec_eval's (its rule:
 #: the run's queries, unless ``complete=True``); ``RPrec``, ``Rprec()`` and ``infAP()`` are

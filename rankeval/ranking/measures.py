@@ -20,17 +20,18 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from rankeval import formulas
-from rankeval.ranking.catalogue import MeasureRequest
 from rankeval.ranking.trec_sort import NONPOOL, PAD, UNJUDGED, QueryBatch
 
-__all__ = [
-    "AVERAGE_TIES_MEASURES",
+if TYPE_CHECKING:
+    from rankeval.ranking.catalogue import MeasureRequest
+
+__all__ = [  # AVERAGE_TIES_MEASURES: still importable, now the registry's (see __getattr__)
     "MeasureOptions",
     "compute",
     "cutoff_count",
@@ -50,8 +51,6 @@ Ideal = Literal["judged", "retrieved"]
 MIN_GEO_MEAN = 0.00001
 INFAP_EPSILON = 0.00001
 
-#: Measures defined under ``ties="average"`` (linear in the relevance at each rank).
-AVERAGE_TIES_MEASURES = frozenset({"P", "recall", "dcg", "ideal_dcg", "ndcg", "ndcg_cut"})
 
 
 @dataclass(frozen=True)
@@ -97,7 +96,16 @@ class MeasureOptions:
 
 
 Result = FloatArray | list[str]
-MeasureFunction = Callable[[QueryBatch, MeasureRequest, MeasureOptions], Result]
+MeasureFunction = Callable[[QueryBatch, "MeasureRequest", MeasureOptions], Result]
+
+
+def __getattr__(name: str) -> Any:
+    """``AVERAGE_TIES_MEASURES``: now read from the registry (each measure declares it)."""
+    if name == "AVERAGE_TIES_MEASURES":
+        from rankeval.ranking.registry import AVERAGE_TIES_MEASURES
+
+        return AVERAGE_TIES_MEASURES
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def compute(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
@@ -114,7 +122,10 @@ def compute(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions)
 
     Complexity: O(B·L) for most measures, O(B·L·c) for c cutoffs of a cutoff measure.
     """
-    return _FUNCTIONS[request.measure.name](batch, request, options)
+    function = request.measure.compute
+    if function is None:  # ir_measures' own providers: rankeval.ranking.ir_own
+        raise ValueError(f"{request.measure.name} is computed by rankeval.ranking.ir_own")
+    return function(batch, request, options)
 
 
 def cutoff_count(request: MeasureRequest) -> int:
@@ -1288,45 +1299,31 @@ def _relstring(batch: QueryBatch, request: MeasureRequest, options: MeasureOptio
     return [bytes(chars[row, : int(shown[row])]).decode("ascii") for row in range(batch.size)]
 
 
-_FUNCTIONS: dict[str, MeasureFunction] = {
-    "runid": _num_q,
-    "num_q": _num_q,
-    "num_ret": _num_ret,
-    "num_rel": _num_rel,
-    "num_rel_ret": _num_rel_ret,
-    "map": _map,
-    "gm_map": _map,
-    "Rprec": _r_prec,
-    "bpref": _bpref,
-    "recip_rank": _recip_rank,
-    "judged": _judged,
-    "iprec_at_recall": _iprec_at_recall,
-    "P": _precision,
-    "relstring": _relstring,
-    "recall": _recall,
-    "infAP": _inf_ap,
-    "gm_bpref": _bpref,
-    "Rprec_mult": _r_prec_mult,
-    "utility": _utility,
-    "11pt_avg": _11pt_avg,
-    "binG": _bin_g,
-    "G": _g,
-    "dcg": _dcg,
-    "ideal_dcg": _ideal_dcg,
-    "ndcg": _ndcg,
-    "ndcg_rel": _ndcg_rel,
-    "Rndcg": _r_ndcg,
-    "ndcg_cut": _ndcg_cut,
-    "map_cut": _map_cut,
-    "relative_P": _relative_p,
-    "success": _success,
-    "set_P": _set_p,
-    "set_relative_P": _set_relative_p,
-    "set_recall": _set_recall,
-    "set_map": _set_map,
-    "set_F": _set_f,
-    "num_nonrel_judged_ret": _num_nonrel_judged_ret,
-    "rbp": _rbp,
-    "rbp_resid": _rbp_resid,
-    "unj": _unj,
-}
+# ---------------------------------------------------------------------------------------------
+# user-oriented measures (Baeza-Yates & Ribeiro-Neto): the known set U
+
+
+def _known_batch(batch: QueryBatch, name: str) -> QueryBatch:
+    """The same rankings judged against the known set: a document keeps its judgment when
+    the user knew it, and is judged non-relevant (0) otherwise."""
+    known = batch.sides.get("known")
+    if known is None:
+        raise ValueError(f"{name} needs the known set: pass known= (the documents the user "
+                         "already knew, as a qrels file, dict or table)")
+    return known
+
+
+def _coverage(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """coverage = |relevant retrieved ∩ U| / |relevant ∩ U|; 0 when U holds no relevant
+    document."""
+    known = _known_batch(batch, "coverage")
+    found, total = known.judged_rel_ret, known.num_rel
+    return _col(_divide(found, total, total > 0))
+
+
+def _novelty(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
+    """novelty = |relevant retrieved not in U| / |relevant retrieved|; 0 when nothing
+    relevant is retrieved."""
+    known = _known_batch(batch, "novelty")
+    found = batch.judged_rel_ret
+    return _col(_divide(found - known.judged_rel_ret, found, found > 0))

@@ -35,7 +35,15 @@ from rankeval.checks import MAX_COUNT
 from rankeval.errors import DataError
 from rankeval.formulas import NO_RELEVANT, NoRelevant
 from rankeval.io import os_reason, progress_bar, silence_stdout, standard_output
-from rankeval.ranking import Qrels, Run, RunEvaluation, catalogue, evaluate_run, trec_files
+from rankeval.ranking import (
+    Qrels,
+    Run,
+    RunEvaluation,
+    catalogue,
+    evaluate_run,
+    registry,
+    trec_files,
+)
 from rankeval.ranking.catalogue import Profile
 
 __all__ = ["main"]
@@ -43,7 +51,8 @@ __all__ = ["main"]
 USAGE = (
     "usage: rankeval trec [-h] [-q] [-c] [-n] [-J] [-l level] [-M max_docs] [-N num_docs]\n"
     "                     {-m measure[.params]}* [--profile 9.0.8-2020|9.0.8|10.0]\n"
-    "                     [--no-relevant zero|skip]\n"
+    "                     [--no-relevant zero|skip] [--known known_file]\n"
+    "                     [--list-measures]\n"
     "                     qrels_file run_file\n"
 )
 
@@ -78,6 +87,9 @@ options:
   --no-relevant zero|skip         a query without relevant judgments scores 0 and counts in
                                   the means (zero, trec_eval's rule, the default) or is left
                                   out (skip); the same option as rankeval scored's
+  --known FILE                    the documents each user already knew (qrels format: qid
+                                  iter docno rel, rel >= 1 known), for coverage and novelty
+  --list-measures                 list every measure: name, parameters, definition
 
 exit status: 0 ok, 1 bad input data, 2 usage error
 """
@@ -88,6 +100,7 @@ _LONG = [
     "level_for_rel=", "nosummary", "Debug_level=", "Judged_docs_only",
     "Number_docs_in_coll=", "Max_retrieved_per_topic=", "Rel_info_format=",
     "Results_format=", "Output_old_results_format", "Zscore=", "profile=", "no-relevant=",
+    "known=", "list-measures",
 ]
 _ALIASES = {
     "--help": "-h", "--version": "-v", "--query_eval_wanted": "-q", "--measure": "-m",
@@ -166,6 +179,7 @@ class _Options:
     profile: Profile = catalogue.DEFAULT_PROFILE
     no_relevant: NoRelevant = "zero"
     files: list[str] = field(default_factory=list)
+    known: str | None = None
     stop: str | None = None  # text to print instead of evaluating (--help, --version)
     # Some measure reads a query's ranking (all but num_q and runid): trec_eval then forms
     # it, and meets its duplicates.
@@ -189,6 +203,9 @@ def _parse(args: list[str]) -> _Options:
             o.stop = (f"rankeval trec {__version__} (reproduces trec_eval "
                       f"{', '.join(catalogue.PROFILES)})\n")
             return o
+        if flag == "--list-measures":
+            o.stop = _measure_list()
+            return o
         _apply(o, flag, value)
     if len(o.files) != 2:
         raise _UsageError(f"expected 2 files (qrels_file run_file), found {len(o.files)}")
@@ -200,6 +217,10 @@ def _parse(args: list[str]) -> _Options:
     except ValueError as problem:
         raise _UsageError(str(problem)) from None
     o.ranks = any(c.measure.name not in ("num_q", "runid") for c in columns)
+    needing = sorted({c.measure.name for c in columns if "known" in c.measure.inputs})
+    if needing and o.known is None:
+        raise _UsageError(f"{' and '.join(needing)} need{'s' if len(needing) == 1 else ''} "
+                          "--known FILE (the documents each user already knew)")
     return o
 
 
@@ -237,6 +258,17 @@ def _apply(o: _Options, flag: str, value: str) -> None:
                               f"found {value!r}") from None
     elif flag == "--no-relevant":
         o.no_relevant = _one_of("--no-relevant", value, NO_RELEVANT)
+    elif flag == "--known":
+        o.known = value
+
+
+def _measure_list() -> str:
+    """Every measure of the registry, one line each: name, parameter style, definition."""
+    lines = []
+    for measure in registry.trec_measures():
+        style = "" if measure.params == "none" else f".<{measure.params}>"
+        lines.append(f"{measure.name + style:<26}{measure.doc}\n")
+    return "".join(lines)
 
 
 def _c_cutoffs(spec: str) -> str:
@@ -334,9 +366,15 @@ def _evaluate(o: _Options, qrels: Qrels, run: Run, run_path: str) -> RunEvaluati
             qrels, run, o.specs, profile=o.profile, relevance_level=o.level,
             complete=o.complete, max_docs=o.max_docs, judged_only=o.judged_only,
             num_docs=o.num_docs, first_params_win=True, no_relevant=o.no_relevant,
+            known=None if o.known is None else _read_known(o.known),
         )
     except ValueError as problem:
         raise DataError(run_path, None, str(problem)) from None
+
+
+def _read_known(path: str) -> Qrels:
+    """The known set, a qrels-format file."""
+    return Qrels.from_table(trec_files.read_qrels(path, None, comments=True, duplicates=True))
 
 
 def _queries_before(qrels: trec_files.QrelsTable, run: trec_files.RunTable, query: bytes

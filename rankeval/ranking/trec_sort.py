@@ -97,6 +97,9 @@ class QueryBatch:
     # What several measures derive alike from the batch (the nDCG family's running sums),
     # computed once: see measures._dcg_parts.
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    #: The same rankings judged against another input, by name (``"known"``: the documents
+    #: the user already knew, for coverage and novelty); same shape, same queries.
+    sides: dict[str, QueryBatch] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def size(self) -> int:
@@ -298,6 +301,8 @@ class RankedQueries:
     judged: JudgedCounts
     level: int
     tied: BoolArray | None
+    #: The same rankings judged against other inputs, by name (see ``QueryBatch.sides``).
+    sides: dict[str, RankedQueries] = field(default_factory=dict, compare=False)
 
     @property
     def size(self) -> int:
@@ -360,6 +365,12 @@ class RankedQueries:
             start = stop
 
     def _batch(self, members: IntArray, width: int) -> QueryBatch:
+        batch = self._own_batch(members, width)
+        for name, side in self.sides.items():
+            batch.sides[name] = side._own_batch(members, width)
+        return batch
+
+    def _own_batch(self, members: IntArray, width: int) -> QueryBatch:
         lengths = self.num_ret[members]
         b = int(members.size)
         first, last = int(members[0]), int(members[-1])
