@@ -17,9 +17,9 @@ from numpy.typing import NDArray
 
 from rankeval.checks import check_choice, check_int
 from rankeval.formulas import TIE_POLICIES, TiePolicy
+from rankeval.points import BoolArray, FloatArray, IntArray
 from rankeval.ranking.evaluate import RunEvaluation, evaluate_run
 from rankeval.ranking.inputs import Qrels, Run
-from rankeval.scored.kernel import BoolArray, FloatArray, IntArray
 from rankeval.scored.partitioned import (
     BucketPart,
     BucketPoints,

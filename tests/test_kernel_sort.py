@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankeval.scored.kernel import sort_cases
+from rankeval.scored.sorting import sort_cases
 from tests import strategies
 
 # Signed zeros and infinities are the keys a SIMD sort may mix up.

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from rankeval import formulas
 from rankeval.formulas import _BLOCK, _in_order_sum
-from rankeval.scored.kernel import operating_points
+from rankeval.points import operating_points
 
 _TERMS = st.one_of(
     st.sampled_from([0.0, -0.0, 1.0, -1.0, 5e-324, -5e-324, math.inf, -math.inf, math.nan]),

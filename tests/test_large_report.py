@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankeval import ScoredPrecisionRecallEvaluation
+from rankeval.points import operating_points
 from rankeval.scored import evaluation as evaluation_module
-from rankeval.scored.kernel import operating_points
 from rankeval.scored.partitioned import Request, ranking_buckets, ranking_report
 from tests.helpers import assert_report_matches, evaluator_of, same_bits
 

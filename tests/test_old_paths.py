@@ -48,3 +48,51 @@ def test_run_evaluation_format_is_to_text() -> None:
         old = ev.format(per_query=True)
     assert old == ev.to_text(per_query=True)
     assert ev.to_text().splitlines()[0].split()[:2] == ["map", "all"]
+
+
+# Old module path -> the names it must still give, and what its warning says.
+OLD_MODULES = {
+    "rankeval.scored.kernel": (
+        ("OperatingPoints", "operating_points", "sort_cases", "run_starts",
+         "small_stable_order", "tie_block_ends"),
+        "rankeval.scored.kernel is now rankeval.points"),
+}
+
+
+def _import_in_child(module: str, names: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
+    code = f"""
+import warnings
+warnings.simplefilter("error")
+try:
+    import {module}
+except DeprecationWarning as warning:
+    print("warned:", warning)
+warnings.simplefilter("ignore")
+import importlib
+old = importlib.import_module({module!r})
+missing = [n for n in {names!r} if not hasattr(old, n)]
+print("missing:", missing)
+"""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+
+
+def test_old_module_paths_warn_and_still_work() -> None:
+    for module, (names, message) in OLD_MODULES.items():
+        done = _import_in_child(module, names)
+        assert done.returncode == 0, done.stderr
+        assert f"warned: the module {message}" in done.stdout, (module, done.stdout)
+        assert "missing: []" in done.stdout, (module, done.stdout)
+
+
+def test_the_moved_kernel_names_are_the_new_ones() -> None:
+    import warnings
+
+    from rankeval import points
+    from rankeval.scored import sorting
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from rankeval.scored import kernel
+    assert kernel.operating_points is points.operating_points
+    assert kernel.sort_cases is sorting.sort_cases

@@ -30,6 +30,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from rankeval import points as contract
 from rankeval.ranking.join import PairIndex, as_bytes, doc_hash, sorted_distinct
 
 __all__ = [
@@ -143,7 +144,13 @@ class QueryBatch:
     @cached_property
     def tp(self) -> IntArray:
         """Cumulative relevant count at ranks 1..L (constant over padding)."""
-        return np.cumsum(self.relevant, axis=1, dtype=np.int64)
+        return self._confusion[0]
+
+    @cached_property
+    def _confusion(self) -> tuple[IntArray, IntArray]:
+        """The batch's operating points, a threshold after every rank: the package's one
+        contract (:func:`rankeval.points.confusion_at_thresholds`)."""
+        return contract.confusion_at_thresholds(self.relevant)
 
     def tp_prefix(self, k: int) -> IntArray:
         """The first ``min(k, L)`` columns of :attr:`tp` (computed alone when tp is not).
@@ -155,7 +162,7 @@ class QueryBatch:
         """
         if "tp" in self.__dict__ or k >= self.width:
             return self.tp[:, :k]
-        return np.cumsum(self.relevant[:, :k], axis=1, dtype=np.int64)
+        return contract.confusion_at_thresholds(self.relevant[:, :k])[0]
 
     @cached_property
     def rank(self) -> IntArray:
@@ -165,7 +172,7 @@ class QueryBatch:
     @cached_property
     def fp(self) -> IntArray:
         """Cumulative non-relevant count (padding counts as non-relevant, as trec_eval's P)."""
-        return self.rank[None, :] - self.tp
+        return self._confusion[1]
 
     @cached_property
     def num_rel(self) -> IntArray:

@@ -2,7 +2,7 @@
 
 Data flows one way through this room::
 
-    add_case / add_cases ─► store (sorted columns, pair count) ─► kernel (operating points)
+    add_case / add_cases ─► store (sorted columns, pair count) ─► points (operating points)
                                   │                                   │
                                   └─► O(log n) reads                  └─► curves, formulas
 
@@ -10,8 +10,8 @@ Data flows one way through this room::
   LingPipe aliases; it holds state and computes nothing itself.
 * :mod:`.store` — the sorted case store and its exact pair count; :mod:`.window` its
   sliding-window variant.
-* :mod:`.kernel` — sorting cases and turning a ranking into cumulative true/false positives.
-* :mod:`.curves` — PR, ROC and score curves as pure functions of the kernel's output.
+* :mod:`.sorting` — sorting cases (the operating points are :mod:`rankeval.points`).
+* :mod:`.curves` — PR, ROC and score curves as pure functions of the operating points.
 * :mod:`.state_file` — the saved-state file format.
 * :mod:`.partitioned` — exact reports read bucket by bucket (engines, and :meth:`report`).
 * :mod:`.sketch` — :class:`SketchEvaluation`, bounded memory with a stated error.

@@ -7,7 +7,7 @@ to the per-block operating points of the ``"grouped"`` tie policy.
 
 Running example of the spec (10 cases and one miss), used by the doctests:
 
->>> from rankeval.scored.kernel import operating_points
+>>> from rankeval.points import operating_points
 >>> scores = np.array([-1.21, -1.27, -1.39, -1.47, -1.6, -1.65, -1.79, -1.8, -2.01, -3.7])
 >>> labels = np.array([0, 1, 0, 1, 1, 0, 0, 0, 1, 0], dtype=bool)
 >>> pts = operating_points(-scores, labels, num_pos=5, num_neg=6, ties="insertion")
@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from rankeval.scored.kernel import FloatArray, IntArray, OperatingPoints
+from rankeval.points import FloatArray, IntArray, OperatingPoints
 
 __all__ = ["curve_ranks", "downsampled", "holding", "pr_curve", "pr_score_curve", "roc_curve",
            "rows_at", "summary_of"]

@@ -43,15 +43,15 @@ from rankeval.checks import (
     float32_error,
 )
 from rankeval.formulas import TiePolicy
-from rankeval.scored import curves
-from rankeval.scored import store as _store_module
-from rankeval.scored.kernel import (
+from rankeval.points import (
     BoolArray,
     FloatArray,
     IntArray,
     OperatingPoints,
     operating_points,
 )
+from rankeval.scored import curves
+from rankeval.scored import store as _store_module
 from rankeval.scored.lingpipe_text import java_double_to_string, java_f6
 from rankeval.scored.partitioned import PartitionedReport, Request, ranking_report
 from rankeval.scored.store import LABEL_PART as _LABEL_PART

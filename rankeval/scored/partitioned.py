@@ -56,17 +56,18 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rankeval import formulas
+from rankeval import points as contract
 from rankeval.checks import check_beta, check_int, check_rank
 from rankeval.formulas import TiePolicy
-from rankeval.scored import curves
-from rankeval.scored.kernel import (
+from rankeval.points import (
     BoolArray,
     FloatArray,
     IntArray,
     OperatingPoints,
-    run_starts,
-    sort_cases,
+    recall_steps,
 )
+from rankeval.scored import curves
+from rankeval.scored.sorting import run_starts, sort_cases
 
 __all__ = [
     "BucketPart",
@@ -254,10 +255,7 @@ class _Blocks:
 def _blocks(bucket: int, scores: FloatArray, pos: IntArray, neg: IntArray,
             layout: Layout) -> _Blocks:
     fp0, tp0 = layout.above(bucket)
-    tp = np.cumsum(pos, dtype=np.int64)
-    tp += tp0
-    fp = np.cumsum(neg, dtype=np.int64)
-    fp += fp0
+    tp, fp = contract.confusion_at_thresholds(pos, neg, above=(tp0, fp0))
     return _Blocks(OperatingPoints(tp, fp, scores, layout.num_pos, layout.num_neg), pos, neg)
 
 
@@ -265,7 +263,7 @@ def _case_blocks(bucket: int, scores: FloatArray, labels: BoolArray, layout: Lay
                  order: NDArray[Any] | None) -> _Blocks:
     """A bucket's cases, sorted: a block per case (insertion) or per distinct score (grouped).
 
-    The scores at the points are those of :func:`~rankeval.scored.kernel.operating_points`.
+    The scores at the points are those of :func:`~rankeval.points.operating_points`.
     """
     keys, labels = _sorted_bucket(scores, labels, order, layout.ties)
     return _ranked_blocks(bucket, keys, labels, layout)
@@ -387,7 +385,7 @@ def _part(bucket: int, blocks: _Blocks, layout: Layout) -> tuple[BucketPart, Buc
     held = curves.holding(points, wanted[(wanted > first) & (wanted <= last)])
     compressed = OperatingPoints(tp[kept], fp[kept], points.scores[kept], layout.num_pos,
                                  layout.num_neg)
-    steps = _recall_steps(compressed, _recall_of(tp0, layout.num_pos))
+    steps = recall_steps(compressed.recall, _recall_of(tp0, layout.num_pos))
     best = float(compressed.precision[steps].max()) if steps.shape[0] else -math.inf
     part = BucketPart(bucket, pairs, int(steps.shape[0]), best, max_f, precision, reciprocal,
                       held.tp, held.fp, held.scores)
@@ -398,16 +396,6 @@ def _recall_of(tp: int, num_pos: int) -> float:
     """The recall of ``tp`` true positives, with the bits of the points' recall column."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return float(np.divide(np.int64(tp), float(num_pos)))
-
-
-def _recall_steps(points: OperatingPoints, previous: float) -> IntArray:
-    """:attr:`OperatingPoints.recall_steps` of points that follow a point of recall
-    ``previous`` (0.0 at the top of the ranking)."""
-    recall = points.recall
-    changed = np.empty(recall.shape[0], dtype=np.bool_)
-    np.not_equal(recall[:1], previous, out=changed[:1])
-    np.not_equal(recall[1:], recall[:-1], out=changed[1:])
-    return np.flatnonzero(changed)
 
 
 # Compressed points handled at once by the report (the arrays derived from them stay small).
@@ -541,7 +529,7 @@ class PartitionedReport:
                                       chunk.scores[a:a + _SLICE], num_pos, num_neg)
                       for a in range(0, chunk.tp.shape[0], _SLICE)]
             starts = [previous_recall] + [float(block.recall[-1]) for block in slices[:-1]]
-            tops = [float(block.precision[_recall_steps(block, start)].max(initial=-math.inf))
+            tops = [float(block.precision[recall_steps(block.recall, start)].max(initial=-math.inf))
                     for block, start in zip(slices, starts, strict=True)]
             # beyond[j]: the best step of slices j+1.. of this bucket and of later buckets.
             beyond = np.maximum.accumulate(np.append(later[i], tops[::-1]))[: len(tops)][::-1]
@@ -549,7 +537,7 @@ class PartitionedReport:
                 recall, precision = block.recall, block.precision
                 on_curve = (block.tp > 0) if num_pos else np.ones(block.size, dtype=np.bool_)
                 area.add(recall[on_curve], precision[on_curve])
-                at = _recall_steps(block, start)
+                at = recall_steps(block.recall, start)
                 ap.add(formulas.ap_terms(block.tp[at], block.fp[at], previous_step_tp))
                 best = np.maximum(formulas.best_precision_from(precision[at]), after)
                 step_recall = recall[at]

@@ -44,13 +44,8 @@ from rankeval.formulas import (
     expected_reciprocal_rank,
     reciprocal_of_rank,
 )
-from rankeval.scored.kernel import (
-    BoolArray,
-    FloatArray,
-    IntArray,
-    run_starts,
-    sort_cases,
-)
+from rankeval.points import BoolArray, FloatArray, IntArray
+from rankeval.scored.sorting import run_starts, sort_cases
 
 Side = Literal["left", "right"]
 

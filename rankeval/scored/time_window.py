@@ -22,7 +22,7 @@ from typing import TypeVar
 import numpy as np
 
 from rankeval.formulas import TiePolicy
-from rankeval.scored.kernel import BoolArray, FloatArray
+from rankeval.points import BoolArray, FloatArray
 from rankeval.scored.window import WindowStore
 
 _Timed = TypeVar("_Timed", bound="TimeWindowStore")

@@ -37,16 +37,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rankeval.formulas import TiePolicy
+from rankeval.points import BoolArray, FloatArray, IntArray
 from rankeval.scored import store
-from rankeval.scored.kernel import (
-    _SMALL_SORT,
-    BoolArray,
-    FloatArray,
-    IntArray,
-    run_starts,
-    small_stable_order,
-    sort_cases,
-)
+from rankeval.scored.sorting import _SMALL_SORT, run_starts, small_stable_order, sort_cases
 from rankeval.scored.store import (
     CaseStore,
     Side,

@@ -1,0 +1,311 @@
+"""The one operating-points contract: a ranking becomes cumulative true/false positives.
+
+Every reader builds its operating points here: the single-ranking evaluator
+(:mod:`rankeval.scored.evaluation`), the many-query batches
+(:class:`rankeval.ranking.trec_sort.QueryBatch`) and the partitioned report of the engines
+(:mod:`rankeval.scored.partitioned`) all call :func:`confusion_at_thresholds`, as
+scikit-learn's curve functions all start from one ``confusion_matrix_at_thresholds``; every
+curve and summary value is then a pure function of the :class:`OperatingPoints`.
+
+A ranking is held best first: for one ranking as *keys* (``-score``, ascending) and boolean
+*labels*, with ties already in the order the tie policy wants (insertion order for
+``"insertion"``; any order for ``"grouped"``, which only looks at whole tie blocks). An
+operating point is a threshold between two blocks of the ranking: after every case
+(``"insertion"``, trec_eval's ranks) or after every block of equal scores (``"grouped"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rankeval import formulas
+from rankeval.formulas import TiePolicy
+
+__all__ = [
+    "OperatingPoints",
+    "confusion_at_thresholds",
+    "operating_points",
+    "recall_steps",
+    "tie_block_ends",
+]
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
+_Scalar = TypeVar("_Scalar", bound=np.generic)
+
+
+@dataclass(frozen=True)
+class OperatingPoints:
+    """Cumulative counts after each operating point of a ranking.
+
+    With ``ties="insertion"`` every ranked case is an operating point; with
+    ``ties="grouped"`` every block of equal scores is one (its last row).
+    Along the points ``tp`` and ``fp`` never decrease and ``tp + fp`` grows by
+    at least one case per point; the derived arrays below rely on that.
+
+    The per-point values of ``docs/semantics.md#operating-points`` are computed on first use, once,
+    straight into the two uninterpolated curves that hold them
+    (:attr:`score_table`, :attr:`roc_table`); :attr:`recall`,
+    :attr:`precision` and :attr:`one_minus_specificity` are views of their
+    columns. Like the counts, all of them are read-only.
+
+    Attributes
+    ----------
+    tp, fp : ndarray of int64
+        True and false positives among the cases ranked at or above the point.
+    scores : ndarray of float64
+        The score at the point.
+    num_pos : int
+        ``R``: positive reference cases, misses included.
+    num_neg : int
+        ``N``: negative reference cases, negative misses included.
+    """
+
+    tp: IntArray
+    fp: IntArray
+    scores: FloatArray
+    num_pos: int
+    num_neg: int
+
+    @property
+    def size(self) -> int:
+        """Number of operating points."""
+        return int(self.tp.shape[0])
+
+    @cached_property
+    def score_table(self) -> FloatArray:
+        """Rows ``[recall, precision, score]``, one per point (column-major).
+
+        Recall is ``tp / R`` (NaN when R = 0), precision ``tp / (tp + fp)``
+        (never 0/0): LingPipe's uninterpolated score curve. Complexity: O(m), once.
+        """
+        table = np.empty((self.size, 3), dtype=np.float64, order="F")
+        recall, precision = table[:, 0], table[:, 1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            np.divide(self.tp, float(self.num_pos), out=recall)
+        # The int64 sum, then tp / sum in double: the bits of tp / (tp + fp)
+        # without a temporary array.
+        np.add(self.tp, self.fp, out=precision, dtype=np.int64)
+        np.divide(self.tp, precision, out=precision)
+        table[:, 2] = self.scores
+        return _frozen(table)
+
+    @cached_property
+    def roc_table(self) -> FloatArray:
+        """Rows ``[1 - specificity, sensitivity]``: ``[0, 0]``, one per point, ``[1, 1]``.
+
+        x is computed as ``1 - TN/N`` with ``TN = N - fp`` (LingPipe; NaN when
+        N = 0), y as ``tp / R`` (NaN when R = 0). Column-major.
+        Complexity: O(m), once.
+        """
+        table = np.empty((self.size + 2, 2), dtype=np.float64, order="F")
+        table[0] = (0.0, 0.0)
+        table[-1] = (1.0, 1.0)
+        x, y = table[1:-1, 0], table[1:-1, 1]
+        np.subtract(self.num_neg, self.fp, out=x, dtype=np.int64)  # TN, in int64 as before
+        with np.errstate(divide="ignore", invalid="ignore"):
+            np.divide(x, float(self.num_neg), out=x)
+            np.subtract(1.0, x, out=x)
+            np.divide(self.tp, float(self.num_pos), out=y)
+        return _frozen(table)
+
+    @property
+    def recall(self) -> FloatArray:
+        """``tp / R`` at each point; NaN when R = 0. A view of :attr:`score_table`."""
+        return self.score_table[:, 0]
+
+    @property
+    def precision(self) -> FloatArray:
+        """``tp / (tp + fp)`` at each point. A view of :attr:`score_table`."""
+        return self.score_table[:, 1]
+
+    @property
+    def one_minus_specificity(self) -> FloatArray:
+        """The ROC x at each point. A view of :attr:`roc_table`."""
+        return self.roc_table[1:-1, 0]
+
+    @cached_property
+    def recall_steps(self) -> IntArray:
+        """Points whose recall differs from the previous point's (0.0 before the first).
+
+        These start the runs of equal recall that LingPipe's interpolation
+        keeps; NaN recalls (R = 0) never equal anything, so each is a step.
+        Complexity: O(m), once.
+        """
+        return _frozen(recall_steps(self.recall))
+
+    @cached_property
+    def interpolated_precision(self) -> FloatArray:
+        """At each of :attr:`recall_steps`, the highest precision at that point or any later one.
+
+        Inside a run of equal recall ``tp`` is fixed while ``tp + fp`` grows,
+        so the run's first point has its highest precision: the maximum over
+        the steps alone equals the maximum over all points, bit for bit.
+        Complexity: O(m), once.
+        """
+        best = formulas.best_precision_from(self.precision[self.recall_steps])
+        return _frozen(np.ascontiguousarray(best))
+
+    @cached_property
+    def average_precision(self) -> float:
+        """:func:`rankeval.formulas.average_precision` of these points, the same bits, faster.
+
+        Only the points where recall (so tp) changes add a nonzero term, so the formula runs
+        over :attr:`recall_steps` alone.
+
+        >>> labels = np.array([0, 1, 0, 1, 1, 0, 0, 0, 1, 0], dtype=bool)
+        >>> operating_points(np.arange(10.0), labels, 5, 6, "insertion").average_precision
+        0.40888888888888886
+
+        Undefined when R = 0 (NaN). Complexity: O(m) once per points, then O(s) for s steps.
+        """
+        steps = self.recall_steps
+        return float(formulas.average_precision(self.tp[steps], self.fp[steps], self.num_pos))
+
+
+def _frozen(array: NDArray[_Scalar]) -> NDArray[_Scalar]:
+    array.flags.writeable = False
+    return array
+
+
+def tie_block_ends(keys: FloatArray) -> IntArray:
+    """Index of the last row of every block of equal keys in a sorted array.
+
+    ``-0.0`` and ``0.0`` tie, as do equal infinities.
+
+    >>> tie_block_ends(np.array([-3.0, -3.0, -1.0, 0.0, -0.0]))
+    array([1, 2, 4])
+
+    Complexity: O(n).
+    """
+    n = keys.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.flatnonzero(keys[1:] != keys[:-1])
+    return np.append(ends, n - 1).astype(np.int64, copy=False)
+
+
+def confusion_at_thresholds(
+    positives: NDArray[Any],
+    negatives: NDArray[Any] | None = None,
+    *,
+    ends: IntArray | None = None,
+    above: tuple[int, int] = (0, 0),
+) -> tuple[IntArray, IntArray]:
+    """True and false positives at or above each threshold of a ranking (best first).
+
+    Parameters
+    ----------
+    positives : ndarray of bool or int, shape (..., n)
+        Along the last axis, the ranking's rows: a case's label (bool), or the number of
+        positives in a row that stands for several cases.
+    negatives : ndarray of int, optional
+        The negatives of each row, when a row stands for several cases; None when each row is
+        one case (its negatives are ``1 - positives``).
+    ends : ndarray of int64, optional
+        The last row of each threshold's block (one ranking, 1-D): ties grouped. None: a
+        threshold after every row.
+    above : (tp, fp)
+        Positives and negatives ranked above the first row (a partition of a longer ranking).
+
+    Returns
+    -------
+    tp, fp : ndarray of int64
+        Cumulative counts at each threshold, shaped as ``positives`` (or ``(len(ends),)``).
+
+    >>> tp, fp = confusion_at_thresholds(np.array([True, False, True]))
+    >>> tp.tolist(), fp.tolist()
+    ([1, 1, 2], [0, 1, 1])
+    >>> tp, fp = confusion_at_thresholds(np.array([[0, 1], [1, 1]], dtype=bool))
+    >>> tp.tolist(), fp.tolist()
+    ([[0, 1], [1, 2]], [[1, 1], [0, 0]])
+    >>> tp, fp = confusion_at_thresholds(np.array([2, 0]), np.array([1, 3]), above=(5, 7))
+    >>> tp.tolist(), fp.tolist()
+    ([7, 7], [8, 11])
+
+    Complexity: O(n).
+    """
+    tp0, fp0 = above
+    tp = np.cumsum(positives, axis=-1, dtype=np.int64)
+    if negatives is not None:
+        fp = np.cumsum(negatives, axis=-1, dtype=np.int64)
+    elif ends is not None:
+        tp = tp[ends]
+        fp = (ends + 1) - tp
+    else:
+        # Each row one case: the rank less the positives (the padding of a batch of rankings
+        # counts as negatives, as trec_eval's P does).
+        fp = np.arange(1, tp.shape[-1] + 1, dtype=np.int64)
+        fp = fp - tp
+    if tp0:
+        tp += tp0
+    if fp0:
+        fp += fp0
+    return tp, fp
+
+
+def recall_steps(recall: FloatArray, previous: float = 0.0) -> IntArray:
+    """Points whose recall differs from the previous point's (``previous`` before the first:
+    0.0 at the top of the ranking, the last recall of the partition above otherwise).
+
+    These start the runs of equal recall that LingPipe's interpolation keeps; NaN recalls
+    (R = 0) never equal anything, so each is a step.
+
+    >>> recall_steps(np.array([0.0, 0.5, 0.5, 1.0])).tolist()
+    [1, 3]
+
+    Complexity: O(m).
+    """
+    changed = np.empty(recall.shape[0], dtype=np.bool_)
+    np.not_equal(recall[:1], previous, out=changed[:1])
+    np.not_equal(recall[1:], recall[:-1], out=changed[1:])
+    return np.flatnonzero(changed)
+
+
+def operating_points(
+    keys: FloatArray,
+    labels: BoolArray,
+    num_pos: int,
+    num_neg: int,
+    ties: TiePolicy,
+) -> OperatingPoints:
+    """Build the operating points of a sorted ranking.
+
+    Parameters
+    ----------
+    keys : ndarray of float64
+        ``-score`` of each ranked case, ascending (best first).
+    labels : ndarray of bool
+        Whether each ranked case is a positive, aligned with ``keys``.
+    num_pos, num_neg : int
+        Reference counts including misses.
+    ties : {"insertion", "grouped"}
+        ``"insertion"``: one point per case. ``"grouped"``: one per tie block.
+
+    >>> pts = operating_points(np.array([-2.0, -1.0, -1.0]), np.array([True, False, True]),
+    ...                        2, 1, "grouped")
+    >>> pts.tp.tolist(), pts.fp.tolist(), pts.scores.tolist()
+    ([1, 2], [0, 1], [2.0, 1.0])
+
+    Complexity: O(n).
+    """
+    n = keys.shape[0]
+    # Without ties, every block is one case and both policies agree.
+    if ties == "grouped" and n and (keys[1:] == keys[:-1]).any():
+        ends = tie_block_ends(keys)
+        tp, fp = confusion_at_thresholds(labels, ends=ends)
+        scores = np.negative(keys[ends], dtype=np.float64)  # float32 keys too
+    else:
+        tp, fp = confusion_at_thresholds(labels)
+        scores = np.negative(keys, dtype=np.float64)
+    if ties == "grouped":
+        # A block may hold -0.0 and 0.0; which one comes last depends on arrival order,
+        # which the grouped policy ignores: its zero scores are all 0.0.
+        scores += 0.0
+    return OperatingPoints(tp, fp, scores, int(num_pos), int(num_neg))
