@@ -41,18 +41,13 @@ import math
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from importlib import resources
 from typing import IO, TYPE_CHECKING, Any, Literal, NoReturn, TextIO
 
-import numpy as np
-from numpy.typing import NDArray
-
-from rankeval.checks import MAX_COUNT, check_choice
-from rankeval.formulas import NO_RELEVANT, PRECISION_AT_RANKS, NoRelevant, mean_over_queries
+from rankeval.checks import MAX_COUNT
+from rankeval.formulas import NO_RELEVANT, PRECISION_AT_RANKS
 from rankeval.io import (
     DEFAULT_CHUNK_ROWS,
-    Cases,
     DataError,
     FileFormat,
     ScoredCaseReader,
@@ -65,12 +60,29 @@ from rankeval.io import (
     standard_output,
     write_json,
 )
-from rankeval.scored.lingpipe_text import java_double_to_string, java_f6
+from rankeval.scored import lingpipe_text, queries
+from rankeval.scored.lingpipe_text import java_double_to_string
 
 if TYPE_CHECKING:
     from rankeval.scored import ScoredPrecisionRecallEvaluation
 
-__all__ = ["Mean", "QuerySummary", "main", "print_roc_curve", "summarize_queries"]
+__all__ = ["main"]
+
+# Library code that used to live here, now importable from where it belongs.
+_MOVED = {"Mean": "rankeval.scored.queries", "QuerySummary": "rankeval.scored.queries",
+          "summarize_queries": "rankeval.scored.queries",
+          "print_roc_curve": "rankeval.scored.lingpipe_text"}
+
+
+def __getattr__(name: str) -> Any:
+    """The old names of the library code this module held, with a ``DeprecationWarning``."""
+    if name in _MOVED:
+        import warnings
+
+        warnings.warn(f"rankeval.cli.{name} is now {_MOVED[name]}.{name}", DeprecationWarning,
+                      stacklevel=2)
+        return getattr(importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 TiePolicy = Literal["insertion", "grouped"]
 CurveName = Literal["pr", "roc", "score"]
@@ -123,133 +135,7 @@ class _Parser(argparse.ArgumentParser):
 # --------------------------------------------------------------------------- summaries
 
 
-@dataclass(frozen=True)
-class Mean:
-    """A mean over queries and how many queries it covers (NaN when it covers none)."""
-
-    value: float
-    num_queries: int
-
-
-@dataclass(frozen=True)
-class QuerySummary:
-    """Means over the queries of a multi-query file, under one :data:`NoRelevant` rule.
-
-    ``no_relevant="zero"`` (trec_eval's rule, the default everywhere): a query without
-    positives scores 0 on average precision, reciprocal rank and R-precision and counts in
-    their means. ``"skip"``: it is left out of them. The ROC area is undefined for a query
-    that lacks positives or negatives; its mean covers the queries where it is defined.
-    """
-
-    num_queries: int
-    num_without_positives: int
-    no_relevant: NoRelevant
-    mean_average_precision: Mean
-    mean_reciprocal_rank: Mean
-    mean_r_precision: Mean
-    mean_area_under_roc_curve: Mean
-
-
-def summarize_queries(
-    evaluations: Mapping[str, ScoredPrecisionRecallEvaluation], no_relevant: NoRelevant = "zero"
-) -> QuerySummary:
-    """Mean AP, reciprocal rank, R-precision and ROC area over queries, as evaluate_run averages.
-
-    Queries are summed in trec_eval's order (query ids sorted byte-wise), so with distinct
-    scores the means equal :func:`rankeval.evaluate_run`'s ``map``, ``recip_rank`` and
-    ``Rprec`` for the same cases bit for bit.
-
-    Undefined when: no query is evaluated (every mean is NaN over 0 queries).
-
-    Complexity: O(sum of the per-query evaluation costs).
-
-    Examples
-    --------
-    >>> from rankeval import ScoredPrecisionRecallEvaluation
-    >>> a, b, c = (ScoredPrecisionRecallEvaluation() for _ in range(3))
-    >>> a.add_cases([False, True], [2.0, 1.0])  # RR 1/2
-    >>> b.add_cases([True, False], [2.0, 1.0])  # RR 1
-    >>> c.add_cases([False], [1.0])  # no positive: scores 0, or is left out
-    >>> summarize_queries({"a": a, "b": b, "c": c}).mean_reciprocal_rank
-    Mean(value=0.5, num_queries=3)
-    >>> summarize_queries({"a": a, "b": b, "c": c}, "skip").mean_reciprocal_rank
-    Mean(value=0.75, num_queries=2)
-    """
-    check_choice(no_relevant, "no_relevant", NO_RELEVANT)
-    ordered = [evaluations[q] for q in sorted(evaluations, key=lambda q: q.encode())]
-    judged = [ev for ev in ordered if ev.num_positive_ref() > 0]
-    evaluated = ordered if no_relevant == "zero" else judged
-
-    def mean(read: Callable[[ScoredPrecisionRecallEvaluation], float]) -> Mean:
-        values = [read(ev) if ev.num_positive_ref() > 0 else 0.0 for ev in evaluated]
-        return Mean(mean_over_queries(values, len(values)), len(values))
-
-    areas = [ev.area_under_roc_curve(False) for ev in judged if ev.num_negative_ref() > 0]
-    return QuerySummary(
-        num_queries=len(evaluations),
-        num_without_positives=len(evaluations) - len(judged),
-        no_relevant=no_relevant,
-        mean_average_precision=mean(lambda ev: ev.average_precision()),
-        mean_reciprocal_rank=mean(lambda ev: ev.reciprocal_rank()),
-        mean_r_precision=mean(lambda ev: ev.r_precision()),
-        mean_area_under_roc_curve=Mean(mean_over_queries(areas, len(areas)), len(areas)),
-    )
-
-
 # --------------------------------------------------------------------------- reading
-
-
-class _Feeder:
-    """Hands the reader's chunks to the evaluators in geometrically growing batches.
-
-    ``add_cases`` merges a batch into everything added before, so feeding a fixed-size
-    chunk at a time would cost O(n) per chunk, O(n^2 / chunk) in all. Holding back up to
-    an eighth of what a query already has keeps the total cost O(n log n) while the held
-    rows (9 bytes each) stay a small fraction of the evaluator's own arrays.
-    """
-
-    def __init__(self, make: Callable[[], ScoredPrecisionRecallEvaluation]) -> None:
-        self.evaluations: dict[str | None, ScoredPrecisionRecallEvaluation] = {}
-        self._make = make
-        self._pending: dict[str | None, list[Cases]] = {}
-        self._pending_rows: dict[str | None, int] = {}
-        self._added: dict[str | None, int] = {}
-        self._total_pending = 0
-        self._total_added = 0
-
-    def add(self, cases: Cases) -> None:
-        query = cases.query
-        if query not in self.evaluations:
-            self.evaluations[query] = self._make()
-            self._pending[query], self._pending_rows[query], self._added[query] = [], 0, 0
-        self._pending[query].append(cases)
-        self._pending_rows[query] += len(cases.labels)
-        self._total_pending += len(cases.labels)
-        if self._pending_rows[query] >= max(CHUNK_ROWS, self._added[query] // 8):
-            self._flush(query)
-        if self._total_pending >= max(4 * CHUNK_ROWS, self._total_added // 8):
-            self.finish()
-
-    def _flush(self, query: str | None) -> None:
-        batches = self._pending[query]
-        if not batches:
-            return
-        if len(batches) == 1:
-            labels, scores = batches[0].labels, batches[0].scores
-        else:
-            labels = np.concatenate([batch.labels for batch in batches])
-            scores = np.concatenate([batch.scores for batch in batches])
-        batches.clear()
-        self.evaluations[query].add_cases(labels, scores)
-        rows = self._pending_rows[query]
-        self._pending_rows[query] = 0
-        self._added[query] += rows
-        self._total_pending -= rows
-        self._total_added += rows
-
-    def finish(self) -> None:
-        for query in self._pending:
-            self._flush(query)
 
 
 @contextlib.contextmanager
@@ -287,7 +173,7 @@ def _evaluate_stream(
 
     reader = ScoredCaseReader(stream, name, file_format=file_format, chunk_rows=CHUNK_ROWS)
     check_layout(reader)
-    feeder = _Feeder(lambda: ScoredPrecisionRecallEvaluation(ties=ties))
+    feeder = queries.QueryFeeder(lambda: ScoredPrecisionRecallEvaluation(ties=ties), CHUNK_ROWS)
     done = 0
     with progress_bar(f"rankeval: reading {name}", size, "B" if size else " lines") as progress:
         for cases in reader:
@@ -308,32 +194,6 @@ def _evaluate_stream(
 # --------------------------------------------------------------------------- writing
 
 
-def print_roc_curve(curve: NDArray[np.float64], file: IO[str] | None = None) -> None:
-    """Write a ROC curve in the style of LingPipe's curve printers.
-
-    LingPipe has no ROC printer; this one writes the header ``" 1-SPEC.    SENS."`` (``%8s
-    %8s``) and one row ``F6(1 - specificity) F6(sensitivity)`` per point, with LingPipe's
-    ``%8.6f`` (half-up on the decimal digits; NaN as ``"     NaN"``).
-
-    Complexity: O(m) for m rows.
-
-    Examples
-    --------
-    >>> print_roc_curve(np.array([[0.0, 0.0], [1.0 / 6.0, 0.2], [1.0, 1.0]]))
-     1-SPEC.    SENS.
-    0.000000 0.000000
-    0.166667 0.200000
-    1.000000 1.000000
-    """
-    out = sys.stdout if file is None else file
-    out.write(f"{'1-SPEC.':>8} {'SENS.':>8}\n")
-    f6 = java_f6
-    for start in range(0, curve.shape[0], CHUNK_ROWS):
-        block = curve[start : start + CHUNK_ROWS].tolist()
-        out.write("".join(f"{f6(x)} {f6(y)}\n" for x, y in block))
-    out.flush()
-
-
 def _print_curve(
     evaluation: ScoredPrecisionRecallEvaluation, curve: CurveName, interpolate: bool, out: IO[str]
 ) -> None:
@@ -344,7 +204,7 @@ def _print_curve(
             evaluation.pr_score_curve(interpolate), file=out
         )
     else:
-        print_roc_curve(evaluation.roc_curve(interpolate), file=out)
+        lingpipe_text.print_roc_curve(evaluation.roc_curve(interpolate), file=out)
 
 
 def _document(evaluation: ScoredPrecisionRecallEvaluation) -> dict[str, Any]:
@@ -375,8 +235,8 @@ def _document(evaluation: ScoredPrecisionRecallEvaluation) -> dict[str, Any]:
     }
 
 
-def _summary_document(summary: QuerySummary) -> dict[str, Any]:
-    def mean(value: Mean) -> dict[str, Any]:
+def _summary_document(summary: queries.QuerySummary) -> dict[str, Any]:
+    def mean(value: queries.Mean) -> dict[str, Any]:
         return {"value": value.value, "num_queries": value.num_queries}
 
     return {
@@ -391,7 +251,9 @@ def _summary_document(summary: QuerySummary) -> dict[str, Any]:
 
 
 def _write_query_report(
-    evaluations: Mapping[str, ScoredPrecisionRecallEvaluation], summary: QuerySummary, out: IO[str]
+    evaluations: Mapping[str, ScoredPrecisionRecallEvaluation],
+    summary: queries.QuerySummary,
+    out: IO[str],
 ) -> None:
     d = java_double_to_string
     out.write(
@@ -410,7 +272,7 @@ def _write_query_report(
             + "\n"
         )
 
-    def mean_line(name: str, mean: Mean) -> str:
+    def mean_line(name: str, mean: queries.Mean) -> str:
         queries = "query" if mean.num_queries == 1 else "queries"
         return f"  {name}={d(mean.value)} (over {mean.num_queries} {queries})\n"
 
@@ -521,7 +383,7 @@ def _run_scored(args: argparse.Namespace) -> int:
 
     if reader.has_query:
         by_query = {str(query): ev for query, ev in evaluations.items()}
-        summary = summarize_queries(by_query, args.no_relevant)
+        summary = queries.summarize_queries(by_query, args.no_relevant)
         with _output(args.output) as out:
             if args.json:
                 document = {

@@ -11,8 +11,9 @@ import dask.dataframe as dd
 import pandas as pd
 import pytest
 
+import rankeval.adapters.common
+import rankeval.adapters.spark
 import rankeval.dask
-import rankeval.engines
 import rankeval.spark
 from tests import engine_cases
 from tests.engine_cases import Engine
@@ -56,9 +57,9 @@ def test_ranked_in_tasks(engine: Engine, distinct: int, stream: bool,
     # Spark ranks few distinct scores on the driver; here the tasks rank them (as counts
     # per score, or as cases), and with ``stream`` the driver reads them bucket by bucket,
     # as when the points would not fit.
-    monkeypatch.setattr(rankeval.engines, "DRIVER_SCORES", -1)
+    monkeypatch.setattr(rankeval.adapters.common, "DRIVER_SCORES", -1)
     if stream:
-        monkeypatch.setattr(rankeval.engines, "DRIVER_POINTS", 0)
+        monkeypatch.setattr(rankeval.adapters.common, "DRIVER_POINTS", 0)
     engine_cases.check_scored(engine, 5, 6, distinct, 0.3)
 
 
@@ -94,8 +95,31 @@ def test_spark_curve_frame_holds_the_full_curves(engine: Engine) -> None:
         return  # a Spark DataFrame of the curves: Spark only
     rows = engine_cases.scored_rows(12, 3000, 40, 0.3)
     frame = rankeval.spark.curve_frame(engine.frame(rows, 3), buckets=5, misses=2)
-    got = rankeval.spark._collect(frame.orderBy("bucket", "point"))
+    got = rankeval.adapters.spark._collect(frame.orderBy("bucket", "point"))
     local = engine_cases.local_evaluator(rows, misses=2)
     want_pr, want_roc = local.pr_score_curve(), local.roc_curve()[1:-1]
     assert same_bits([[r["recall"], r["precision"], r["score"]] for r in got], want_pr)
     assert same_bits([[r["fpr"], r["tpr"]] for r in got], want_roc)
+
+
+def test_the_engines_share_one_signature_and_one_set_of_defaults() -> None:
+    """``evaluate`` of every engine takes the same arguments with the same defaults, those
+    of :class:`rankeval.adapters.common.ScoredTableOptions` (they once disagreed on
+    ``sample_size``: 20,000 and 100,000)."""
+    import dataclasses
+    import inspect
+
+    from rankeval.adapters.common import ScoredTableOptions
+
+    spark = inspect.signature(rankeval.spark.evaluate).parameters
+    dask = inspect.signature(rankeval.dask.evaluate).parameters
+    assert list(spark) == list(dask)
+    fields = {f.name: f.default for f in dataclasses.fields(ScoredTableOptions) if f.init}
+    assert list(spark)[1:] == list(fields)
+    for name, default in fields.items():
+        assert spark[name].default == default == dask[name].default, name
+    curve = inspect.signature(rankeval.spark.curve_frame).parameters
+    for name in list(curve)[1:]:
+        assert curve[name].default == fields[name], name
+    with pytest.raises(ValueError, match="sample_size must be an integer >= 1"):
+        ScoredTableOptions(sample_size=0)

@@ -56,7 +56,31 @@ OLD_MODULES = {
         ("OperatingPoints", "operating_points", "sort_cases", "run_starts",
          "small_stable_order", "tie_block_ends"),
         "rankeval.scored.kernel is now rankeval.points"),
+    "rankeval.engines": (("ScoredTableOptions", "check_order", "scored_parts", "run_batch"),
+                         "rankeval.engines is now rankeval.adapters.common"),
+    "rankeval.correlation": (("KendallTau", "kendall_tau", "kendall_tau_counts"),
+                             "rankeval.correlation is now rankeval.ranking.correlation"),
 }
+
+
+def test_the_adapters_short_names_are_the_adapters_modules() -> None:
+    """``rankeval.spark``, ``rankeval.dask`` and ``rankeval.prometheus`` stay the public names
+    (no warning); the code lives in the adapters wing, and both names give one module."""
+    code = """
+import warnings
+warnings.simplefilter("error")
+import rankeval.spark, rankeval.dask, rankeval.prometheus
+import rankeval.adapters.spark, rankeval.adapters.dask, rankeval.adapters.prometheus
+print(rankeval.spark is rankeval.adapters.spark, rankeval.dask is rankeval.adapters.dask,
+      rankeval.prometheus is rankeval.adapters.prometheus)
+from rankeval.spark import evaluate
+from rankeval.prometheus import EvaluationCollector
+print(evaluate is rankeval.adapters.spark.evaluate)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True"] * 4
 
 
 def _import_in_child(module: str, names: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
@@ -96,3 +120,19 @@ def test_the_moved_kernel_names_are_the_new_ones() -> None:
         from rankeval.scored import kernel
     assert kernel.operating_points is points.operating_points
     assert kernel.sort_cases is sorting.sort_cases
+
+
+def test_the_library_code_that_left_the_command_line() -> None:
+    """``summarize_queries``, ``QuerySummary``, ``Mean`` and ``print_roc_curve`` moved out of
+    ``rankeval.cli``; the old names warn and are the new objects."""
+    import pytest
+
+    from rankeval import cli
+    from rankeval.scored import lingpipe_text, queries
+
+    for name, home in (("summarize_queries", queries), ("QuerySummary", queries),
+                       ("Mean", queries), ("print_roc_curve", lingpipe_text)):
+        with pytest.warns(DeprecationWarning, match=rf"rankeval\.cli\.{name} is now"):
+            assert getattr(cli, name) is getattr(home, name)
+    with pytest.raises(AttributeError):
+        cli.no_such_name  # noqa: B018

