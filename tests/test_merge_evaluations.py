@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rankeval.ranking import Qrels, Run, evaluate_run
-from rankeval.ranking.evaluate import merge_evaluations
+from rankeval.ranking.evaluate import evaluate_part, merge_evaluations
 from tests.helpers import same_bits
 
 
@@ -56,7 +56,7 @@ def test_merged_batches_equal_one_call(measures: list[str], options: dict, batch
         # A batch may hold judgments only, or results only (as an engine's partition may).
         qrels_part = Qrels.from_arrays(*_columns(q_part))
         run_part = Run.from_arrays(*_columns(r_part))
-        parts.append(evaluate_run(qrels_part, run_part, measures, **options, _batch=True))
+        parts.append(evaluate_part(qrels_part, run_part, measures, **options))
     whole = evaluate_run(Qrels.from_dict(qrels), Run.from_dict(run), measures, **options)
     merged = merge_evaluations(parts, run_queries=list(run))
     assert merged.queries == whole.queries
@@ -81,6 +81,6 @@ def test_merging_refuses_overlaps_and_mixed_measures() -> None:
     with pytest.raises(ValueError, match="no evaluation"):
         merge_evaluations([])
     # A batch without a shared query is fine; no shared query anywhere is the usual error.
-    lonely = evaluate_run({"q1": {"a": 1}}, {"q2": {"a": 1.0}}, "map", _batch=True)
+    lonely = evaluate_part({"q1": {"a": 1}}, {"q2": {"a": 1.0}}, "map")
     with pytest.raises(ValueError, match="no queries with both results and relevance"):
         merge_evaluations([lonely])

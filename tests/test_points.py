@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from rankeval import ScoredPrecisionRecallEvaluation, points
 from rankeval.ranking import evaluate as many
 from rankeval.ranking.inputs import Qrels, Run
+from rankeval.ranking.options import RunOptions
 from rankeval.scored import partitioned
 from tests.strategies import tied_scores
 
@@ -37,9 +38,7 @@ def _batch_points(labels: list[bool], scores: list[float]) -> tuple[Any, Any]:
     qrels = Qrels.from_dict({"q": {d: int(label) for d, label in zip(docs, labels,
                                                                       strict=True)}})
     run = Run.from_dict({"q": dict(zip(docs, scores, strict=True))})
-    ranked, _, _ = many._rank(qrels, run, complete=False, no_relevant="zero", level=1,
-                              ties="input", precision="double", max_docs=None,
-                              judged_only=False)
+    ranked, _, _ = many._rank(qrels, run, RunOptions(ties="input", score_precision="double"))
     ((_, batch),) = list(ranked.batches())
     return batch.tp[0], batch.fp[0]
 

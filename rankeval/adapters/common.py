@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from rankeval.checks import check_choice, check_int
 from rankeval.formulas import PRECISION_AT_RANKS, TIE_POLICIES, TiePolicy
 from rankeval.points import BoolArray, FloatArray, IntArray
-from rankeval.ranking.evaluate import RunEvaluation, evaluate_run
+from rankeval.ranking.evaluate import RunEvaluation, evaluate_part, evaluate_run
 from rankeval.ranking.inputs import Qrels, Run
 from rankeval.scored.partitioned import (
     BucketPart,
@@ -245,8 +245,6 @@ def check_run_options(measures: str | Sequence[str], runid: object,
     """
     if not isinstance(runid, str):
         raise TypeError(f"runid must be a str, got {type(runid).__name__} {runid!r}")
-    if "_batch" in options:
-        raise TypeError("evaluate_run() got an unexpected keyword argument '_batch'")
     one = np.array(["q"])
     evaluate_run(Qrels.from_arrays(one, one, np.array([1])),
                  Run.from_arrays(one, one, np.array([1.0])), measures, **options)
@@ -320,8 +318,8 @@ def run_batch(
     """
     if qrels[0].shape[0] == 0 and run[0].shape[0] == 0:
         return None
-    return evaluate_run(Qrels.from_arrays(*qrels), Run.from_arrays(*run, runid=runid), measures,
-                        **options, _batch=True)
+    return evaluate_part(Qrels.from_arrays(*qrels), Run.from_arrays(*run, runid=runid),
+                         measures, **options)
 
 
 def first_seen(chunks: Iterable[Iterable[str]]) -> list[str]:

@@ -44,14 +44,13 @@ import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from rankeval import formulas
-from rankeval.checks import check_choice, check_flag, check_int
-from rankeval.formulas import NO_RELEVANT, NoRelevant
+from rankeval.formulas import NoRelevant
 from rankeval.ranking import catalogue, registry
 from rankeval.ranking.catalogue import Column, MeasureRequest, Profile
 from rankeval.ranking.inputs import Qrels, QrelsLike, Run, RunLike, _utf8, qrels_and_run
@@ -68,11 +67,15 @@ from rankeval.ranking.measures import (
     compute,
     cutoff_count,
 )
+from rankeval.ranking.options import RunOptions
 from rankeval.ranking.trec_sort import (
     NONPOOL,
     DocumentTies,
+    JudgmentRows,
     QueryBatch,
     RankedQueries,
+    RunRows,
+    ScorePrecision,
     rank_queries,
 )
 
@@ -81,6 +84,7 @@ __all__ = [
     "Run",
     "RunEvaluation",
     "eleven_point_precision",
+    "evaluate_part",
     "evaluate_run",
     "first_relevant_ranks",
     "median_first_relevant_rank",
@@ -92,13 +96,6 @@ __all__ = [
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
-ScorePrecision = Literal["float32", "double"]
-
-_PROFILE_DEFAULTS: dict[Profile, tuple[ScorePrecision, IprecRule]] = {
-    "9.0.8-2020": ("float32", "trec9"),
-    "9.0.8": ("double", "trec9"),
-    "10.0": ("double", "lround"),
-}
 _COUNT_MEASURES = frozenset({"runid", "num_q", "num_ret", "num_rel", "num_rel_ret"})
 
 
@@ -314,7 +311,6 @@ def evaluate_run(
     first_params_win: bool = False,
     trec_quirks: bool = True,
     known: QrelsLike | None = None,
-    _batch: bool = False,
 ) -> RunEvaluation:
     """Evaluate a run against qrels with trec_eval's measures.
 
@@ -420,45 +416,56 @@ def evaluate_run(
     0.8333333333333334
     """
     qrels_obj, run_obj = qrels_and_run(qrels, run)
-    profile = catalogue.check_profile(profile)
+    options = RunOptions(
+        profile=profile, relevance_level=relevance_level, complete=complete,
+        max_docs=max_docs, judged_only=judged_only, ties=ties, score_precision=score_precision,
+        iprec_rule=iprec_rule, ap_denominator=ap_denominator,
+        precision_denominator=precision_denominator, capped_recall=capped_recall, gain=gain,
+        discount=discount, ideal=ideal, no_relevant=no_relevant, num_docs=num_docs,
+        first_params_win=first_params_win, trec_quirks=trec_quirks,
+    )
+    return _evaluate_run(qrels_obj, run_obj, measures, options, known)
+
+
+def evaluate_part(
+    qrels: QrelsLike,
+    run: RunLike,
+    measures: str | Iterable[str] = ("official",),
+    known: QrelsLike | None = None,
+    **options: Any,
+) -> RunEvaluation:
+    """One part of a run evaluated for :func:`merge_evaluations`: as :func:`evaluate_run`
+    (same ``options``), except that the part may share no query with the qrels (it then
+    evaluates no query). The engines evaluate a run's parts this way, one per task.
+
+    >>> part = evaluate_part({"q1": {"a": 1}}, {"q2": {"a": 1.0}}, "map")
+    >>> part.queries
+    ()
+
+    Complexity: as :func:`evaluate_run`.
+    """
+    qrels_obj, run_obj = qrels_and_run(qrels, run)
+    return _evaluate_run(qrels_obj, run_obj, measures, RunOptions(**options), known,
+                         part=True)
+
+
+def _evaluate_run(
+    qrels_obj: Qrels,
+    run_obj: Run,
+    measures: str | Iterable[str],
+    options: RunOptions,
+    known: QrelsLike | None = None,
+    *,
+    part: bool = False,
+) -> RunEvaluation:
+    """:func:`evaluate_run` with its inputs and options checked (``part``: see
+    :func:`evaluate_part`)."""
     specs = [measures] if isinstance(measures, str) else list(measures)
     if any(is_ir_name(spec) for spec in specs):
-        trec_options = dict(
-            profile=profile, relevance_level=relevance_level, complete=complete,
-            max_docs=max_docs, judged_only=judged_only, ties=ties,
-            score_precision=score_precision, iprec_rule=iprec_rule, ap_denominator=ap_denominator,
-            precision_denominator=precision_denominator, capped_recall=capped_recall, gain=gain,
-            discount=discount, ideal=ideal, no_relevant=no_relevant, num_docs=num_docs,
-            first_params_win=first_params_win, trec_quirks=trec_quirks, known=known,
-            _batch=_batch,
-        )
-        return _with_ir_names(qrels_obj, run_obj, specs, trec_options)
-    first_wins = check_flag(first_params_win, "first_params_win")
-    resolved = catalogue.resolve(specs, profile, first_wins=first_wins)
-    level = check_int(relevance_level, "relevance_level")
-    default_precision, default_rule = _PROFILE_DEFAULTS[profile]
-    options = MeasureOptions(
-        iprec_rule=check_choice(iprec_rule or default_rule, "iprec_rule",
-                           ("trec9", "lround", "ceil", "lingpipe")),
-        ap_denominator=check_choice(ap_denominator, "ap_denominator",
-                               ("relevant", "retrieved", "min_k_r")),
-        precision_denominator=check_choice(precision_denominator, "precision_denominator",
-                                      ("k", "retrieved")),
-        capped_recall=check_flag(capped_recall, "capped_recall"),
-        gain=check_choice(gain, "gain", ("linear", "exp")),
-        discount=check_choice(discount, "discount", ("log2", "jk2002")),
-        ideal=check_choice(ideal, "ideal", ("judged", "retrieved")),
-        average_ties=check_choice(ties, "ties", ("docid_desc", "docid_asc", "input", "average"))
-        == "average",
-        num_docs=check_int(num_docs, "num_docs", minimum=0),
-        empty_iprec_nan=check_flag(trec_quirks, "trec_quirks"),
-    )
-    precision: ScorePrecision = check_choice(
-        score_precision or default_precision, "score_precision", ("float32", "double")
-    )
-    if max_docs is not None:
-        max_docs = check_int(max_docs, "max_docs", minimum=0)
-    if options.average_ties:
+        return _with_ir_names(qrels_obj, run_obj, specs, options, known, part)
+    profile = options.profile
+    resolved = catalogue.resolve(specs, profile, first_wins=options.first_params_win)
+    if options.ties == "average":
         unsupported = [r.measure.name for r in resolved.requests
                        if r.measure.name not in registry.AVERAGE_TIES_MEASURES | _COUNT_MEASURES]
         if unsupported:
@@ -466,24 +473,21 @@ def evaluate_run(
                 f"ties='average' is defined for {sorted(registry.AVERAGE_TIES_MEASURES)} only, "
                 f"not for {unsupported}"
             )
-    complete = check_flag(complete, "complete")
-    check_choice(no_relevant, "no_relevant", NO_RELEVANT)
-    known_obj = _known_set(known, resolved.requests, level)
+    known_obj = _known_set(known, resolved.requests, options.relevance_level)
     ranked, queries, retrieved = _rank(
-        qrels_obj, run_obj, complete=complete, no_relevant=no_relevant, level=level, ties=ties,
-        precision=precision, max_docs=max_docs, judged_only=check_flag(judged_only, "judged_only"),
+        qrels_obj, run_obj, options,
         # trec_eval 10 evaluates every qrels query under -c, so it needs no shared query.
-        require_shared=not _batch and not (complete and not catalogue.is_nine(profile)),
+        require_shared=not part and not options.trec_ten_complete,
         known=known_obj,
     )
     # trec_eval 10 ranks a query the run lacks (-c) as one unjudged document, which -J and
     # -M 0 then drop; see _evaluate.
-    placeholder = 0 if judged_only or max_docs == 0 else 1
-    evaluation = _evaluate(ranked, resolved.requests, resolved.columns, options, profile,
-                           queries, retrieved, run_obj.runid, complete,
-                           placeholder if trec_quirks and not catalogue.is_nine(profile)
+    placeholder = 0 if options.judged_only or options.max_docs == 0 else 1
+    evaluation = _evaluate(ranked, resolved.requests, resolved.columns, options.measure_options,
+                           profile, queries, retrieved, run_obj.runid, options.complete,
+                           placeholder if options.trec_quirks and not catalogue.is_nine(profile)
                            else None)
-    if complete and trec_quirks and "num_rel" in evaluation.aggregates:
+    if options.complete and options.trec_quirks and "num_rel" in evaluation.aggregates:
         # trec_eval's -c summary of num_rel recounts the qrels: every judgment above 0.
         evaluation = evaluation._with_aggregate(
             "num_rel", float(np.count_nonzero(qrels_obj.rel > 0)))
@@ -491,7 +495,8 @@ def evaluate_run(
 
 
 def _with_ir_names(
-    qrels: Qrels, run: Run, specs: list[str], trec_options: dict[str, Any]
+    qrels: Qrels, run: Run, specs: list[str], options: RunOptions, known: QrelsLike | None,
+    part: bool,
 ) -> RunEvaluation:
     """Evaluate trec_eval names and ir_measures names together, in the order given.
 
@@ -506,14 +511,14 @@ def _with_ir_names(
     trec = [spec for spec in specs if spec not in ir]
     named = list({m.name: m for m in map(parse_ir_name, ir)}.values())
     own = [m for m in named if m.own]  # Compat, Accuracy: ir_measures' own providers
-    if trec and (trec_options["complete"] is not True or trec_options["no_relevant"] != "zero"):
+    if trec and (options.complete is not True or options.no_relevant != "zero"):
         raise ValueError(
             "ir_measures names score every qrels query (as ir_measures does: complete=True, "
             "no_relevant='zero'); with trec_eval names in the same call "
             f"({', '.join(trec)}) pass complete=True, or evaluate the two kinds of names in "
             "separate calls (RPrec and infAP() are ir_measures' spellings of Rprec and infAP)"
         )
-    which: dict[str, Any] = {"complete": True, "no_relevant": "zero"}
+    which = options.replace(complete=True, no_relevant="zero")
     groups: dict[tuple[tuple[tuple[str, Any], ...], str], list[IrMeasure]] = {}
     for measure in named:
         if measure.own:
@@ -523,38 +528,37 @@ def _with_ir_names(
         groups.setdefault((measure.options, alone), []).append(measure)
     parts: list[tuple[RunEvaluation, dict[str, list[str]]]] = []
     if trec:
-        part = evaluate_run(qrels, run, trec, **trec_options)
-        parts.append((part, {c: [c] for c in part.columns}))
+        done = _evaluate_run(qrels, run, trec, options, known, part=part)
+        parts.append((done, {c: [c] for c in done.columns}))
     ir_parts = len(parts)
-    for (options, _), members in groups.items():
-        part = evaluate_run(qrels, run, list(dict.fromkeys(m.trec for m in members)),
-                            **which, **dict(options), _batch=trec_options["_batch"])
+    for (own_options, _), members in groups.items():
+        done = _evaluate_run(qrels, run, list(dict.fromkeys(m.trec for m in members)),
+                             which.replace(**dict(own_options)), known, part=part)
         names: dict[str, list[str]] = {}
         for m in members:  # two spellings may share a column (SetRelP, SetP(relative=True))
             names.setdefault(m.column, []).append(m.name)
-        parts.append((_as_ir_measures(part, run), names))
+        parts.append((_as_ir_measures(done, run), names))
     if not parts:  # only Compat or Accuracy: the queries ir_measures names score
-        parts.append((evaluate_run(qrels, run, "num_q", **which,
-                                   _batch=trec_options["_batch"]), {}))
+        parts.append((_evaluate_run(qrels, run, "num_q", which, part=part), {}))
     first = parts[0][0]
-    if any(part.queries != first.queries for part, _ in parts):
+    if any(done.queries != first.queries for done, _ in parts):
         raise ValueError("these measures evaluate different queries (rel= with "
                          "no_relevant='skip'); evaluate them in separate calls")
     layout: list[Column] = []
     values: dict[str, FloatArray] = {}
     texts: dict[str, tuple[str, ...]] = {}
     aggregates: dict[str, float] = {}
-    for number, (part, renames) in enumerate(parts):
-        for column in part._layout:
+    for number, (done, renames) in enumerate(parts):
+        for column in done._layout:
             for name in renames.get(column.name, ()):
                 layout.append(dataclasses.replace(column, name=name,
                                                   ir_measures=number >= ir_parts))
-                if column.name in part.values:
-                    values[name] = part.values[column.name]
-                if column.name in part.texts:
-                    texts[name] = part.texts[column.name]
-                if column.name in part.aggregates:
-                    aggregates[name] = part.aggregates[column.name]
+                if column.name in done.values:
+                    values[name] = done.values[column.name]
+                if column.name in done.texts:
+                    texts[name] = done.texts[column.name]
+                if column.name in done.aggregates:
+                    aggregates[name] = done.aggregates[column.name]
     if own:
         from rankeval.ranking.ir_own import as_dicts, own_values
 
@@ -694,20 +698,14 @@ def merge_evaluations(
 def _rank(
     qrels_obj: Qrels,
     run_obj: Run,
+    options: RunOptions,
     *,
-    complete: bool,
-    no_relevant: NoRelevant,
-    level: int,
-    ties: DocumentTies,
-    precision: ScorePrecision,
-    max_docs: int | None,
-    judged_only: bool,
     require_shared: bool = True,
     known: Qrels | None = None,
 ) -> tuple[RankedQueries, tuple[str, ...], BoolArray]:
     """The evaluated queries ranked: the rankings, their query ids, and which the run has.
 
-    Shared by :func:`evaluate_run` and :func:`relevant_ranks` (arguments already checked).
+    Shared by :func:`evaluate_run` and :func:`relevant_ranks`.
     """
     # Evaluated queries, in trec_eval's order (query ids sorted byte-wise). The run's ids are
     # found through the qrels' dict (built once per Qrels): cheaper than sorting them.
@@ -725,9 +723,9 @@ def _rank(
     run_of_qrels[qrels_code[shared]] = shared
     run_of_qrels = run_of_qrels[qrels_sorted]
     in_run = run_of_qrels >= 0
-    chosen = np.ones(qrels_sorted.size, dtype=bool) if complete else in_run
-    if no_relevant == "skip":
-        relevant = np.bincount(qrels_obj.query[qrels_obj.rel >= level],
+    chosen = np.ones(qrels_sorted.size, dtype=bool) if options.complete else in_run
+    if options.no_relevant == "skip":
+        relevant = np.bincount(qrels_obj.query[qrels_obj.rel >= options.relevance_level],
                                minlength=len(qrels_obj.query_ids))
         chosen &= relevant[qrels_sorted] > 0
     if require_shared and not (chosen & in_run).any():
@@ -738,34 +736,20 @@ def _rank(
     queries = tuple(map(names.__getitem__, evaluated_qrels.tolist()))
 
     run_docid, run_hash, index = qrels_obj._join(run_obj)
-    ranking: dict[str, Any] = dict(
-        run_query=run_obj.query,
-        run_docid=run_docid,
-        run_score=run_obj.score,
-        run_hash=run_hash,
-        qrels_query=qrels_obj.query,
-        qrels_index=index,
-        evaluated_run=evaluated_run,
-        evaluated_qrels=evaluated_qrels,
-        num_run_queries=len(run_obj.query_ids),
-        num_qrels_queries=len(qrels_obj.query_ids),
-        level=level,
-        ties=ties,
-        score_precision=precision,
-        max_docs=max_docs,
-        judged_only=judged_only,
-        run_segments=run_obj._segments,
-    )
-    ranked = rank_queries(qrels_rel=qrels_obj.rel, qrels_levels=qrels_obj._judged_counts,
-                          **ranking)
+    rows = RunRows(run_obj.query, run_docid, run_obj.score, run_hash, len(run_obj.query_ids),
+                   run_obj._segments)
+    judgments = JudgmentRows(qrels_obj.query, qrels_obj.rel, index, len(qrels_obj.query_ids),
+                             qrels_obj._judged_counts)
+    ranked = rank_queries(rows, judgments, evaluated_run, evaluated_qrels, options.rules)
     if known is not None:
         # The same rankings judged against the known set: a judged document the user did not
         # know becomes judged non-relevant (0), so the rankings, their truncation and -J's
         # choice of documents are the same; unjudged and pooled values are kept.
         marks = _known_marks(qrels_obj, known)
         side_rel = np.where(marks | (qrels_obj.rel < 0), qrels_obj.rel, 0)
-        side = rank_queries(qrels_rel=side_rel, qrels_levels=None, **ranking)
-        ranked.sides["known"] = side
+        side = dataclasses.replace(judgments, rel=side_rel, levels=None)
+        ranked.sides["known"] = rank_queries(rows, side, evaluated_run, evaluated_qrels,
+                                             options.rules)
     return ranked, queries, evaluated_run >= 0
 
 
@@ -1036,20 +1020,13 @@ def relevant_ranks(
     Complexity: as :func:`evaluate_run` with one measure.
     """
     qrels_obj, run_obj = qrels_and_run(qrels, run)
-    profile = catalogue.check_profile(profile)
-    if check_choice(ties, "ties", ("docid_desc", "docid_asc", "input", "average")) == "average":
+    options = RunOptions(profile=profile, relevance_level=relevance_level, complete=complete,
+                         max_docs=max_docs, judged_only=judged_only, ties=ties,
+                         score_precision=score_precision, no_relevant=no_relevant)
+    if options.ties == "average":
         raise ValueError("ties='average' gives no rank to a document in a tie block; "
                          "use 'docid_desc', 'docid_asc' or 'input'")
-    precision: ScorePrecision = check_choice(
-        score_precision or _PROFILE_DEFAULTS[profile][0], "score_precision", ("float32", "double")
-    )
-    ranked, queries, _ = _rank(
-        qrels_obj, run_obj, complete=check_flag(complete, "complete"),
-        no_relevant=check_choice(no_relevant, "no_relevant", NO_RELEVANT),
-        level=check_int(relevance_level, "relevance_level"), ties=ties, precision=precision,
-        max_docs=None if max_docs is None else check_int(max_docs, "max_docs", minimum=0),
-        judged_only=check_flag(judged_only, "judged_only"),
-    )
+    ranked, queries, _ = _rank(qrels_obj, run_obj, options)
     out: list[FloatArray] = [np.zeros(0)] * len(queries)
     for members, batch in ranked.batches():
         rows, columns = batch._relevant_cells

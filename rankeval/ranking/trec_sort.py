@@ -39,8 +39,11 @@ __all__ = [
     "UNJUDGED",
     "DocumentTies",
     "JudgedCounts",
+    "JudgmentRows",
     "QueryBatch",
     "RankedQueries",
+    "RankingRules",
+    "RunRows",
     "judged_counts",
     "rank_queries",
 ]
@@ -401,56 +404,87 @@ class RankedQueries:
         return QueryBatch(rels, lengths, levels, self.level, tied, grades)
 
 
+@dataclass(frozen=True)
+class RunRows:
+    """A run as :func:`rank_queries` reads it: its rows, columnar.
+
+    Attributes
+    ----------
+    query, docid, score : ndarray
+        Per row: query code (into the run's query list), document id, score. No
+        ``(query, docid)`` pair may repeat.
+    hashes : ndarray of uint64, or None
+        ``doc_hash(docid)``, or None to hash the rows block by block as they are looked up
+        (a large run's hashes are then never all in memory).
+    num_queries : int
+        Size of the run's query list.
+    segments : ndarray of int64, optional
+        Start row of each run of equal ``query`` values (known to the caller), which spares
+        a pass over the rows.
+    """
+
+    query: IntArray
+    docid: NDArray[np.generic]
+    score: FloatArray
+    hashes: NDArray[np.uint64] | None
+    num_queries: int
+    segments: IntArray | None = None
+
+
+@dataclass(frozen=True)
+class JudgmentRows:
+    """Qrels as :func:`rank_queries` reads them.
+
+    Attributes
+    ----------
+    query, rel : ndarray
+        Per judgment: query code (into the qrels' query list) and value.
+    index : PairIndex
+        Index of the ``(query, docid)`` pairs; its document ids must be of the same kind as
+        the run's (see :func:`rankeval.ranking.join.common_docids`).
+    num_queries : int
+        Size of the qrels' query list.
+    levels : JudgedCounts, optional
+        :func:`judged_counts` of the qrels, when known (it depends on the qrels only).
+    """
+
+    query: IntArray
+    rel: IntArray
+    index: PairIndex
+    num_queries: int
+    levels: JudgedCounts | None = None
+
+
+@dataclass(frozen=True)
+class RankingRules:
+    """How rankings are formed (see the module docstring): the relevance level, the order of
+    tied scores, the precision scores are compared in, the cutoff ``max_docs`` and whether
+    unjudged documents are dropped (``judged_only``)."""
+
+    level: int = 1
+    ties: DocumentTies = "docid_desc"
+    score_precision: ScorePrecision = "float32"
+    max_docs: int | None = None
+    judged_only: bool = False
+
+
 def rank_queries(
-    *,
-    run_query: IntArray,
-    run_docid: NDArray[np.generic],
-    run_score: FloatArray,
-    run_hash: NDArray[np.uint64] | None,
-    qrels_query: IntArray,
-    qrels_rel: IntArray,
-    qrels_index: PairIndex,
+    run: RunRows,
+    judgments: JudgmentRows,
     evaluated_run: IntArray,
     evaluated_qrels: IntArray,
-    num_run_queries: int,
-    num_qrels_queries: int,
-    level: int,
-    ties: DocumentTies,
-    score_precision: ScorePrecision,
-    max_docs: int | None,
-    judged_only: bool,
-    run_segments: IntArray | None = None,
-    qrels_levels: JudgedCounts | None = None,
+    rules: RankingRules,
 ) -> RankedQueries:
     """Rank the evaluated queries and look up every retrieved document's judgment.
 
     Parameters
     ----------
-    run_query, run_docid, run_score : ndarray
-        Run rows: query code (into the run's query list), document id, score. No
-        ``(query, docid)`` pair may repeat.
-    run_hash : ndarray of uint64, or None
-        ``doc_hash(run_docid)``, or None to hash the rows block by block as they are looked
-        up (a large run's hashes are then never all in memory).
-    qrels_query, qrels_rel : ndarray
-        Qrels rows: query code (into the qrels' query list) and judgment.
-    qrels_index : PairIndex
-        Index of the qrels ``(query, docid)`` pairs; its document ids must be of the same
-        kind as ``run_docid`` (see :func:`rankeval.ranking.join.common_docids`).
+    run : RunRows
+    judgments : JudgmentRows
     evaluated_run, evaluated_qrels : ndarray of int64, shape (Q,)
         For each evaluated query in output order: its run query code (-1 when the run has
         no results for it) and its qrels query code.
-    num_run_queries, num_qrels_queries : int
-        Sizes of the two query lists.
-    level : int
-        Relevance level.
-    ties, score_precision, max_docs, judged_only
-        Ranking rules; see the module docstring.
-    run_segments : ndarray of int64, optional
-        Start row of each run of equal ``run_query`` values (known to the caller), which
-        spares a pass over the rows.
-    qrels_levels : ndarray of int64, optional
-        :func:`judged_counts` of the qrels, when known (it depends on the qrels only).
+    rules : RankingRules
 
     Returns
     -------
@@ -463,25 +497,26 @@ def rank_queries(
     >>> from rankeval.ranking.join import PairIndex, doc_hash
     >>> docs = np.array([5, 6, 7])
     >>> ranked = rank_queries(
-    ...     run_query=np.zeros(3, dtype=np.int64), run_docid=docs,
-    ...     run_score=np.array([1.0, 2.0, 2.0]), run_hash=doc_hash(docs),
-    ...     qrels_query=np.array([0]), qrels_rel=np.array([1]),
-    ...     qrels_index=PairIndex(np.array([0]), np.array([6])),
-    ...     evaluated_run=np.array([0]), evaluated_qrels=np.array([0]),
-    ...     num_run_queries=1, num_qrels_queries=1, level=1, ties="docid_desc",
-    ...     score_precision="float32", max_docs=None, judged_only=False)
+    ...     RunRows(np.zeros(3, dtype=np.int64), docs, np.array([1.0, 2.0, 2.0]),
+    ...             doc_hash(docs), 1),
+    ...     JudgmentRows(np.array([0]), np.array([1]), PairIndex(np.array([0]), np.array([6])),
+    ...                  1),
+    ...     np.array([0]), np.array([0]), RankingRules())
     >>> ranked.rels.tolist()  # 7 before 6 (tie, docno descending), then 5
     [-1, 1, -1]
 
     Complexity: O(n log L) for n run rows and rankings of length L (the sort), O(m)
     expected for m qrels rows.
     """
+    run_query, run_docid, run_score, run_hash = run.query, run.docid, run.score, run.hashes
+    qrels_rel, qrels_index = judgments.rel, judgments.index
+    level, ties, max_docs = rules.level, rules.ties, rules.max_docs
     q = int(evaluated_qrels.shape[0])
-    position_of_run_query = np.full(num_run_queries, -1, dtype=np.int64)
+    position_of_run_query = np.full(run.num_queries, -1, dtype=np.int64)
     has_run = evaluated_run >= 0
     position_of_run_query[evaluated_run[has_run]] = np.flatnonzero(has_run)
     rows, offsets, positions, same, grid = _rank_order(
-        position_of_run_query, run_query, run_segments, run_score, score_precision,
+        position_of_run_query, run_query, run.segments, run_score, rules.score_precision,
         stable=ties == "input",
     )
     lengths = np.diff(offsets)
@@ -521,7 +556,7 @@ def rank_queries(
             found = qrels_index.matches(queries[lo : lo + _JOIN_ROWS], run_docid, hashes,
                                         take=take)
             rels[found.position + lo] = _judgment(qrels_rel.take(found.row))
-    if judged_only:
+    if rules.judged_only:
         keep_judged = rels >= 0
         if not keep_judged.all():
             rels = rels[keep_judged]
@@ -543,8 +578,9 @@ def rank_queries(
 
     # Judged documents per relevance value, retrieved or not, per stored query; values up
     # to the largest one judged in an evaluated query.
+    qrels_levels = judgments.levels
     if qrels_levels is None:
-        qrels_levels = judged_counts(qrels_query, qrels_rel, num_qrels_queries)
+        qrels_levels = judged_counts(judgments.query, qrels_rel, judgments.num_queries)
     judged = qrels_levels.take(evaluated_qrels.take(positions))
     return RankedQueries(rels, offsets, positions, judged, level, tied_flat)
 
