@@ -119,3 +119,22 @@ def test_every_reader_calls_the_one_function(monkeypatch: pytest.MonkeyPatch) ->
         calls.clear()
         read()
         assert calls, f"the {name} built its operating points without the contract"
+
+
+def test_the_three_readers_share_the_declared_protocols() -> None:
+    """The evaluator and the partitioned report are ranking readers; the sketch answers the
+    counts, the ROC area and AP by the same names (with bounds)."""
+    from rankeval import SketchEvaluation
+    from rankeval.scored.readers import RankingReader, Reader
+
+    labels, scores = [True, False, True], [0.9, 0.4, 0.1]
+    ev = ScoredPrecisionRecallEvaluation()
+    ev.add_cases(labels, scores)
+    report = ev.report()
+    sketch = SketchEvaluation()
+    sketch.add_cases(labels, scores)
+    assert isinstance(ev, RankingReader)
+    assert isinstance(report, RankingReader)
+    assert isinstance(sketch, Reader)
+    assert not isinstance(sketch, RankingReader)
+    assert report.summary(precision_at=(10,)) == ev.summary()

@@ -400,6 +400,11 @@ class TestAliases:
         ("printScorePrecisionRecallCurve", "print_score_precision_recall_curve"),
     ])
     def test_alias(self, alias: str, name: str) -> None:
-        """The alias is the very same function object."""
+        """The alias is the very same function object (as defined: a static method stays
+        one), on the class and on an instance."""
+        import inspect
+
         cls = ScoredPrecisionRecallEvaluation
-        assert cls.__dict__[alias] is cls.__dict__[name]
+        assert inspect.getattr_static(cls, alias) is inspect.getattr_static(cls, name)
+        ev = cls()
+        assert getattr(ev, alias) == getattr(ev, name)

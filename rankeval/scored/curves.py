@@ -17,15 +17,12 @@ Running example of the spec (10 cases and one miss), used by the doctests:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
-
 import numpy as np
 
 from rankeval.points import FloatArray, IntArray, OperatingPoints
 
 __all__ = ["curve_ranks", "downsampled", "holding", "pr_curve", "pr_score_curve", "roc_curve",
-           "rows_at", "summary_of"]
+           "rows_at"]
 
 
 def _frozen(array: FloatArray) -> FloatArray:
@@ -189,22 +186,10 @@ def holding(points: OperatingPoints, ranks: IntArray) -> OperatingPoints:
                            points.num_pos, points.num_neg)
 
 
-def summary_of(reader: Any, ranks: Iterable[int], beta: float) -> dict[str, float]:
-    """The ``summary()`` of anything with the evaluator's read methods, as one dict.
+def __getattr__(name: str) -> object:
+    """``summary_of`` moved to :mod:`rankeval.scored.readers` (typed by its Protocol)."""
+    if name == "summary_of":
+        from rankeval.scored.readers import summary_of
 
-    Shared by :class:`~rankeval.scored.ScoredPrecisionRecallEvaluation` (which holds its
-    lock around the call) and the partitioned report, so both have the same keys.
-    """
-    out = {
-        "cases": float(reader.num_cases()),
-        "positives": float(reader.num_positive_ref()),
-        "negatives": float(reader.num_negative_ref()),
-        "roc_auc": reader.area_under_roc_curve(),
-        "pr_auc": reader.area_under_pr_curve(),
-        "average_precision": reader.average_precision(),
-        "max_f": reader.maximum_f_measure(beta),
-        "r_precision": reader.r_precision(),
-        "reciprocal_rank": reader.reciprocal_rank(),
-    }
-    out.update((f"precision_at_{k}", reader.precision_at(k)) for k in ranks)
-    return out
+        return summary_of
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

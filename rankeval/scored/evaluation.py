@@ -1,21 +1,21 @@
-"""``ScoredPrecisionRecallEvaluation``: state, cache and LingPipe aliases; no formulas.
+"""``ScoredPrecisionRecallEvaluation``: state, lock and cache; no formulas, no text.
 
 The formulas live in :mod:`rankeval.scored.curves` and :mod:`rankeval.formulas`, the
-storage in :mod:`rankeval.scored.store`; this module validates input, guards state
-with a lock, caches derived values until the next mutation, and formats text
-exactly as LingPipe 4.1.0 does.
+storage (and what differs between a plain store and the windows) in
+:mod:`rankeval.scored.store` and its subclasses, LingPipe's spellings and report text in
+:mod:`rankeval.scored.lingpipe`; this module validates input, guards state with a lock and
+caches derived values until the next mutation.
 """
 
 from __future__ import annotations
 
 import math
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
 from datetime import timedelta
-from typing import IO, Any, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -27,8 +27,6 @@ from rankeval.checks import (
     check_correct,
     check_count,
     check_count_arrays,
-    check_curve,
-    check_file,
     check_flag,
     check_float32_scores,
     check_int,
@@ -52,8 +50,9 @@ from rankeval.points import (
 )
 from rankeval.scored import curves
 from rankeval.scored import store as _store_module
-from rankeval.scored.lingpipe_text import java_double_to_string, java_f6
+from rankeval.scored.lingpipe import LingPipeSpellings
 from rankeval.scored.partitioned import PartitionedReport, Request, ranking_report
+from rankeval.scored.readers import summary_of
 from rankeval.scored.store import LABEL_PART as _LABEL_PART
 from rankeval.scored.store import CaseStore, expand_counts
 from rankeval.scored.time_window import TimeWindowStore
@@ -86,7 +85,7 @@ class _RefusingList(list[complex]):
 Self = TypeVar("Self", bound="ScoredPrecisionRecallEvaluation")
 
 
-class ScoredPrecisionRecallEvaluation:
+class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
     """Incremental evaluation of scored binary decisions, exact at every step.
 
     Cases arrive one at a time (:meth:`add_case`) or in bulk
@@ -513,6 +512,10 @@ class ScoredPrecisionRecallEvaluation:
         with self._lock:
             return self._folded().counts()[1] + self._neg_missed
 
+    def _ranked_count(self) -> int:
+        """Cases ranked (misses not counted). Callers hold the lock."""
+        return sum(self._folded().counts())
+
     # ----------------------------------------------------------- derivation
     def _cached(self, key: object, compute: Callable[[], _T]) -> _T:
         with self._lock:
@@ -757,12 +760,6 @@ class ScoredPrecisionRecallEvaluation:
                 store.doubled_pairs, pos, self._pos_missed, neg, self._neg_missed
             )
 
-    def _lingpipe_roc_area(self) -> float:
-        """LingPipe's trapezoid sum over the uninterpolated ROC curve (for its text)."""
-        return self._cached(
-            ("roc_auc", False), lambda: formulas.area_under_curve(self.roc_curve(False))
-        )
-
     def summary(self, precision_at: tuple[int, ...] = (10,), beta: float = 1.0) -> dict[str, float]:
         """The main values read together, from one state (one lock hold), as a dict.
 
@@ -785,76 +782,9 @@ class ScoredPrecisionRecallEvaluation:
             # reads that store, whatever add_case appends meanwhile without the lock.
             self._pinned = self._folded()
             try:
-                return curves.summary_of(self, ranks, value)
+                return summary_of(self, ranks, value)
             finally:
                 self._pinned = None
-
-    # ------------------------------------------------------------------ text
-    def __str__(self) -> str:
-        """LingPipe's ``toString()`` text, with "Precision at r" for each r <= n.
-
-        Byte-identical to LingPipe's: the uninterpolated ROC area printed here
-        is LingPipe's trapezoid sum, which may differ from the exact value of
-        :meth:`area_under_roc_curve` in the last digit.
-        """
-        with self._lock:
-            d = _java_double
-            lines = [
-                f"  Area Under PR Curve (interpolated)={d(self.area_under_pr_curve(True))}",
-                f"  Area Under PR Curve (uninterpolated)={d(self.area_under_pr_curve(False))}",
-                f"  Area Under ROC Curve (interpolated)={d(self.area_under_roc_curve(True))}",
-                f"  Area Under ROC Curve (uninterpolated)={d(self._lingpipe_roc_area())}",
-                f"  Average Precision={d(self.average_precision())}",
-                f"  Maximum F(1) Measure={d(self.maximum_f_measure())}",
-                f"  BEP (Precision-Recall break even point)={d(self.pr_breakeven_point())}",
-                f"  Reciprocal Rank={d(self.reciprocal_rank())}",
-            ]
-            n = sum(self._folded().counts())
-            lines += [
-                f"  Precision at {r}={_java_double(self.precision_at(r))}"
-                for r in _PRECISION_AT_RANKS
-                if r <= n
-            ]
-        return "\n".join(lines)
-
-    @staticmethod
-    def print_precision_recall_curve(curve: ArrayLike, file: IO[str] | None = None) -> None:
-        """Write a ``[recall, precision]`` curve as LingPipe does: precision, recall, F1.
-
-        >>> ScoredPrecisionRecallEvaluation.print_precision_recall_curve([[0.0, 1.0], [0.5, 0.5]])
-          PRECI.   RECALL        F
-        1.000000 0.000000 0.000000
-        0.500000 0.500000 0.500000
-        """
-        check_file(sys.stdout if file is None else file)
-        rows = check_curve(curve, 2)
-        f1 = formulas.f_measure_array(1.0, rows[:, 0], rows[:, 1])
-        text = ["  PRECI.   RECALL        F\n"]
-        text += [
-            f"{java_f6(p)} {java_f6(r)} {java_f6(f)}\n"
-            for r, p, f in zip(rows[:, 0].tolist(), rows[:, 1].tolist(), f1.tolist(), strict=True)
-        ]
-        _write(text, file)
-
-    @staticmethod
-    def print_score_precision_recall_curve(curve: ArrayLike, file: IO[str] | None = None) -> None:
-        """Write a ``[recall, precision, score]`` curve as LingPipe does: precision, recall, score.
-
-        >>> ScoredPrecisionRecallEvaluation.print_score_precision_recall_curve([[0.5, 1.0, 2.5]])
-          PRECI.   RECALL    SCORE
-        1.000000 0.500000 2.500000
-        """
-        check_file(sys.stdout if file is None else file)
-        rows = check_curve(curve, 3)
-        text = ["  PRECI.   RECALL    SCORE\n"]
-        text += [
-            f"{java_f6(p)} {java_f6(r)} {java_f6(s)}\n"
-            for r, p, s in zip(
-                rows[:, 0].tolist(), rows[:, 1].tolist(), rows[:, 2].tolist(), strict=True
-            )
-        ]
-        _write(text, file)
-
 
     # ------------------------------------------------------ service features
     def _refuse(self) -> None:
@@ -1209,31 +1139,6 @@ class ScoredPrecisionRecallEvaluation:
             combined.merge(other)
         self.merge(combined)
 
-    # ------------------------------------------------------ LingPipe aliases
-    addCase = add_case  # noqa: N815
-    addMisses = add_misses  # noqa: N815
-    addNegativeMisses = add_negative_misses  # noqa: N815
-    numCases = num_cases  # noqa: N815
-    numPositiveRef = num_positive_ref  # noqa: N815
-    numNegativeRef = num_negative_ref  # noqa: N815
-    prCurve = pr_curve  # noqa: N815
-    prScoreCurve = pr_score_curve  # noqa: N815
-    rocCurve = roc_curve  # noqa: N815
-    elevenPtInterpPrecision = eleven_point_interpolated_precision  # noqa: N815
-    averagePrecision = average_precision  # noqa: N815
-    maximumFMeasure = maximum_f_measure  # noqa: N815
-    precisionAt = precision_at  # noqa: N815
-    prBreakevenPoint = pr_breakeven_point  # noqa: N815
-    rPrecision = r_precision  # noqa: N815
-    reciprocalRank = reciprocal_rank  # noqa: N815
-    areaUnderPrCurve = area_under_pr_curve  # noqa: N815
-    areaUnderRocCurve = area_under_roc_curve  # noqa: N815
-    printPrecisionRecallCurve = print_precision_recall_curve  # noqa: N815
-    printScorePrecisionRecallCurve = print_score_precision_recall_curve  # noqa: N815
-
-    def toString(self) -> str:  # noqa: N802
-        """LingPipe's spelling of ``str(evaluation)``."""
-        return str(self)
 
 
 def _count_sum(counts: IntArray) -> int:
@@ -1311,11 +1216,3 @@ def _new_store(ties: TiePolicy, window: int | None, horizon: float | None = None
     return CaseStore(ties, score_dtype) if window is None else WindowStore(ties, window)
 
 
-def _java_double(value: float) -> str:
-    return java_double_to_string(value)
-
-
-def _write(chunks: list[str], file: IO[str] | None) -> None:
-    out = sys.stdout if file is None else file
-    out.write("".join(chunks))
-    out.flush()

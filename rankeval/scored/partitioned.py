@@ -67,6 +67,7 @@ from rankeval.points import (
     recall_steps,
 )
 from rankeval.scored import curves
+from rankeval.scored.readers import summary_of
 from rankeval.scored.sorting import run_starts, sort_cases
 
 __all__ = [
@@ -662,7 +663,7 @@ class PartitionedReport:
                 beta: float = 1.0) -> dict[str, float]:
         """The keys and values of the evaluator's :meth:`summary`."""
         ranks = self._layout.request.precision_ranks if precision_at is None else precision_at
-        return curves.summary_of(self, ranks, beta)
+        return summary_of(self, ranks, beta)
 
     def __repr__(self) -> str:
         layout = self._layout
