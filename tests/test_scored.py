@@ -408,3 +408,43 @@ class TestAliases:
         assert inspect.getattr_static(cls, alias) is inspect.getattr_static(cls, name)
         ev = cls()
         assert getattr(ev, alias) == getattr(ev, name)
+
+
+class _Ticks:
+    """A clock that moves one second a call (picklable)."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+class TestDeclaredState:
+    """The evaluator's state is declared once (``_STATE``); every path honours it."""
+
+    def _busy(self) -> ScoredPrecisionRecallEvaluation:
+        ev = ScoredPrecisionRecallEvaluation(horizon=50.0, clock=_Ticks())
+        ev.add_case(True, 0.5)
+        ev.add_cases([False, True], [0.2, 0.9], timestamps=[120.0, 121.0])
+        ev.add_misses(2)
+        ev.add_negative_misses(3)
+        ev.num_cases()
+        return ev
+
+    def test_reset_restores_every_declared_attribute(self) -> None:
+        ev = self._busy()
+        changed = [name for name, value in ev._STATE.items() if getattr(ev, name) != value]
+        assert sorted(changed) == sorted(ev._STATE)  # each one moved away from its start
+        ev.reset()
+        for name, value in ev._STATE.items():
+            assert getattr(ev, name) == value, name
+
+    def test_pickling_and_snapshots_carry_every_declared_attribute(self) -> None:
+        import pickle
+
+        ev = self._busy()
+        for copy in (pickle.loads(pickle.dumps(ev)), ev.snapshot(), ev._copy()):
+            for name in ev._STATE:
+                assert getattr(copy, name) == getattr(ev, name), name

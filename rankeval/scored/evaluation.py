@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -171,15 +171,35 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
             None if seconds is None else (clock or time.time))
         self._attach(_new_store(check_ties(ties), check_window(window), seconds, dtype),
                      read_only=False)
-        self._clock_latest = -math.inf  # the latest time add_case took from the clock
-        self._pos_missed = 0
-        self._neg_missed = 0
+        for name, value in self._STATE.items():
+            setattr(self, name, value)
+        self._fresh_derived()
+
+    # ------------------------------------------------- the declared state
+    # Besides the store (cases; made by _new_store, attached by _attach) and the settings
+    # (ties, window or horizon, score dtype, clock, read-only), an evaluator's state is these
+    # attributes, each with its value when new and after reset(). __init__, pickling,
+    # snapshots and copies go through this one list; merge adds the two miss counts (the
+    # only state that merges); _publish and reset set them with the store in one call-free
+    # assignment (see _publish), which a loop could not be.
+    _STATE: ClassVar[dict[str, object]] = {
+        "_pos_missed": 0,  # positives declared missed
+        "_neg_missed": 0,  # negatives declared missed
+        "_clock_latest": -math.inf,  # the latest time add_case took from the clock
+        # The latest time _add_timed stamped. Apart from _clock_latest on purpose: add_case
+        # writes that one without the lock, and could overwrite a later stamp with its own.
+        "_time_high": -math.inf,
+    }
+    _pos_missed: int
+    _neg_missed: int
+    _clock_latest: float
+    _time_high: float
+
+    def _fresh_derived(self) -> None:
+        """What is derived from the state, never saved: the cache, summary()'s pin, the lock."""
         self._cache: dict[object, Any] = {}
         self._cache_state: tuple[int, int, int] | None = None
         self._pinned: CaseStore | None = None  # the one state summary() reads
-        # The latest time _add_timed stamped. Apart from _clock_latest on purpose: add_case
-        # writes that one without the lock, and could overwrite a later stamp with its own.
-        self._time_high = -math.inf
         self._lock = threading.RLock()
 
     @property
@@ -190,10 +210,7 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
     @property
     def window(self) -> int | None:
         """How many of the most recent cases are kept (None: all of them)."""
-        store = self._store
-        if isinstance(store, TimeWindowStore) or not isinstance(store, WindowStore):
-            return None
-        return store.window
+        return self._store.extent()[0]
 
     @property
     def score_dtype(self) -> str:
@@ -203,7 +220,7 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
     @property
     def horizon(self) -> float | None:
         """Seconds of cases kept by a time window (None: not a time window)."""
-        return self._store.horizon if isinstance(self._store, TimeWindowStore) else None
+        return self._store.extent()[1]
 
     def __repr__(self) -> str:
         with self._lock:
@@ -240,7 +257,7 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
             return self._pinned
         store = self._store
         if self._clock is not None:
-            assert isinstance(store, TimeWindowStore)
+            store = _timed(store)
             now = self._now()
             if store.due(now):
                 store = store.successor()
@@ -384,7 +401,7 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
             raise ValueError(
                 "add_counts needs ties='grouped': under the insertion policy tied cases rank "
                 "in arrival order, which counts per score do not have")
-        if self._clock is not None or isinstance(self._store, WindowStore):
+        if not self._store.TAKES_COUNTS:
             raise ValueError(
                 "add_counts does not apply to a window: a window lets its oldest cases go, "
                 "and counts per score have no arrival order")
@@ -421,8 +438,7 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
         the lock, so a racing add may lose an update; the fold then still raises each time
         to the latest before it.
         """
-        store = self._store
-        assert isinstance(store, TimeWindowStore)
+        store = _timed(self._store)
         pending = self._pending
         last = pending[-1][1] if pending else -math.inf  # type: ignore[index]
         return max(store.latest, store.now, last, self._clock_latest, self._time_high)
@@ -807,13 +823,12 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
             if self._read_only:
                 self._refuse()
             store = _new_store(self.ties, self.window, self.horizon, self.score_dtype)
-            # One block of assignments (see _publish); an add racing with the
-            # reset lands in the old list and goes with it.
-            self._store, self._pending, self._pos_missed, self._neg_missed = (
-                store, store.pending, 0, 0
-            )
-            self._clock_latest = -math.inf
-            self._time_high = -math.inf
+            # One block of assignments, call-free (see _publish), of every attribute of
+            # _STATE (a test holds the two lists together); an add racing with the reset
+            # lands in the old list and goes with it.
+            (self._store, self._pending, self._pos_missed, self._neg_missed,
+             self._clock_latest, self._time_high) = (
+                store, store.pending, 0, 0, -math.inf, -math.inf)
 
     def snapshot(self) -> ScoredPrecisionRecallEvaluation:
         """A read-only copy that later adds to this evaluator do not change.
@@ -843,35 +858,21 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
 
     def __getstate__(self) -> dict[str, Any]:
         with self._lock:
-            return {
-                "store": self._store.copy(),
-                "pos_missed": self._pos_missed,
-                "neg_missed": self._neg_missed,
-                "read_only": self._read_only,
-                "clock": self._clock,
-                "clock_latest": self._clock_latest,
-                "time_high": self._time_high,
-            }
+            state = {name.lstrip("_"): getattr(self, name) for name in self._STATE}
+            state.update(store=self._store.copy(), read_only=self._read_only, clock=self._clock)
+            return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._attach(state["store"], state["read_only"])
-        self._pos_missed = state["pos_missed"]
-        self._neg_missed = state["neg_missed"]
-        self._cache = {}
-        self._cache_state = None
-        self._pinned = None
-        self._time_high = state.get("time_high", -math.inf)
-        self._lock = threading.RLock()
         self._clock = state.get("clock")
-        self._clock_latest = state.get("clock_latest", -math.inf)
+        for name, value in self._STATE.items():  # a pickle of an older version lacks some
+            setattr(self, name, state.get(name.lstrip("_"), value))
+        self._fresh_derived()
 
     def _arrival_order(self) -> tuple[FloatArray, BoolArray]:
         """Cases in an order that, replayed, rebuilds this evaluator (ties included)."""
-        store = self._folded()
-        if isinstance(store, WindowStore):
-            return store.arrival_order()
-        keys, labels = self._merged().ranking()
-        return keys, labels
+        store = self._folded() if self._store.KEEPS_ARRIVAL else self._merged()
+        return store.replay()
 
     def _canonical(self) -> tuple[Any, ...]:
         """Settings, counts and the ranking; tie blocks sorted when their order is moot."""
@@ -881,15 +882,9 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
                 order = np.lexsort((labels, keys))
                 keys, labels = keys[order], labels[order]
             settings = (self.ties, self.window, self.horizon)
-            store = self._store
-            if not isinstance(store, TimeWindowStore):
-                return settings, self._pos_missed, self._neg_missed, keys, labels
             # A time window's future depends on each case's time too.
-            arrival_keys, arrival_labels = store.arrival_order()
-            times = store.arrival_times()
-            order = np.lexsort((arrival_labels, arrival_keys, times))
-            return (settings, self._pos_missed, self._neg_missed, keys, labels, times[order],
-                    arrival_keys[order], arrival_labels[order])
+            return (settings, self._pos_missed, self._neg_missed, keys, labels,
+                    *self._store.timeline())
 
     def __eq__(self, other: object) -> bool:
         """Same settings, misses and ranked cases (equal derived values follow).
@@ -966,29 +961,12 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
     def _merge_timed(self, other: ScoredPrecisionRecallEvaluation) -> None:
         """Merge two time windows by time (see :meth:`merge`), into a new store."""
         with other._lock:
-            theirs = other._folded()
-            assert isinstance(theirs, TimeWindowStore)
-            their_keys, their_labels = theirs.arrival_order()
-            their_times, their_now = theirs.arrival_times(), theirs.now
-            their_latest, their_pos_missed = theirs.latest, other._pos_missed
-            their_neg_missed = other._neg_missed
+            theirs = _timed(other._folded()).timed_cases()
+            their_pos_missed, their_neg_missed = other._pos_missed, other._neg_missed
         with self._lock:
             if self._read_only:
                 self._refuse()
-            mine = self._folded()
-            assert isinstance(mine, TimeWindowStore)
-            keys, labels = mine.arrival_order()
-            times = np.concatenate([mine.arrival_times(), their_times])
-            order = np.argsort(times, kind="stable")  # ours first among equal times
-            keys = np.concatenate([keys, their_keys])[order]
-            labels = np.concatenate([labels, their_labels])[order]
-            store = TimeWindowStore(self.ties, mine.horizon)
-            store.pending, store.taken = mine.pending, mine.taken  # add_case's list stays
-            store.now = max(mine.now, their_now)
-            store.latest = max(mine.latest, their_latest)
-            # The merged cases first: adds racing in since our fold came after them, and
-            # take the latest time of both windows (the fold raises theirs to it).
-            store.add_timed(labels, keys, times[order], pending_first=False)
+            store = _timed(self._folded()).merged_by_time(theirs)
             pos_missed = self._pos_missed + their_pos_missed
             neg_missed = self._neg_missed + their_neg_missed
             check_total(store.pos_added + pos_missed, "numPositiveRef")
@@ -1014,34 +992,10 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
         latest time given (the clock itself is code: :meth:`load` takes it again).
         Complexity: O(n).
         """
-        from rankeval.scored.state_file import EvaluatorState, save_state
+        from rankeval.scored.state_file import save_state
 
         with self._lock:
-            store = self._folded()
-            if isinstance(store, TimeWindowStore):
-                keys, labels = store.arrival_order()
-                times = store.arrival_times()
-                ages = np.arange(store.added - keys.shape[0], store.added, dtype=np.int64)
-                order = np.argsort(keys, kind="stable")
-                state = EvaluatorState(
-                    self.ties, keys[order], labels[order], self._pos_missed,
-                    self._neg_missed, None, ages[order], store.added, horizon=store.horizon,
-                    times=times[order], now=store.now, last_time=store.latest,
-                )
-            elif isinstance(store, WindowStore):
-                keys, labels = store.arrival_order()
-                ages = np.arange(store.added - keys.shape[0], store.added, dtype=np.int64)
-                order = np.argsort(keys, kind="stable")
-                state = EvaluatorState(
-                    self.ties, keys[order], labels[order], self._pos_missed,
-                    self._neg_missed, store.window, ages[order], store.added,
-                )
-            else:
-                keys, labels = self._merged().ranking()
-                state = EvaluatorState(
-                    self.ties, keys.astype(np.float64, copy=False), labels, self._pos_missed,
-                    self._neg_missed, None, None, keys.shape[0], score_dtype=self.score_dtype,
-                )
+            state = self._merged().to_state(self._pos_missed, self._neg_missed)
         save_state(path, state)
 
     @classmethod
@@ -1089,21 +1043,7 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
                     f"its times run to {max(state.now, state.last_time)!r}, {ahead:g} s after "
                     f"this evaluator's clock ({now!r}), more than its horizon "
                     f"({state.horizon:g} s): was it kept by another clock?")
-        keys, labels, times = state.keys, state.labels, state.times
-        if state.ages is not None:  # a window: replay in arrival order
-            order = np.argsort(state.ages, kind="stable")
-            keys, labels = keys[order], labels[order]
-            times = None if times is None else times[order]
-        store = evaluation._store
-        if isinstance(store, TimeWindowStore):
-            assert times is not None
-            store.now = state.now
-            store.add_timed(labels, keys.copy(), times)
-            store.latest = state.last_time
-        elif keys.shape[0]:
-            store.add_batch(labels, keys.copy())
-        if isinstance(evaluation._store, WindowStore):
-            evaluation._store.added = state.next_age
+        evaluation._store.restore(state)
         evaluation._pos_missed = state.pos_missed
         evaluation._neg_missed = state.neg_missed
         return evaluation
@@ -1139,6 +1079,11 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
             combined.merge(other)
         self.merge(combined)
 
+
+
+def _timed(store: CaseStore) -> TimeWindowStore:
+    """The store of an evaluator with a clock: a time window."""
+    return cast(TimeWindowStore, store)
 
 
 def _count_sum(counts: IntArray) -> int:

@@ -33,7 +33,7 @@ import itertools
 import math
 import mmap
 from collections.abc import Callable, Iterator
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -46,6 +46,9 @@ from rankeval.formulas import (
 )
 from rankeval.points import BoolArray, FloatArray, IntArray
 from rankeval.scored.sorting import run_starts, sort_cases
+
+if TYPE_CHECKING:
+    from rankeval.scored.state_file import EvaluatorState
 
 Side = Literal["left", "right"]
 
@@ -613,6 +616,10 @@ class CaseStore:
 
     # Whether total() can count pending cases without folding them.
     COUNTS_PENDING = True
+    # Whether the store keeps its cases' arrival order (a window), or only their ranking.
+    KEEPS_ARRIVAL = False
+    # Whether counts of cases per score can be added (they have no arrival order).
+    TAKES_COUNTS = True
 
     def __init__(self, ties: TiePolicy, key_dtype: Any = np.float64) -> None:
         self.ties: TiePolicy = ties
@@ -770,6 +777,36 @@ class CaseStore:
         clone = self.successor()
         clone.pending, clone.taken = self.pending[self.taken :], 0
         return clone
+
+    # ------------------------------------------------- what differs by store
+    # The evaluator asks these instead of testing the store's type.
+    def extent(self) -> tuple[int | None, float | None]:
+        """``(window, horizon)``: the cases kept, by count or by seconds (None: all)."""
+        return None, None
+
+    def replay(self) -> tuple[FloatArray, BoolArray]:
+        """Keys and labels in an order that, added again, rebuilds this store (ties
+        included): the ranking here (after :meth:`merge_tiers`), arrival order in a window."""
+        return self.ranking()
+
+    def to_state(self, pos_missed: int, neg_missed: int) -> EvaluatorState:
+        """The saved state of an evaluator holding this store (after :meth:`merge_tiers`)."""
+        from rankeval.scored.state_file import EvaluatorState
+
+        keys, labels = self.ranking()
+        return EvaluatorState(self.ties, keys.astype(np.float64, copy=False), labels, pos_missed,
+                              neg_missed, None, None, keys.shape[0],
+                              score_dtype=str(self.key_dtype.name))
+
+    def restore(self, state: EvaluatorState) -> None:
+        """Take the cases of a saved state into this new, empty store."""
+        if state.keys.shape[0]:
+            self.add_batch(state.labels, state.keys.copy())
+
+    def timeline(self) -> tuple[NDArray[Any], ...]:
+        """What besides the ranking decides the store's future: nothing here; a time window's
+        cases' times."""
+        return ()
 
     # ---------------------------------------------------------------- reads
     # Reads need a folded store (see unfolded()); the evaluator folds first.

@@ -17,13 +17,17 @@ window at the time of the read.
 from __future__ import annotations
 
 import math
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
+from numpy.typing import NDArray
 
 from rankeval.formulas import TiePolicy
 from rankeval.points import BoolArray, FloatArray
-from rankeval.scored.window import WindowStore
+from rankeval.scored.window import WindowStore, _replayed
+
+if TYPE_CHECKING:
+    from rankeval.scored.state_file import EvaluatorState
 
 _Timed = TypeVar("_Timed", bound="TimeWindowStore")
 
@@ -43,6 +47,63 @@ class TimeWindowStore(WindowStore):
         self.latest = -math.inf  # the latest time taken in (evicted cases' included)
         self._ring_times: FloatArray = np.zeros(0, dtype=np.float64)
         self._incoming_times: FloatArray = np.zeros(0, dtype=np.float64)
+
+    # ------------------------------------------------- what differs by store
+    def extent(self) -> tuple[int | None, float | None]:
+        return None, self.horizon
+
+    def to_state(self, pos_missed: int, neg_missed: int) -> EvaluatorState:
+        from rankeval.scored.state_file import EvaluatorState
+
+        keys, labels = self.arrival_order()
+        times = self.arrival_times()
+        ages = np.arange(self.added - keys.shape[0], self.added, dtype=np.int64)
+        order = np.argsort(keys, kind="stable")
+        return EvaluatorState(self.ties, keys[order], labels[order], pos_missed, neg_missed,
+                              None, ages[order], self.added, horizon=self.horizon,
+                              times=times[order], now=self.now, last_time=self.latest)
+
+    def restore(self, state: EvaluatorState) -> None:
+        keys, labels, times = _replayed(state)
+        assert times is not None
+        self.now = state.now
+        self.add_timed(labels, keys, times)
+        self.latest = state.last_time
+        self.added = state.next_age
+
+    def timeline(self) -> tuple[NDArray[Any], ...]:
+        """Each case's time, with its key and label, sorted: a time window's future depends
+        on them."""
+        keys, labels = self.arrival_order()
+        times = self.arrival_times()
+        order = np.lexsort((labels, keys, times))
+        return times[order], keys[order], labels[order]
+
+    def timed_cases(self) -> tuple[FloatArray, BoolArray, FloatArray, float, float]:
+        """Copies of the cases in arrival order, their times, and the window's two times
+        (``now``, ``latest``): what :meth:`merged_by_time` takes of another window."""
+        keys, labels = self.arrival_order()
+        return keys, labels, self.arrival_times(), self.now, self.latest
+
+    def merged_by_time(self, other: tuple[FloatArray, BoolArray, FloatArray, float, float]
+                       ) -> TimeWindowStore:
+        """A new store holding this window's cases and ``other``'s (its
+        :meth:`timed_cases`) in time order, this one's first among equal times, with the
+        later of the two windows' times (this store folded)."""
+        their_keys, their_labels, their_times, their_now, their_latest = other
+        keys, labels = self.arrival_order()
+        times = np.concatenate([self.arrival_times(), their_times])
+        order = np.argsort(times, kind="stable")  # ours first among equal times
+        keys = np.concatenate([keys, their_keys])[order]
+        labels = np.concatenate([labels, their_labels])[order]
+        merged = TimeWindowStore(self.ties, self.horizon)
+        merged.pending, merged.taken = self.pending, self.taken  # add_case's list stays
+        merged.now = max(self.now, their_now)
+        merged.latest = max(self.latest, their_latest)
+        # The merged cases first: adds racing in since our fold came after them, and take
+        # the latest time of both windows (the fold raises theirs to it).
+        merged.add_timed(labels, keys, times[order], pending_first=False)
+        return merged
 
     # ------------------------------------------------------------ the clock
     def _expired(self, now: float) -> int:

@@ -31,7 +31,7 @@ absorb.
 from __future__ import annotations
 
 from collections import deque
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -49,6 +49,9 @@ from rankeval.scored.store import (
     doubled_pairs,
     merge_columns,
 )
+
+if TYPE_CHECKING:
+    from rankeval.scored.state_file import EvaluatorState
 
 _NO_PLACES: IntArray = np.zeros(0, dtype=np.int64)
 # Batches smaller than this keep no sort order (their evictions sort again).
@@ -158,6 +161,34 @@ class WindowStore(CaseStore):
         return min(max(self.window // 4, store.PENDING_LIMIT), store.STAGE_LIMIT)
 
     COUNTS_PENDING = False  # the evictions a fold makes are known only by folding
+    KEEPS_ARRIVAL = True
+    TAKES_COUNTS = False  # a window lets its oldest cases go; counts have no arrival order
+
+    def extent(self) -> tuple[int | None, float | None]:
+        return self.window, None
+
+    def replay(self) -> tuple[FloatArray, BoolArray]:
+        return self.arrival_order()
+
+    def to_state(self, pos_missed: int, neg_missed: int) -> EvaluatorState:
+        from rankeval.scored.state_file import EvaluatorState
+
+        keys, labels, ages = self._saved_cases()
+        return EvaluatorState(self.ties, keys, labels, pos_missed, neg_missed, self.window,
+                              ages, self.added)
+
+    def _saved_cases(self) -> tuple[FloatArray, BoolArray, IntArray]:
+        """The cases in rank order with their ages (the state file's layout)."""
+        keys, labels = self.arrival_order()
+        ages = np.arange(self.added - keys.shape[0], self.added, dtype=np.int64)
+        order = np.argsort(keys, kind="stable")
+        return keys[order], labels[order], ages[order]
+
+    def restore(self, state: EvaluatorState) -> None:
+        keys, labels, _ = _replayed(state)
+        if keys.shape[0]:
+            self.add_batch(labels, keys)
+        self.added = state.next_age
 
     def total(self) -> int:
         """Cases in the window of a folded store. Complexity: O(1)."""
@@ -493,3 +524,11 @@ class WindowStore(CaseStore):
         assert np.array_equal(self._ring_labels[slots][order], merged.labels)
         total = doubled_pairs(merged.keys, merged.labels, merged.cum, self.ties)
         assert total == self.doubled_pairs
+
+
+def _replayed(state: EvaluatorState) -> tuple[FloatArray, BoolArray, FloatArray | None]:
+    """A saved window's cases (and times) in arrival order, to be added again."""
+    assert state.ages is not None
+    order = np.argsort(state.ages, kind="stable")
+    times = None if state.times is None else state.times[order]
+    return state.keys[order], state.labels[order], times
