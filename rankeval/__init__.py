@@ -38,7 +38,7 @@ if TYPE_CHECKING:
         PairTest,
         Qrels,
         Run,
-        RunEvaluation,
+        RunReport,
         compare,
         eleven_point_precision,
         evaluate_run,
@@ -58,7 +58,7 @@ _WHERE = {
     **dict.fromkeys(("CostMatrix", "MultiClassEvaluation", "PrecisionRecallEvaluation",
                      "f_measure"), "rankeval.confusion"),
     **dict.fromkeys(("DataError", "PersistenceError"), "rankeval.errors"),
-    **dict.fromkeys(("Comparison", "KendallTau", "PairTest", "Qrels", "Run", "RunEvaluation",
+    **dict.fromkeys(("Comparison", "KendallTau", "PairTest", "Qrels", "Run", "RunReport",
                      "compare", "eleven_point_precision", "evaluate_run",
                      "first_relevant_ranks", "kendall_tau", "kendall_tau_counts",
                      "median_first_relevant_rank", "median_relevant_rank",
@@ -68,7 +68,8 @@ _WHERE = {
 }
 
 
-__getattr__, __dir__ = lazy_names("rankeval", globals(), _WHERE)
+__getattr__, __dir__ = lazy_names("rankeval", globals(), _WHERE,
+                                  {"RunEvaluation": "RunReport"})
 
 
 __version__ = "0.1.0"
@@ -84,7 +85,7 @@ __all__ = [
     "PrecisionRecallEvaluation",
     "Qrels",
     "Run",
-    "RunEvaluation",
+    "RunReport",
     "ScoredPrecisionRecallEvaluation",
     "SketchEvaluation",
     "__version__",

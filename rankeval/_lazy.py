@@ -7,14 +7,23 @@ from collections.abc import Callable
 from typing import Any
 
 
-def lazy_names(package: str, namespace: dict[str, Any], where: dict[str, str]
+def lazy_names(package: str, namespace: dict[str, Any], where: dict[str, str],
+               renamed: dict[str, str] | None = None,
                ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``__getattr__`` and ``__dir__`` for ``package``: ``where`` maps a name to its module.
 
-    A name is imported on first access and then kept in the package's ``namespace``.
+    A name is imported on first access and then kept in the package's ``namespace``. An old
+    name of ``renamed`` (old -> new) gives the new name's object with a
+    ``DeprecationWarning``, each time.
     """
 
     def getattr_(name: str) -> Any:
+        if renamed and name in renamed:
+            import warnings
+
+            warnings.warn(f"{package}.{name} is now {package}.{renamed[name]}",
+                          DeprecationWarning, stacklevel=2)
+            return getattr_(renamed[name])
         module = where.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")

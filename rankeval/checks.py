@@ -252,6 +252,26 @@ def check_beta(beta: object) -> float:
     return value
 
 
+def betas_of(beta: object, betas: object = None) -> tuple[float, ...]:
+    """The β asked for as one value or several (``beta=2.0`` or ``beta=(1.0, 2.0)``), each
+    checked; ``betas``, the earlier keyword for several, is taken with a
+    ``DeprecationWarning`` (the package's rule: an option is named for one value, and takes a
+    sequence where several may be asked, as ``precision_at`` does).
+
+    >>> betas_of(2.0), betas_of((1.0, 0.5))
+    ((2.0,), (1.0, 0.5))
+    """
+    if betas is not None:
+        import warnings
+
+        warnings.warn("betas= is now beta= (one value or a sequence)", DeprecationWarning,
+                      stacklevel=3)
+        beta = betas
+    if isinstance(beta, (str, bytes)) or not hasattr(beta, "__iter__"):
+        return (check_beta(beta),)
+    return tuple(check_beta(b) for b in beta)
+
+
 def _first_bad(mask: NDArray[np.bool_]) -> int:
     return int(np.argmax(mask))
 

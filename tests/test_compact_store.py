@@ -111,12 +111,13 @@ class TestAddCounts:
                     if not counted:
                         one_by_one(ev, batch)
                     elif arrays:
-                        ev.add_counts(np.array([r[0] for r in batch], dtype=np.float64),
-                                      np.array([r[1] for r in batch], dtype=np.int64),
-                                      [r[2] for r in batch])
+                        ev.add_counts(
+                            positives=np.array([r[1] for r in batch], dtype=np.int64),
+                            negatives=[r[2] for r in batch],
+                            scores=np.array([r[0] for r in batch], dtype=np.float64))
                     else:
                         for score, positives, negatives in batch:
-                            ev.add_counts(score, positives, negatives)
+                            ev.add_counts(positives=positives, negatives=negatives, scores=score)
                 ev.add_misses(1)
                 ev._store.fold()
             got._store._check()
@@ -137,7 +138,7 @@ class TestAddCounts:
         """0.9: two positives; 0.5: one positive, three negatives. By hand: pairs
         (positive above negative) 2*3 + ties 1*3/2 = 7.5 of 3*3 = 9."""
         ev = Evaluation(ties="grouped")
-        ev.add_counts([0.9, 0.5], [2, 1], [0, 3])
+        ev.add_counts(positives=[2, 1], negatives=[0, 3], scores=[0.9, 0.5])
         assert ev.area_under_roc_curve() == 7.5 / 9
 
 
@@ -157,13 +158,13 @@ class TestAddCountsRefuses:
         ev.add_cases([True, False], [0.5, 0.25])
         before = settled(ev)
         with pytest.raises(ValueError, match=message):
-            ev.add_counts([0.5], [1], [1])
+            ev.add_counts(positives=[1], negatives=[1], scores=[0.5])
         assert same(settled(ev), before)
 
     def test_a_time_window(self) -> None:
         ev = Evaluation(ties="grouped", horizon=10.0)
         with pytest.raises(ValueError, match="does not apply to a window"):
-            ev.add_counts(0.5, 1, 1)
+            ev.add_counts(positives=1, negatives=1, scores=0.5)
 
     @pytest.mark.parametrize(
         ("args", "error", "message"),
@@ -182,23 +183,23 @@ class TestAddCountsRefuses:
     def test_bad_input_names_the_problem(self, args: tuple[Any, Any, Any],
                                          error: type[Exception], message: str) -> None:
         ev = Evaluation(ties="grouped")
-        ev.add_counts([0.75, 0.5], [1, 2], [3, 0])
+        ev.add_counts(positives=[1, 2], negatives=[3, 0], scores=[0.75, 0.5])
         before = settled(ev)
         with pytest.raises(error, match=message):
-            ev.add_counts(*args)
+            ev.add_counts(scores=args[0], positives=args[1], negatives=args[2])
         assert same(settled(ev), before)
 
     def test_a_total_beyond_int64(self) -> None:
         ev = Evaluation(ties="grouped")
-        ev.add_counts(0.5, 1, 0)
+        ev.add_counts(positives=1, negatives=0, scores=0.5)
         with pytest.raises(ValueError, match="numPositiveRef would reach"):
-            ev.add_counts([0.5, 0.25], [2**62, 2**62], [0, 0])
+            ev.add_counts(positives=[2**62, 2**62], negatives=[0, 0], scores=[0.5, 0.25])
         assert ev.num_cases() == 1
 
     def test_a_failure_midway_adds_nothing(self) -> None:
         """A MemoryError in the third block leaves the evaluator as it was."""
         ev = Evaluation(ties="grouped")
-        ev.add_counts([0.75, 0.5], [1, 2], [3, 0])
+        ev.add_counts(positives=[1, 2], negatives=[3, 0], scores=[0.75, 0.5])
         before = settled(ev)
         real = rankeval.scored.store.CaseStore.add_batch
         calls = []
@@ -213,16 +214,16 @@ class TestAddCountsRefuses:
             patch.setattr(rankeval.scored.store, "EXPAND_BLOCK", 2)
             patch.setattr(rankeval.scored.store.CaseStore, "add_batch", failing)
             with pytest.raises(MemoryError):
-                ev.add_counts([0.9, 0.1], [3, 1], [2, 4])
+                ev.add_counts(positives=[3, 1], negatives=[2, 4], scores=[0.9, 0.1])
         assert calls == [2, 1, 2]  # 3 positives at 0.9 in blocks of 2, then its 2 negatives
         assert same(settled(ev), before)
-        ev.add_counts([0.9, 0.1], [3, 1], [2, 4])
+        ev.add_counts(positives=[3, 1], negatives=[2, 4], scores=[0.9, 0.1])
         assert ev.num_cases() == 16
 
     def test_a_snapshot_is_read_only(self) -> None:
         ev = Evaluation(ties="grouped")
         with pytest.raises(TypeError, match="read-only"):
-            ev.snapshot().add_counts(0.5, 1, 1)
+            ev.snapshot().add_counts(positives=1, negatives=1, scores=0.5)
 
 
 @pytest.mark.parametrize("score_dtype", ["float64", "float32"])
@@ -230,8 +231,8 @@ def test_add_counts_past_memory_is_refused_at_once(score_dtype: str) -> None:
     """10**15 cases of one score: refused before any case is expanded (it used to run five
     minutes holding the lock before the system refused), and nothing changes."""
     ev = ScoredPrecisionRecallEvaluation(ties="grouped", score_dtype=score_dtype)
-    ev.add_counts([0.25, 0.75], [2, 1], [1, 3])
+    ev.add_counts(positives=[2, 1], negatives=[1, 3], scores=[0.25, 0.75])
     before = (ev.num_cases(), ev.area_under_roc_curve())
     with pytest.raises(MemoryError, match="1,000,000,000,000,000 cases need about"):
-        ev.add_counts(0.5, 10**15, 0)
+        ev.add_counts(positives=10**15, negatives=0, scores=0.5)
     assert (ev.num_cases(), ev.area_under_roc_curve()) == before

@@ -123,7 +123,7 @@ def donor(ev: Evaluation) -> Evaluation:
 def add_counts(ev: Evaluation) -> None:
     """Counts per score where they apply (grouped, no window); elsewhere the same cases."""
     if ev.ties == "grouped" and ev.window is None and ev.horizon is None:
-        ev.add_counts([0.5, 3.5, 2.5], [2, 0, 1], [1, 3, 0])
+        ev.add_counts(positives=[2, 0, 1], negatives=[1, 3, 0], scores=[0.5, 3.5, 2.5])
     else:
         ev.add_cases([True, True, False, False, False, False, True],
                      [0.5, 0.5, 0.5, 3.5, 3.5, 3.5, 2.5])

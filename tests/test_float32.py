@@ -54,7 +54,8 @@ def test_equals_the_float64_store_bit_for_bit(
                 ev.add_case(correct, score)
             ev.add_cases([c for c, _ in batch], np.array([s for _, s in batch]))
             if ties == "grouped" and counts:
-                ev.add_counts(*zip(*counts, strict=True))
+                scores, positives, negatives = zip(*counts, strict=True)
+                ev.add_counts(positives=positives, negatives=negatives, scores=scores)
             ev.add_misses(misses)
         assert same(snapshot(narrow), snapshot(wide))
         assert bits(narrow) == bits(wide)
@@ -78,7 +79,7 @@ class TestRefuses:
     def test_counts_and_a_merge(self) -> None:
         ev = Evaluation(ties="grouped", score_dtype="float32")
         with pytest.raises(ValueError, match=r"scores\[1\] 0.3 is not a float32"):
-            ev.add_counts([0.5, 0.3], [1, 1], [0, 0])
+            ev.add_counts(positives=[1, 1], negatives=[0, 0], scores=[0.5, 0.3])
         other = Evaluation(ties="grouped")
         other.add_cases([True, False], [0.5, 0.3])
         with pytest.raises(ValueError, match=r"0\.3 is not a float32"):

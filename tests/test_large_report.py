@@ -84,12 +84,12 @@ def test_full_curves_that_would_not_fit_are_refused_before_allocating(
 
 def test_the_report_through_theevaluator_of() -> None:
     ev = evaluator_of([True, False, True], [0.9, 0.8, 0.1], "insertion")
-    report = ev.report(precision_at=(1, 2, 3), betas=(1.0, 2.0), curve_points=2)
+    report = ev.report(precision_at=(1, 2, 3), beta=(1.0, 2.0), curve_points=2)
     assert report.precision_at(2) == 0.5
     assert report.average_precision() == (1 + 2 / 3) / 2
-    assert report is ev.report(precision_at=(1, 2, 3), betas=(1.0, 2.0), curve_points=2)
+    assert report is ev.report(precision_at=(1, 2, 3), beta=(1.0, 2.0), curve_points=2)
     ev.add_case(True, 0.95)
-    assert report is not ev.report(precision_at=(1, 2, 3), betas=(1.0, 2.0), curve_points=2)
+    assert report is not ev.report(precision_at=(1, 2, 3), beta=(1.0, 2.0), curve_points=2)
     with pytest.raises(ValueError, match="curve_points"):
         ev.report(curve_points=1)
 

@@ -37,14 +37,14 @@ print(type(result).__name__, isinstance(result, Comparison), callable(rankeval.c
 
 
 def test_run_evaluation_format_is_to_text() -> None:
-    """``RunEvaluation.format()`` became ``to_text()`` (the name results render with, as
+    """``RunReport.format()`` became ``to_text()`` (the name results render with, as
     ``Comparison.to_text()``); the old name warns and gives the same text."""
     import pytest
 
     from rankeval import evaluate_run
 
     ev = evaluate_run({"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 2.0}}, ["map", "P.1"])
-    with pytest.warns(DeprecationWarning, match=r"now RunEvaluation\.to_text\(\)"):
+    with pytest.warns(DeprecationWarning, match=r"now RunReport\.to_text\(\)"):
         old = ev.format(per_query=True)
     assert old == ev.to_text(per_query=True)
     assert ev.to_text().splitlines()[0].split()[:2] == ["map", "all"]
@@ -136,3 +136,54 @@ def test_the_library_code_that_left_the_command_line() -> None:
             assert getattr(cli, name) is getattr(home, name)
     with pytest.raises(AttributeError):
         cli.no_such_name  # noqa: B018
+
+
+def test_run_evaluation_is_now_run_report() -> None:
+    """Results are Reports, accumulators Evaluations: ``RunEvaluation`` became ``RunReport``;
+    the old name warns wherever it was importable and is the same class."""
+    import pytest
+
+    import rankeval
+    import rankeval.ranking
+    from rankeval.ranking import evaluate
+
+    for home in (rankeval, rankeval.ranking, evaluate):
+        with pytest.warns(DeprecationWarning, match="RunEvaluation is now"):
+            old = home.RunEvaluation
+        assert old is evaluate.RunReport
+
+
+def test_add_counts_names_its_arguments_truth_first() -> None:
+    """``add_counts`` takes ``positives=, negatives=, scores=`` by name; the earlier positional
+    ``(scores, positives, negatives)`` warns and gives the same evaluator."""
+    import pytest
+
+    from rankeval import ScoredPrecisionRecallEvaluation
+
+    new = ScoredPrecisionRecallEvaluation(ties="grouped")
+    new.add_counts(positives=[2, 1], negatives=[0, 3], scores=[0.9, 0.5])
+    old = ScoredPrecisionRecallEvaluation(ties="grouped")
+    with pytest.warns(DeprecationWarning, match="name them"):
+        old.add_counts([0.9, 0.5], [2, 1], [0, 3])
+    assert old == new
+    assert new.area_under_roc_curve() == 5 / 6  # (2·3 wins + 1·3 ties / 2) / 9 pairs
+    with pytest.raises(TypeError, match="needs scores"):
+        new.add_counts(positives=[1], negatives=[0])
+    with pytest.raises(TypeError, match="by name"):
+        new.add_counts([0.5], positives=[1], negatives=[0])
+
+
+def test_betas_is_now_beta() -> None:
+    """One rule for options: named for one value, a sequence where several may be asked
+    (``precision_at``, ``beta``); ``report(betas=)`` warns and gives the same report."""
+    import pytest
+
+    from rankeval import ScoredPrecisionRecallEvaluation
+
+    ev = ScoredPrecisionRecallEvaluation()
+    ev.add_cases([True, False, True], [0.9, 0.5, 0.1])
+    new = ev.report(beta=(1.0, 2.0))
+    with pytest.warns(DeprecationWarning, match="betas= is now beta="):
+        old = ev.report(betas=(1.0, 2.0))
+    assert old.maximum_f_measure(2.0) == new.maximum_f_measure(2.0) == ev.maximum_f_measure(2.0)
+    assert ev.report(beta=0.5).maximum_f_measure(0.5) == ev.maximum_f_measure(0.5)

@@ -158,7 +158,7 @@ def test_values_not_asked_for_are_refused_by_name() -> None:
                               request=Request(precision_ranks=(10,), betas=(1.0,)))
     with pytest.raises(ValueError, match=r"precision was computed at ranks \(10,\), not 7"):
         report.precision_at(7)
-    with pytest.raises(ValueError, match=r"not 2\.0: ask for it with betas="):
+    with pytest.raises(ValueError, match=r"not 2\.0: ask for it with beta="):
         report.maximum_f_measure(2.0)
 
 

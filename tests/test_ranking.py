@@ -396,7 +396,7 @@ class TestValidation:
             evaluate_run(QRELS, {"x": {"a": 1.0}}, "map")
 
 
-class TestRunEvaluation:
+class TestRunReport:
     """Results are read-only values with per-query arrays and trec_eval's aggregates."""
 
     def test_values_are_read_only(self) -> None:

@@ -445,6 +445,6 @@ class TestDeclaredState:
         import pickle
 
         ev = self._busy()
-        for copy in (pickle.loads(pickle.dumps(ev)), ev.snapshot(), ev._copy()):
+        for clone in (pickle.loads(pickle.dumps(ev)), ev.snapshot(), ev._copy()):
             for name in ev._STATE:
-                assert getattr(copy, name) == getattr(ev, name), name
+                assert getattr(clone, name) == getattr(ev, name), name

@@ -16,10 +16,10 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
-from rankeval.checks import check_choice, check_int
+from rankeval.checks import betas_of, check_choice, check_int
 from rankeval.formulas import PRECISION_AT_RANKS, TIE_POLICIES, TiePolicy
 from rankeval.points import BoolArray, FloatArray, IntArray
-from rankeval.ranking.evaluate import RunEvaluation, evaluate_part, evaluate_run
+from rankeval.ranking.evaluate import RunReport, evaluate_part, evaluate_run
 from rankeval.ranking.inputs import Qrels, Run
 from rankeval.scored.partitioned import (
     BucketPart,
@@ -133,7 +133,7 @@ class ScoredTableOptions:
 
     ``ties="insertion"`` needs ``order_col`` (the arrival order of the rows); ``buckets``
     (default: twice the engine's parallelism, and at least one per 1,000,000 rows) sets the
-    parallelism of the ranking step; ``precision_at``, ``betas`` and ``curve_points`` say
+    parallelism of the ranking step; ``precision_at``, ``beta`` and ``curve_points`` say
     which precisions at k and maximum F measures to compute and how many points the
     downsampled curves keep; ``misses`` and ``negative_misses`` are those of ``add_misses``
     and ``add_negative_misses``; about ``sample_size`` scores, drawn with ``seed``, set the
@@ -153,7 +153,7 @@ class ScoredTableOptions:
     order_col: str | None = None
     buckets: int | None = None
     precision_at: Sequence[int] = PRECISION_AT_RANKS
-    betas: Sequence[float] = (1.0,)
+    beta: float | Sequence[float] = 1.0
     curve_points: int = 1000
     misses: int = 0
     negative_misses: int = 0
@@ -174,7 +174,7 @@ class ScoredTableOptions:
             set_(self, "buckets", check_int(self.buckets, "buckets", minimum=1))
         set_(self, "sample_size", check_int(self.sample_size, "sample_size", minimum=1))
         set_(self, "seed", check_int(self.seed, "seed", minimum=0))
-        set_(self, "request", request_of(self.precision_at, self.betas, self.curve_points))
+        set_(self, "request", request_of(self.precision_at, self.beta, self.curve_points))
 
     #: The values to compute (set when checked).
     request: Request = field(init=False, default=Request(), compare=False)
@@ -250,10 +250,10 @@ def check_run_options(measures: str | Sequence[str], runid: object,
                  Run.from_arrays(one, one, np.array([1.0])), measures, **options)
 
 
-def request_of(precision_at: Sequence[int], betas: Sequence[float],
+def request_of(precision_at: Sequence[int], beta: float | Sequence[float],
                curve_points: int) -> Request:
     """The :class:`~rankeval.scored.partitioned.Request` of an engine call's arguments."""
-    return Request(tuple(precision_at), tuple(betas), check_int(curve_points, "curve_points",
+    return Request(tuple(precision_at), betas_of(beta), check_int(curve_points, "curve_points",
                                                                 minimum=2))
 
 
@@ -311,7 +311,7 @@ def run_batch(
     measures: str | Sequence[str],
     runid: str,
     options: dict[str, Any],
-) -> RunEvaluation | None:
+) -> RunReport | None:
     """One task's queries (all rows of each query it holds), evaluated; None if it has none.
 
     ``qrels`` and ``run`` are ``(query, doc, rel)`` and ``(query, doc, score)`` columns.

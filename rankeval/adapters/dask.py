@@ -9,7 +9,7 @@ threads by default, or a ``distributed`` cluster once a ``Client`` exists.
   holds O(buckets + curve points) and one bucket's points at a time, never O(rows).
 * :func:`collect_evaluator`: the rows in a real, local ``ScoredPrecisionRecallEvaluation``
   (for tables that fit in memory: it can be saved and merged with a live one).
-* :func:`evaluate_run`: qrels and run tables to the :class:`~rankeval.RunEvaluation` of the
+* :func:`evaluate_run`: qrels and run tables to the :class:`~rankeval.RunReport` of the
   local :func:`rankeval.evaluate_run`, query batches evaluated in parallel.
 
 The algorithm is :mod:`rankeval.scored.partitioned`'s; this module only moves columns.
@@ -31,8 +31,9 @@ except ModuleNotFoundError as missing:
         name=missing.name) from None
 
 from rankeval.adapters import common as engines
+from rankeval.checks import betas_of
 from rankeval.formulas import TiePolicy
-from rankeval.ranking.evaluate import RunEvaluation, merge_evaluations
+from rankeval.ranking.evaluate import RunReport, merge_evaluations
 from rankeval.ranking.ir_names import is_ir_name
 from rankeval.scored import ScoredPrecisionRecallEvaluation
 from rankeval.scored.partitioned import (
@@ -112,12 +113,13 @@ def evaluate(
     order_col: str | None = _DEFAULT.order_col,
     buckets: int | None = _DEFAULT.buckets,
     precision_at: Sequence[int] = _DEFAULT.precision_at,
-    betas: Sequence[float] = _DEFAULT.betas,
+    beta: float | Sequence[float] = _DEFAULT.beta,
     curve_points: int = _DEFAULT.curve_points,
     misses: int = _DEFAULT.misses,
     negative_misses: int = _DEFAULT.negative_misses,
     sample_size: int = _DEFAULT.sample_size,
     seed: int = _DEFAULT.seed,
+    betas: Sequence[float] | None = None,
 ) -> PartitionedReport:
     """Evaluate a Dask DataFrame of scored cases exactly; see the module text.
 
@@ -135,7 +137,8 @@ def evaluate(
         A column of the wrong type.
     """
     o = engines.ScoredTableOptions(
-        score_col, label_col, ties, order_col, buckets, precision_at, betas, curve_points,
+        score_col, label_col, ties, order_col, buckets, precision_at, betas_of(beta, betas),
+        curve_points,
         misses, negative_misses, sample_size, seed)
     score_col, label_col, order_col = o.score_col, o.label_col, o.order_col
     table, rows = _scored_columns(df, score_col, label_col, order_col)
@@ -203,7 +206,7 @@ def _run_columns(df: Any, wanted: dict[str, str]) -> Any:
 
 
 def _batch(qrels: Any, run: Any, names: tuple[str, ...], measures: Any, runid: str,
-           options: dict[str, Any]) -> RunEvaluation | None:
+           options: dict[str, Any]) -> RunReport | None:
     query, doc, rel, score = names
 
     def columns(frame: Any, value: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -226,7 +229,7 @@ def evaluate_run(
     runid: str = "run",
     batches: int | None = None,
     **options: Any,
-) -> RunEvaluation:
+) -> RunReport:
     """:func:`rankeval.evaluate_run` over Dask DataFrames: qrels first, the same measures.
 
     Rows are grouped by query into ``batches`` (default: the run's partitions) and each

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from rankeval.checks import check_beta, check_rank
-from rankeval.ranking.evaluate import RunEvaluation
+from rankeval.ranking.evaluate import RunReport
 from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
 
 __all__ = ["EvaluationCollector", "MetricsServer", "serve"]
@@ -99,7 +99,7 @@ class EvaluationCollector:
         self._beta = check_beta(beta)
         self._watched: list[tuple[ScoredPrecisionRecallEvaluation, dict[str, str]]] = []
         # (source, labels, what watch_run was given: for unwatch)
-        self._runs: list[tuple[Callable[[], RunEvaluation], dict[str, str], object]] = []
+        self._runs: list[tuple[Callable[[], RunReport], dict[str, str], object]] = []
         self._guard = threading.Lock()
 
     def watch(self, evaluation: ScoredPrecisionRecallEvaluation, *, model: str,
@@ -122,8 +122,8 @@ class EvaluationCollector:
                                  "already: two would export one series twice")
             self._watched.append((evaluation, all_labels))
 
-    def unwatch(self, evaluation: ScoredPrecisionRecallEvaluation | RunEvaluation
-                | Callable[[], RunEvaluation]) -> None:
+    def unwatch(self, evaluation: ScoredPrecisionRecallEvaluation | RunReport
+                | Callable[[], RunReport]) -> None:
         """Stop exporting ``evaluation`` (as given to :meth:`watch` or :meth:`watch_run`).
 
         Raises ``KeyError`` if it is not watched. Complexity: O(watched).
@@ -136,11 +136,11 @@ class EvaluationCollector:
                 raise KeyError(f"{evaluation!r} is not watched")
             self._watched, self._runs = watched, runs
 
-    def watch_run(self, evaluation: RunEvaluation | Callable[[], RunEvaluation], *,
+    def watch_run(self, evaluation: RunReport | Callable[[], RunReport], *,
                   model: str, **labels: str) -> None:
         """Export a many-query evaluation's aggregates as ``rankeval_query_measure``.
 
-        ``evaluation`` is a :class:`~rankeval.ranking.RunEvaluation` or a function
+        ``evaluation`` is a :class:`~rankeval.ranking.RunReport` or a function
         returning the current one (called at each scrape).
 
         Complexity: O(1).

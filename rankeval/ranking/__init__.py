@@ -4,10 +4,10 @@ Data flows one way through this room::
 
     trec_files / dicts / arrays ─► Run, Qrels ─► join (doc ids) ─► trec_sort (per-query
     rankings as padded batches) ─► measures (one function per trec_eval measure, built on
-    :mod:`rankeval.formulas`) ─► evaluate (RunEvaluation: per-query values, aggregates)
+    :mod:`rankeval.formulas`) ─► evaluate (RunReport: per-query values, aggregates)
 
 * :mod:`.inputs` — :class:`Run` and :class:`Qrels`, from files, dicts and arrays.
-* :mod:`.evaluate` — :func:`evaluate_run` and :class:`RunEvaluation`.
+* :mod:`.evaluate` — :func:`evaluate_run` and :class:`RunReport`.
 * :mod:`.registry` — the one registry: every measure declared once, with all its names.
 * :mod:`.catalogue` — trec_eval's ``-m`` syntax, nicknames and printing, over the registry.
 * :mod:`.measures` — the measures' functions over batches of queries.
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from rankeval.ranking.evaluate import (
         Qrels,
         Run,
-        RunEvaluation,
+        RunReport,
         eleven_point_precision,
         evaluate_run,
         first_relevant_ranks,
@@ -41,13 +41,14 @@ _WHERE = {
     **dict.fromkeys(("KendallTau", "kendall_tau", "kendall_tau_counts"),
                     "rankeval.ranking.correlation"),
     **dict.fromkeys(("Comparison", "PairTest", "compare"), "rankeval.ranking.significance"),
-    **dict.fromkeys(("Qrels", "Run", "RunEvaluation", "eleven_point_precision", "evaluate_run",
+    **dict.fromkeys(("Qrels", "Run", "RunReport", "eleven_point_precision", "evaluate_run",
                      "first_relevant_ranks", "median_first_relevant_rank",
                      "median_relevant_rank", "relevant_ranks"), "rankeval.ranking.evaluate"),
 }
 
 
-__getattr__, __dir__ = lazy_names("rankeval.ranking", globals(), _WHERE)
+__getattr__, __dir__ = lazy_names("rankeval.ranking", globals(), _WHERE,
+                                  {"RunEvaluation": "RunReport"})
 
 
 __all__ = [
@@ -56,7 +57,7 @@ __all__ = [
     "PairTest",
     "Qrels",
     "Run",
-    "RunEvaluation",
+    "RunReport",
     "compare",
     "eleven_point_precision",
     "evaluate_run",

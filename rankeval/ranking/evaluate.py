@@ -4,7 +4,7 @@
 against :class:`Qrels` (relevance judgments) with any trec_eval measure, exactly as
 the trec_eval release of the ``profile`` does (default the 2020 tag ``v9.0.8``; ``"9.0.8"``
 for the 2023 release, ``"10.0"``), and returns a
-:class:`RunEvaluation` holding the per-query values and trec_eval's ``all`` aggregates.
+:class:`RunReport` holding the per-query values and trec_eval's ``all`` aggregates.
 Named options select the other conventions found in the literature (capped recall, AP over the
 relevant documents found, exponential nDCG gains, textbook interpolation, ...).
 
@@ -82,7 +82,7 @@ from rankeval.ranking.trec_sort import (
 __all__ = [
     "Qrels",
     "Run",
-    "RunEvaluation",
+    "RunReport",
     "eleven_point_precision",
     "evaluate_part",
     "evaluate_run",
@@ -104,8 +104,14 @@ _COUNT_MEASURES = frozenset({"runid", "num_q", "num_ret", "num_rel", "num_rel_re
 
 
 @dataclass(frozen=True)
-class RunEvaluation:
+class RunReport:
     """Per-query values and trec_eval's aggregates for one run (immutable).
+
+    The package's naming rule: what you add to is an *Evaluation*
+    (:class:`~rankeval.ScoredPrecisionRecallEvaluation`, ``PrecisionRecallEvaluation``);
+    what a computation returns and never changes is a *Report* (this class,
+    :class:`~rankeval.scored.partitioned.PartitionedReport`). This class was named
+    ``RunEvaluation``; that name still works, with a ``DeprecationWarning``.
 
     Attributes
     ----------
@@ -216,7 +222,7 @@ class RunEvaluation:
         data.update((name, self.values[name]) for name in self.columns if name in self.values)
         return to_frame(data, backend)
 
-    def _with_aggregate(self, name: str, value: float) -> RunEvaluation:
+    def _with_aggregate(self, name: str, value: float) -> RunReport:
         """A copy with the aggregate ``name`` replaced (trec_eval's summary quirks)."""
         aggregates = dict(self.aggregates)
         aggregates[name] = value
@@ -228,7 +234,7 @@ class RunEvaluation:
 
         Complexity: that of :meth:`to_text`.
         """
-        warnings.warn("RunEvaluation.format() is now RunEvaluation.to_text()",
+        warnings.warn("RunReport.format() is now RunReport.to_text()",
                       DeprecationWarning, stacklevel=2)
         return self.to_text(per_query=per_query, summary=summary)
 
@@ -275,12 +281,12 @@ class RunEvaluation:
         return "".join(lines)
 
 
-def _unpickle_evaluation(state: dict[str, Any]) -> RunEvaluation:
+def _unpickle_evaluation(state: dict[str, Any]) -> RunReport:
     for array in (state["retrieved"], *state["values"].values()):
         array.flags.writeable = False
     for name in ("values", "texts", "aggregates"):
         state[name] = MappingProxyType(state[name])
-    return RunEvaluation(**state)
+    return RunReport(**state)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -311,7 +317,7 @@ def evaluate_run(
     first_params_win: bool = False,
     trec_quirks: bool = True,
     known: QrelsLike | None = None,
-) -> RunEvaluation:
+) -> RunReport:
     """Evaluate a run against qrels with trec_eval's measures.
 
     By default the numbers are trec_eval 9.0.x's (and pytrec_eval-terrier's) bit for bit.
@@ -384,7 +390,7 @@ def evaluate_run(
 
     Returns
     -------
-    RunEvaluation
+    RunReport
 
     Raises
     ------
@@ -433,7 +439,7 @@ def evaluate_part(
     measures: str | Iterable[str] = ("official",),
     known: QrelsLike | None = None,
     **options: Any,
-) -> RunEvaluation:
+) -> RunReport:
     """One part of a run evaluated for :func:`merge_evaluations`: as :func:`evaluate_run`
     (same ``options``), except that the part may share no query with the qrels (it then
     evaluates no query). The engines evaluate a run's parts this way, one per task.
@@ -457,7 +463,7 @@ def _evaluate_run(
     known: QrelsLike | None = None,
     *,
     part: bool = False,
-) -> RunEvaluation:
+) -> RunReport:
     """:func:`evaluate_run` with its inputs and options checked (``part``: see
     :func:`evaluate_part`)."""
     specs = [measures] if isinstance(measures, str) else list(measures)
@@ -497,7 +503,7 @@ def _evaluate_run(
 def _with_ir_names(
     qrels: Qrels, run: Run, specs: list[str], options: RunOptions, known: QrelsLike | None,
     part: bool,
-) -> RunEvaluation:
+) -> RunReport:
     """Evaluate trec_eval names and ir_measures names together, in the order given.
 
     trec_eval names use the call's options; each ir_measures name carries its own (see
@@ -526,7 +532,7 @@ def _with_ir_names(
         # set_F takes its first beta only (trec_eval's rule): one call per beta.
         alone = measure.trec if measure.trec.startswith("set_F") else ""
         groups.setdefault((measure.options, alone), []).append(measure)
-    parts: list[tuple[RunEvaluation, dict[str, list[str]]]] = []
+    parts: list[tuple[RunReport, dict[str, list[str]]]] = []
     if trec:
         done = _evaluate_run(qrels, run, trec, options, known, part=part)
         parts.append((done, {c: [c] for c in done.columns}))
@@ -582,7 +588,7 @@ def _with_ir_names(
     )
 
 
-def _as_ir_measures(ev: RunEvaluation, run: Run) -> RunEvaluation:
+def _as_ir_measures(ev: RunReport, run: Run) -> RunReport:
     """Per-query values and means as ir_measures reports them, to the last bit.
 
     ``complete=True`` already scores the queries the run lacks 0, except ``num_rel`` (their
@@ -612,7 +618,7 @@ def _as_ir_measures(ev: RunEvaluation, run: Run) -> RunEvaluation:
                                aggregates=MappingProxyType(aggregates))
 
 
-def _run_order(ev: RunEvaluation, run_queries: Iterable[str]) -> list[int]:
+def _run_order(ev: RunReport, run_queries: Iterable[str]) -> list[int]:
     """The retrieved queries' positions in ``ev.queries``, in the run's order."""
     position = {q: i for i, q in enumerate(run_queries)}
     return sorted(np.flatnonzero(ev.retrieved).tolist(), key=lambda i: position[ev.queries[i]])
@@ -628,8 +634,8 @@ def _no_shared_query() -> ValueError:
 
 
 def merge_evaluations(
-    parts: Iterable[RunEvaluation], run_queries: Iterable[str] | None = None
-) -> RunEvaluation:
+    parts: Iterable[RunReport], run_queries: Iterable[str] | None = None
+) -> RunReport:
     """One evaluation from evaluations of disjoint sets of queries, as if made in one call.
 
     The partitioned engines (:mod:`rankeval.spark`, :mod:`rankeval.dask`) evaluate each
@@ -810,7 +816,7 @@ def _evaluate(
     runid: str,
     complete: bool,
     placeholder: int | None = None,
-) -> RunEvaluation:
+) -> RunReport:
     q = len(queries)
     numeric: dict[str, FloatArray] = {}
     texts: dict[str, list[str]] = {}
@@ -866,7 +872,7 @@ def _evaluate(
         per_query.flags.writeable = False
         values[column.name] = per_query
         aggregates[column.name] = _aggregate(per_query, m.aggregate, retrieved, num_q, profile)
-    return RunEvaluation(
+    return RunReport(
         profile=profile,
         runid=runid,
         queries=queries,
@@ -1076,3 +1082,12 @@ def eleven_point_precision(
     """
     ev = evaluate_run(qrels, run, ["iprec_at_recall"], iprec_rule=iprec_rule, **options)
     return np.array([ev[name] for name in ev.columns], dtype=np.float64)
+
+
+def __getattr__(name: str) -> Any:
+    """``RunEvaluation``: the earlier name of :class:`RunReport`, deprecated."""
+    if name == "RunEvaluation":
+        warnings.warn("rankeval.ranking.evaluate.RunEvaluation is now RunReport",
+                      DeprecationWarning, stacklevel=2)
+        return RunReport
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -38,7 +38,7 @@ from rankeval.io import os_reason, progress_bar, silence_stdout, standard_output
 from rankeval.ranking import (
     Qrels,
     Run,
-    RunEvaluation,
+    RunReport,
     catalogue,
     evaluate_run,
     registry,
@@ -360,7 +360,7 @@ def _main(args: list[str], out: TextIO) -> int:
     return 0
 
 
-def _evaluate(o: _Options, qrels: Qrels, run: Run, run_path: str) -> RunEvaluation:
+def _evaluate(o: _Options, qrels: Qrels, run: Run, run_path: str) -> RunReport:
     try:
         return evaluate_run(
             qrels, run, o.specs, profile=o.profile, relevance_level=o.level,

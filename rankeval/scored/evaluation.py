@@ -13,6 +13,7 @@ import math
 import os
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterable
 from datetime import timedelta
 from typing import Any, ClassVar, TypeVar, cast
@@ -22,6 +23,7 @@ from numpy.typing import ArrayLike
 
 from rankeval import formulas
 from rankeval.checks import (
+    betas_of,
     check_beta,
     check_case_arrays,
     check_correct,
@@ -374,8 +376,15 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
             del labels, keys, values  # our copies: freed before the heap is released
             self._publish(store, self._pos_missed, self._neg_missed)
 
-    def add_counts(self, scores: ArrayLike, positives: ArrayLike, negatives: ArrayLike) -> None:
+    def add_counts(self, *old_order: ArrayLike, positives: ArrayLike | None = None,
+                   negatives: ArrayLike | None = None, scores: ArrayLike | None = None) -> None:
         """Add cases already grouped by score: ``positives`` and ``negatives`` cases at each score.
+
+        The arguments are named (truth first, as everywhere:
+        ``add_counts(positives=..., negatives=..., scores=...)``). The earlier positional form
+        ``add_counts(scores, positives, negatives)`` still works, with a
+        ``DeprecationWarning``; a positional truth-first form is not offered, so that no
+        earlier call can be read the other way.
 
         For data counted per score upstream (a ``GROUP BY score`` in SQL, Spark or DuckDB,
         a histogram): three scalars, or three arrays of one length; a score may come more
@@ -388,12 +397,25 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
         first bad index; cases are expanded a million at a time, never all at once.
 
         >>> ev = ScoredPrecisionRecallEvaluation(ties="grouped")
-        >>> ev.add_counts([0.9, 0.5], [2, 1], [0, 3])
+        >>> ev.add_counts(positives=[2, 1], negatives=[0, 3], scores=[0.9, 0.5])
         >>> ev.num_cases(), ev.area_under_roc_curve()
         (6, 0.8333333333333334)
 
         Complexity: O(c log c) for c cases, like :meth:`add_cases` of them.
         """
+        if old_order:
+            if len(old_order) != 3 or (positives, negatives, scores) != (None, None, None):
+                raise TypeError("add_counts takes positives=, negatives= and scores= by name "
+                                "(or, deprecated, the three positionally as scores, positives, "
+                                "negatives)")
+            warnings.warn("add_counts(scores, positives, negatives) is deprecated: name them, "
+                          "add_counts(positives=..., negatives=..., scores=...)",
+                          DeprecationWarning, stacklevel=2)
+            scores, positives, negatives = old_order
+        if positives is None or negatives is None or scores is None:
+            missing = [n for n, v in (("positives", positives), ("negatives", negatives),
+                                      ("scores", scores)) if v is None]
+            raise TypeError(f"add_counts needs {', '.join(missing)}")
         values, positives_in, negatives_in = check_count_arrays(scores, positives, negatives)
         if self._float32:
             check_float32_scores(values)
@@ -567,7 +589,8 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
             return self._folded().size > LARGE_CASES
 
     def report(self, precision_at: Iterable[int] = _PRECISION_AT_RANKS,
-               betas: Iterable[float] = (1.0,), curve_points: int = 1000) -> PartitionedReport:
+               beta: float | Iterable[float] = 1.0, curve_points: int = 1000, *,
+               betas: Iterable[float] | None = None) -> PartitionedReport:
         """Every summary value and downsampled curve, in bounded memory: a read-only report.
 
         The ranking is read in buckets of a million consecutive cases, twice, so this needs
@@ -575,7 +598,8 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
         way to read a store of 10^9 cases, whose full curves would not fit. Each of the
         report's read methods has the name and the bits of this evaluator's own
         (:class:`~rankeval.scored.partitioned.PartitionedReport`): precision at the ranks
-        ``precision_at``, maximum F for each of ``betas``, and the curves as
+        ``precision_at``, maximum F for ``beta`` (one value or several; ``betas=`` is its
+        deprecated earlier name), and the curves as
         ``pr_curve(interpolate, max_points=curve_points)`` would give them; their error as
         a downsampled curve is stated in ``docs/semantics.md``.
 
@@ -587,7 +611,7 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
 
         Complexity: O(n), cached until the next change.
         """
-        request = Request(tuple(precision_at), tuple(betas), curve_points)
+        request = Request(tuple(precision_at), betas_of(beta, betas), curve_points)
 
         def compute() -> PartitionedReport:
             store = self._merged()

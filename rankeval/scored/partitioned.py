@@ -607,7 +607,7 @@ class PartitionedReport:
         value = check_beta(beta)
         if value not in self._max_f:
             raise ValueError(f"maximum F was computed for beta in {tuple(self._max_f)}, "
-                             f"not {value!r}: ask for it with betas=")
+                             f"not {value!r}: ask for it with beta=")
         return self._max_f[value]
 
     def precision_at(self, rank: int) -> float:
