@@ -1,4 +1,4 @@
-"""The fast kernel gives the slow reference's bits, not just its values to 1e-12.
+"""The fast curve and summary code gives the slow reference's bits, not just its values to 1e-12.
 
 The curve and summary kernels skip work the spec's loops do (zero terms of
 in-order sums, points inside runs of equal recall, rows of a vertical drop);

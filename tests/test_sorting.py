@@ -1,4 +1,4 @@
-"""The kernel's stable sort equals NumPy's stable argsort, bit for bit."""
+"""The store's stable sort (scored/sorting.py) equals NumPy's stable argsort, bit for bit."""
 
 from __future__ import annotations
 
