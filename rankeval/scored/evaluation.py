@@ -53,6 +53,7 @@ from rankeval.points import (
 from rankeval.scored import curves
 from rankeval.scored import store as _store_module
 from rankeval.scored.lingpipe import LingPipeSpellings
+from rankeval.scored.metric_names import MetricSpellings
 from rankeval.scored.partitioned import PartitionedReport, Request, ranking_report
 from rankeval.scored.readers import summary_of
 from rankeval.scored.store import LABEL_PART as _LABEL_PART
@@ -87,7 +88,7 @@ class _RefusingList(list[complex]):
 Self = TypeVar("Self", bound="ScoredPrecisionRecallEvaluation")
 
 
-class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
+class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings):
     """Incremental evaluation of scored binary decisions, exact at every step.
 
     Cases arrive one at a time (:meth:`add_case`) or in bulk
@@ -975,6 +976,20 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
             check_total(store.neg_added + neg_missed, "numNegativeRef")
             self._publish(store, pos_missed, neg_missed)
 
+    def merge_state(self, others: Iterable[ScoredPrecisionRecallEvaluation]) -> None:
+        """TorchEval's spelling of :meth:`merge`, for each of ``others`` in turn.
+
+        All or nothing: ``others`` are first merged into a new evaluator, which then
+        merges into this one.
+        """
+        if self._read_only:
+            self._refuse()
+        combined = type(self)(ties=self.ties, window=self.window, horizon=self.horizon,
+                              clock=self._clock)
+        for other in others:
+            combined.merge(other)
+        self.merge(combined)
+
     def _dtype_text(self) -> str:
         return ", score_dtype='float32'" if self._float32 else ""
 
@@ -1071,38 +1086,6 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings):
         evaluation._pos_missed = state.pos_missed
         evaluation._neg_missed = state.neg_missed
         return evaluation
-
-    # ------------------------------------------- torchmetrics / TorchEval names
-    def update(self, preds: ArrayLike, target: ArrayLike) -> None:
-        """torchmetrics' spelling of :meth:`add_cases`: scores first, then labels.
-
-        ``preds`` and ``target`` may be PyTorch tensors (a GPU tensor is copied to the host
-        once per call), NumPy, JAX or other array-API arrays, or table columns.
-
-        >>> ev = ScoredPrecisionRecallEvaluation()
-        >>> ev.update([0.9, 0.2], [1, 0]); ev.compute()["roc_auc"]
-        1.0
-        """
-        self.add_cases(target, preds)
-
-    def compute(self) -> dict[str, float]:
-        """torchmetrics' spelling of :meth:`summary` (every main value, from one state)."""
-        return self.summary()
-
-    def merge_state(self, others: Iterable[ScoredPrecisionRecallEvaluation]) -> None:
-        """TorchEval's spelling of :meth:`merge`, for each of ``others`` in turn.
-
-        All or nothing: ``others`` are first merged into a new evaluator, which then
-        merges into this one.
-        """
-        if self._read_only:
-            self._refuse()
-        combined = type(self)(ties=self.ties, window=self.window, horizon=self.horizon,
-                              clock=self._clock)
-        for other in others:
-            combined.merge(other)
-        self.merge(combined)
-
 
 
 def _timed(store: CaseStore) -> TimeWindowStore:
