@@ -234,21 +234,27 @@ def check_rank(rank: object) -> int:
     return _non_negative_int(rank, "rank", "Rank must be non-negative")
 
 
-def check_beta(beta: object) -> float:
+def check_beta(beta: object, where: str | None = None) -> float:
     """The F-measure weight β: finite, > 0, with a finite non-zero square.
 
-    Every F in rankeval (the function, the confusion matrix's, the maximum over a PR curve)
-    computes β², so β outside about [1.5e-154, 1.3e154] would turn into 0 or infinity there;
-    all of them refuse it here, with the same message.
+    Every F in rankeval (the function, the confusion matrix's, the maximum over a PR curve,
+    trec_eval's ``set_F``, ir_measures' ``SetF``) computes β², so β outside about
+    [1.5e-154, 1.3e154] would turn into 0 or infinity there; all of them refuse it here,
+    with the same message (after ``where``, the text that gave it, when there is one).
 
     >>> check_beta(0.5)
     0.5
+    >>> check_beta(0, "set_F.0")
+    Traceback (most recent call last):
+    ...
+    ValueError: set_F.0: beta must be finite and > 0, got 0
     """
     value = check_real(beta, "beta")
+    lead = "" if where is None else f"{where}: "
     if not (math.isfinite(value) and value > 0.0):
-        raise ValueError(f"beta must be finite and > 0, got {beta!r}")
+        raise ValueError(f"{lead}beta must be finite and > 0, got {beta!r}")
     if not 0.0 < value * value < math.inf:
-        raise ValueError(f"beta must have a finite, non-zero square, got {beta!r}")
+        raise ValueError(f"{lead}beta must have a finite, non-zero square, got {beta!r}")
     return value
 
 
@@ -464,3 +470,23 @@ def check_file(file: object) -> None:
     """Something with a ``write`` method (and ``flush``, if it has one, is called later)."""
     if not callable(getattr(file, "write", None)):
         raise TypeError(f"file must have a write method, got {type(file).__name__}")
+
+
+def check_horizon(horizon: object) -> float | None:
+    """None, or a positive number of seconds (a ``timedelta`` is converted).
+
+    >>> from datetime import timedelta
+    >>> check_horizon(timedelta(minutes=2)), check_horizon(None)
+    (120.0, None)
+    """
+    from datetime import timedelta
+
+    if horizon is None:
+        return None
+    if isinstance(horizon, timedelta):
+        seconds = horizon.total_seconds()
+    else:
+        seconds = check_real(horizon, "horizon")
+    if not (seconds > 0 and math.isfinite(seconds)):
+        raise ValueError(f"horizon must be a positive, finite time, got {horizon!r}")
+    return seconds

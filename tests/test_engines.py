@@ -102,25 +102,28 @@ def test_spark_curve_frame_holds_the_full_curves(engine: Engine) -> None:
     assert same_bits([[r["fpr"], r["tpr"]] for r in got], want_roc)
 
 
-def test_the_engines_share_one_signature_and_one_set_of_defaults() -> None:
-    """``evaluate`` of every engine takes the same arguments with the same defaults, those
-    of :class:`rankeval.adapters.common.ScoredTableOptions` (they once disagreed on
-    ``sample_size``: 20,000 and 100,000)."""
+def test_the_engines_share_one_evaluate() -> None:
+    """``rankeval.spark.evaluate`` and ``rankeval.dask.evaluate`` are one function, whose
+    arguments and defaults are :class:`rankeval.adapters.common.ScoredTableOptions`' (the
+    engines once copied a 13-parameter signature and disagreed on ``sample_size``: 20,000
+    and 100,000); the DataFrame's library picks the engine."""
     import dataclasses
     import inspect
 
+    from rankeval.adapters import common
     from rankeval.adapters.common import ScoredTableOptions
 
-    spark = inspect.signature(rankeval.spark.evaluate).parameters
-    dask = inspect.signature(rankeval.dask.evaluate).parameters
-    assert list(spark) == list(dask)
-    assert list(spark)[-1] == "betas"  # the deprecated earlier name of beta, last
+    assert rankeval.spark.evaluate is rankeval.dask.evaluate is common.evaluate
+    parameters = inspect.signature(common.evaluate).parameters
+    assert list(parameters)[-1] == "betas"  # the deprecated earlier name of beta, last
     fields = {f.name: f.default for f in dataclasses.fields(ScoredTableOptions) if f.init}
-    assert list(spark)[1:-1] == list(fields)
+    assert list(parameters)[1:-1] == list(fields)
     for name, default in fields.items():
-        assert spark[name].default == default == dask[name].default, name
+        assert parameters[name].default == default, name
     curve = inspect.signature(rankeval.spark.curve_frame).parameters
     for name in list(curve)[1:]:
         assert curve[name].default == fields[name], name
     with pytest.raises(ValueError, match="sample_size must be an integer >= 1"):
         ScoredTableOptions(sample_size=0)
+    with pytest.raises(TypeError, match="a Spark or a Dask DataFrame, got pandas"):
+        common.evaluate(pd.DataFrame({"score": [0.5], "label": [1]}))

@@ -9,7 +9,7 @@ each task's NumPy columns to :func:`scored_totals`, :func:`scored_parts` or
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -46,6 +46,7 @@ __all__ = [
     "check_missing",
     "check_order",
     "check_run_options",
+    "evaluate",
     "first_seen",
     "labels_of",
     "points_bound",
@@ -325,3 +326,63 @@ def run_batch(
 def first_seen(chunks: Iterable[Iterable[str]]) -> list[str]:
     """Query ids in order of first appearance over chunks given in table order."""
     return list(dict.fromkeys(q for chunk in chunks for q in chunk))
+
+
+# The engines' one evaluate (after every check it calls is defined).
+_DEFAULT = ScoredTableOptions()
+
+
+def evaluate(
+    df: Any,
+    score_col: str = _DEFAULT.score_col,
+    label_col: str = _DEFAULT.label_col,
+    *,
+    ties: TiePolicy = _DEFAULT.ties,
+    order_col: str | None = _DEFAULT.order_col,
+    buckets: int | None = _DEFAULT.buckets,
+    precision_at: Sequence[int] = _DEFAULT.precision_at,
+    beta: float | Sequence[float] = _DEFAULT.beta,
+    curve_points: int = _DEFAULT.curve_points,
+    misses: int = _DEFAULT.misses,
+    negative_misses: int = _DEFAULT.negative_misses,
+    sample_size: int = _DEFAULT.sample_size,
+    seed: int = _DEFAULT.seed,
+    betas: Sequence[float] | None = None,
+) -> PartitionedReport:
+    """Evaluate a Spark or Dask DataFrame of scored cases exactly: ``rankeval.spark.evaluate``
+    and ``rankeval.dask.evaluate`` are this one function.
+
+    The report's values equal those of a local ``ScoredPrecisionRecallEvaluation`` fed the
+    same rows, bit for bit. The arguments are :class:`ScoredTableOptions`' (checked on the
+    driver before any job runs; ``betas`` is ``beta``'s deprecated earlier name); the
+    DataFrame's library picks the engine (``evaluate_table`` of :mod:`rankeval.spark` or
+    :mod:`rankeval.dask`, whose texts say how each runs).
+
+    Raises
+    ------
+    ValueError
+        A missing column, a null or NaN value, a label other than 0/1, an empty table,
+        ``ties="insertion"`` without ``order_col``, or tied rows with one order value.
+    TypeError
+        Not a Spark or Dask DataFrame, or a column of the wrong type.
+    """
+    options = ScoredTableOptions(score_col, label_col, ties, order_col, buckets, precision_at,
+                                 betas_of(beta, betas), curve_points, misses, negative_misses,
+                                 sample_size, seed)
+    return _engine_of(df)(df, options)
+
+
+def _engine_of(df: Any) -> Callable[[Any, ScoredTableOptions], PartitionedReport]:
+    """The ``evaluate_table`` of ``df``'s library's adapter."""
+    library = type(df).__module__.partition(".")[0]
+    if library == "pyspark":
+        from rankeval.adapters import spark
+
+        return spark.evaluate_table
+    if library in ("dask", "dask_expr"):
+        from rankeval.adapters import dask
+
+        return dask.evaluate_table
+    raise TypeError(f"evaluate takes a Spark or a Dask DataFrame, got {type(df).__module__}."
+                    f"{type(df).__name__} (a table in memory goes to "
+                    "ScoredPrecisionRecallEvaluation.add_cases)")

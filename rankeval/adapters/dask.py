@@ -31,8 +31,6 @@ except ModuleNotFoundError as missing:
         name=missing.name) from None
 
 from rankeval.adapters import common as engines
-from rankeval.checks import betas_of
-from rankeval.formulas import TiePolicy
 from rankeval.ranking.evaluate import RunReport, merge_evaluations
 from rankeval.ranking.ir_names import is_ir_name
 from rankeval.scored import ScoredPrecisionRecallEvaluation
@@ -51,7 +49,8 @@ __all__ = ["collect_evaluator", "evaluate", "evaluate_run"]
 _BUCKET = "__rankeval_bucket"
 
 
-_DEFAULT = engines.ScoredTableOptions()
+#: The engines' one ``evaluate`` (it takes a Spark or a Dask DataFrame).
+evaluate = engines.evaluate
 
 def _scored_columns(df: Any, score_col: str, label_col: str, order_col: str | None
                     ) -> tuple[Any, int]:
@@ -104,29 +103,12 @@ def _parts(frame: Any, score_col: str, label_col: str, order_col: str | None,
                                 layout, order)
 
 
-def evaluate(
-    df: Any,
-    score_col: str = _DEFAULT.score_col,
-    label_col: str = _DEFAULT.label_col,
-    *,
-    ties: TiePolicy = _DEFAULT.ties,
-    order_col: str | None = _DEFAULT.order_col,
-    buckets: int | None = _DEFAULT.buckets,
-    precision_at: Sequence[int] = _DEFAULT.precision_at,
-    beta: float | Sequence[float] = _DEFAULT.beta,
-    curve_points: int = _DEFAULT.curve_points,
-    misses: int = _DEFAULT.misses,
-    negative_misses: int = _DEFAULT.negative_misses,
-    sample_size: int = _DEFAULT.sample_size,
-    seed: int = _DEFAULT.seed,
-    betas: Sequence[float] | None = None,
-) -> PartitionedReport:
+def evaluate_table(df: Any, o: engines.ScoredTableOptions) -> PartitionedReport:
     """Evaluate a Dask DataFrame of scored cases exactly; see the module text.
 
-    The arguments, their defaults and their checks are those of
-    :class:`rankeval.adapters.common.ScoredTableOptions`, shared with
-    :func:`rankeval.spark.evaluate`; ``buckets`` defaults to twice the partitions, and at
-    least one per 1,000,000 rows (the driver reads one bucket's points at a time).
+    :func:`rankeval.dask.evaluate` (the engines' one ``evaluate``) checks the arguments into
+    ``o`` and calls this for a Dask DataFrame. ``buckets`` defaults to twice the partitions,
+    and at least one per 1,000,000 rows (the driver reads one bucket's points at a time).
 
     Raises
     ------
@@ -136,10 +118,6 @@ def evaluate(
     TypeError
         A column of the wrong type.
     """
-    o = engines.ScoredTableOptions(
-        score_col, label_col, ties, order_col, buckets, precision_at, betas_of(beta, betas),
-        curve_points,
-        misses, negative_misses, sample_size, seed)
     score_col, label_col, order_col = o.score_col, o.label_col, o.order_col
     table, rows = _scored_columns(df, score_col, label_col, order_col)
     count = engines.bucket_count(o.buckets, rows, table.npartitions)

@@ -40,7 +40,6 @@ except ModuleNotFoundError as missing:
         "pip install 'rankeval[spark]'", name=missing.name) from None
 
 from rankeval.adapters import common as engines
-from rankeval.checks import betas_of
 from rankeval.formulas import TiePolicy
 from rankeval.ranking.evaluate import RunReport, merge_evaluations
 from rankeval.ranking.ir_names import is_ir_name
@@ -62,6 +61,8 @@ __all__ = ["collect_evaluator", "curve_frame", "evaluate", "evaluate_run", "per_
 _BLOB = "blob binary"
 
 
+#: The engines' one ``evaluate`` (it takes a Spark or a Dask DataFrame).
+evaluate = engines.evaluate
 _DEFAULT = engines.ScoredTableOptions()
 
 def session(master: str = "local[2]", app_name: str = "rankeval", **config: str) -> Any:
@@ -247,29 +248,12 @@ def _columns(batch: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
             batch.column("l").to_numpy(zero_copy_only=False))
 
 
-def evaluate(
-    df: Any,
-    score_col: str = _DEFAULT.score_col,
-    label_col: str = _DEFAULT.label_col,
-    *,
-    ties: TiePolicy = _DEFAULT.ties,
-    order_col: str | None = _DEFAULT.order_col,
-    buckets: int | None = _DEFAULT.buckets,
-    precision_at: Sequence[int] = _DEFAULT.precision_at,
-    beta: float | Sequence[float] = _DEFAULT.beta,
-    curve_points: int = _DEFAULT.curve_points,
-    misses: int = _DEFAULT.misses,
-    negative_misses: int = _DEFAULT.negative_misses,
-    sample_size: int = _DEFAULT.sample_size,
-    seed: int = _DEFAULT.seed,
-    betas: Sequence[float] | None = None,
-) -> PartitionedReport:
+def evaluate_table(df: Any, o: engines.ScoredTableOptions) -> PartitionedReport:
     """Evaluate a Spark DataFrame of scored cases exactly; see the module text.
 
-    The arguments, their defaults and their checks are those of
-    :class:`rankeval.adapters.common.ScoredTableOptions`, shared with
-    :func:`rankeval.dask.evaluate`; ``buckets`` defaults to twice the session's default
-    parallelism, and at least one per 1,000,000 rows. Four
+    :func:`rankeval.spark.evaluate` (the engines' one ``evaluate``) checks the arguments into
+    ``o`` and calls this for a Spark DataFrame. ``buckets`` defaults to twice the session's
+    default parallelism, and at least one per 1,000,000 rows. Four
     jobs: the checks, a sample of about ``sample_size`` scores for the bucket bounds, the
     totals per bucket, and the ranking of each bucket; then the driver reads the buckets'
     points one at a time. When the sampled scores repeat a lot (grouped ties), the JVM
@@ -285,11 +269,8 @@ def evaluate(
     TypeError
         A column of the wrong type.
     """
-    o = engines.ScoredTableOptions(
-        score_col, label_col, ties, order_col, buckets, precision_at, betas_of(beta, betas),
-        curve_points,
-        misses, negative_misses, sample_size, seed)
     policy, pos_missed, neg_missed, request = o.ties, o.misses, o.negative_misses, o.request
+    order_col = o.order_col
     bucketed, parallel, tied = _prepare(df, o)
     if policy == "grouped" and tied:
         from pyspark.sql import functions as F  # noqa: N812

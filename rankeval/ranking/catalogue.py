@@ -246,10 +246,8 @@ def _check_values(measure: registry.Measure, numbers: Sequence[float], where: st
     if measure.name == "set_F":
         from rankeval.checks import check_beta
 
-        try:  # the one rule for every F in the package (0 would make set_F plain precision)
-            check_beta(numbers[0])
-        except ValueError as problem:
-            raise ValueError(f"{where}: {problem}") from None
+        # the one rule for every F in the package (0 would make set_F plain precision)
+        check_beta(numbers[0], where)
     if measure.name == "utility" and len(numbers) != 4:
         raise ValueError(f"utility takes 4 coefficients, got {where!r}")
     if measure.name == "11pt_avg" and any(b < a for a, b in itertools.pairwise(numbers)):

@@ -33,9 +33,11 @@ from __future__ import annotations
 import ast
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
+from rankeval.checks import check_beta
 from rankeval.ranking import registry
+from rankeval.ranking.measures import ApDenominator, Ideal
 
 __all__ = [
     "PARAM_VALUES",
@@ -62,8 +64,8 @@ SHARED_NAMES = frozenset({"Rprec", "infAP"})
 
 #: Values the tests draw each parameter from (every parameter a name accepts has an entry).
 PARAM_VALUES: dict[str, tuple[Any, ...]] = {
-    "rel": (1, 2, 3), "judged_only": (True, False), "denominator": ("relevant", "retrieved",
-    "min_k_r"), "ideal": ("judged", "retrieved"), "dcg": ("log2",), "relative": (True, False),
+    "rel": (1, 2, 3), "judged_only": (True, False), "denominator": get_args(ApDenominator),
+    "ideal": get_args(Ideal), "dcg": ("log2",), "relative": (True, False),
     "beta": (0.5, 1.0, 2.0), "p": (0.5, 0.8, 0.95), "normalize": (True, False),
 }
 # Parameters a name accepts at some values only (ir_measures' providers compute no other).
@@ -200,11 +202,11 @@ def parse_ir_name(text: str) -> IrMeasure:
     if head == "R_cap":
         options["capped_recall"] = True
     if "denominator" in params:
-        if params["denominator"] not in ("relevant", "retrieved", "min_k_r"):
+        if params["denominator"] not in get_args(ApDenominator):
             raise ValueError(f"{text}: denominator must be relevant, retrieved or min_k_r")
         options["ap_denominator"] = params["denominator"]
     if "ideal" in params:
-        if params["ideal"] not in ("judged", "retrieved"):
+        if params["ideal"] not in get_args(Ideal):
             raise ValueError(f"{text}: ideal must be judged or retrieved")
         options["ideal"] = params["ideal"]
     if "dcg" in params and params["dcg"] != "log2":
@@ -219,7 +221,7 @@ def parse_ir_name(text: str) -> IrMeasure:
         if isinstance(params["beta"], bool) or not isinstance(params["beta"], (int, float)):
             raise ValueError(f"{text}: beta must be a number, got {params['beta']!r}")
         beta = float(params["beta"])
-        check_beta_named(text, beta)
+        check_beta(beta, text)
         spec, column = f"set_F.{beta!r}", f"set_F_{beta!r}"
     if cut == "required" and cutoff is None:
         raise ValueError(f"{text}: {head} needs a cutoff, e.g. {head}@10")
@@ -272,16 +274,6 @@ def _own(text: str, name: str, head: str, params: dict[str, Any], cutoff: Any) -
             if not 1 <= cutoff <= _ALL_RANKS:
                 raise ValueError(f"{text}: the cutoff must be from 1 to 2**63 - 1")
     return IrMeasure(name, "", name, (), head, tuple(sorted(own.items())), cutoff)
-
-
-def check_beta_named(text: str, beta: float) -> None:
-    """The package's one rule for F's β, the name in the message."""
-    from rankeval.checks import check_beta
-
-    try:
-        check_beta(beta)
-    except ValueError as problem:
-        raise ValueError(f"{text}: {problem}") from None
 
 
 def _split(name: str) -> tuple[str, dict[str, Any], Any]:

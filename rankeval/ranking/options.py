@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, get_args
 
 from rankeval.checks import check_choice, check_flag, check_int
 from rankeval.formulas import NO_RELEVANT, NoRelevant
@@ -46,13 +46,12 @@ PROFILE_DEFAULTS: dict[Profile, tuple[ScorePrecision, IprecRule]] = {
     "10.0": ("double", "lround"),
 }
 
-_TIES: tuple[DocumentTies, ...] = ("docid_desc", "docid_asc", "input", "average")
-
 
 @dataclass(frozen=True)
 class RunOptions:
     """The options of :func:`rankeval.ranking.evaluate_run` (see it for each one's meaning),
-    checked when made: a bad value raises here, naming the option, before any work.
+    checked when made: a bad value raises here, naming the option, before any work. The
+    allowed values of each option are those of its type (``get_args`` of the ``Literal``).
 
     ``score_precision`` and ``iprec_rule`` left as None take the profile's; the ranking rules
     and the measure conventions derived from the options are :attr:`rules` and
@@ -84,18 +83,19 @@ class RunOptions:
         set_(self, "first_params_win", check_flag(self.first_params_win, "first_params_win"))
         set_(self, "relevance_level", check_int(self.relevance_level, "relevance_level"))
         if self.iprec_rule is not None:
-            check_choice(self.iprec_rule, "iprec_rule", ("trec9", "lround", "ceil", "lingpipe"))
-        check_choice(self.ap_denominator, "ap_denominator", ("relevant", "retrieved", "min_k_r"))
-        check_choice(self.precision_denominator, "precision_denominator", ("k", "retrieved"))
+            check_choice(self.iprec_rule, "iprec_rule", get_args(IprecRule))
+        check_choice(self.ap_denominator, "ap_denominator", get_args(ApDenominator))
+        check_choice(self.precision_denominator, "precision_denominator",
+                     get_args(PrecisionDenominator))
         set_(self, "capped_recall", check_flag(self.capped_recall, "capped_recall"))
-        check_choice(self.gain, "gain", ("linear", "exp"))
-        check_choice(self.discount, "discount", ("log2", "jk2002"))
-        check_choice(self.ideal, "ideal", ("judged", "retrieved"))
-        check_choice(self.ties, "ties", _TIES)
+        check_choice(self.gain, "gain", get_args(Gain))
+        check_choice(self.discount, "discount", get_args(Discount))
+        check_choice(self.ideal, "ideal", get_args(Ideal))
+        check_choice(self.ties, "ties", get_args(DocumentTies))
         set_(self, "num_docs", check_int(self.num_docs, "num_docs", minimum=0))
         set_(self, "trec_quirks", check_flag(self.trec_quirks, "trec_quirks"))
         if self.score_precision is not None:
-            check_choice(self.score_precision, "score_precision", ("float32", "double"))
+            check_choice(self.score_precision, "score_precision", get_args(ScorePrecision))
         if self.max_docs is not None:
             set_(self, "max_docs", check_int(self.max_docs, "max_docs", minimum=0))
         set_(self, "complete", check_flag(self.complete, "complete"))

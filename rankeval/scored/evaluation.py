@@ -31,6 +31,7 @@ from rankeval.checks import (
     check_count_arrays,
     check_flag,
     check_float32_scores,
+    check_horizon,
     check_int,
     check_rank,
     check_real,
@@ -157,7 +158,7 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings):
         clock: Callable[[], float] | None = None,
         score_dtype: str | type | np.dtype[Any] = "float64",
     ) -> None:
-        seconds = _check_horizon(horizon)
+        seconds = check_horizon(horizon)
         dtype = check_score_dtype(score_dtype)
         if dtype == "float32" and (window is not None or seconds is not None):
             raise ValueError("score_dtype='float32' applies to the unbounded evaluator: a "
@@ -1146,19 +1147,6 @@ def _available_memory() -> int | None:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (AttributeError, OSError, ValueError):
         return None
-
-
-def _check_horizon(horizon: object) -> float | None:
-    """None, or a positive number of seconds (a ``timedelta`` is converted)."""
-    if horizon is None:
-        return None
-    if isinstance(horizon, timedelta):
-        seconds = horizon.total_seconds()
-    else:
-        seconds = check_real(horizon, "horizon")
-    if not (seconds > 0 and math.isfinite(seconds)):
-        raise ValueError(f"horizon must be a positive, finite time, got {horizon!r}")
-    return seconds
 
 
 def _new_store(ties: TiePolicy, window: int | None, horizon: float | None = None,
