@@ -60,6 +60,7 @@ from rankeval.scored.readers import summary_of
 from rankeval.scored.store import LABEL_PART as _LABEL_PART
 from rankeval.scored.store import CaseStore, expand_counts
 from rankeval.scored.time_window import TimeWindowStore
+from rankeval.scored.uncertainty import IntervalReads
 from rankeval.scored.window import WindowStore
 
 __all__ = ["ScoredPrecisionRecallEvaluation"]
@@ -89,7 +90,7 @@ class _RefusingList(list[complex]):
 Self = TypeVar("Self", bound="ScoredPrecisionRecallEvaluation")
 
 
-class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings):
+class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, IntervalReads):
     """Incremental evaluation of scored binary decisions, exact at every step.
 
     Cases arrive one at a time (:meth:`add_case`) or in bulk

@@ -1,0 +1,303 @@
+"""Intervals on the scored evaluator's readouts: ``ev.interval(measure, level, method)``.
+
+:class:`IntervalReads` is a mixin of :class:`~rankeval.ScoredPrecisionRecallEvaluation`: it
+reads the evaluator's ranking once, under its lock, and hands it to the pure functions of
+:mod:`rankeval.intervals` (DeLong, the proportion intervals) or to :func:`bootstrap` here.
+
+The bootstrap never copies the evaluator: a resample of the cases (positives and negatives
+drawn apart, as pROC's stratified bootstrap does) is a vector of counts over the ranked
+cases, whose order a resample cannot change, so each resample's value is one weighted pass
+over the same ranking. Memory is O(cases), whatever the number of resamples. A case drawn
+several times ties with its copies (they share its score).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rankeval import formulas, intervals, points
+from rankeval.checks import check_choice, check_int, check_rank, check_real
+from rankeval.intervals import Interval
+
+__all__ = ["BOOTSTRAP_MEASURES", "INTERVAL_METHODS", "IntervalReads", "bootstrap"]
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
+
+_PROPORTIONS = tuple(m for m in intervals.PROPORTION_METHODS)
+#: Each measure's interval methods; the first is the default.
+INTERVAL_METHODS: dict[str, tuple[str, ...]] = {
+    "roc_auc": ("delong", "bootstrap"),
+    "average_precision": ("logit", "binomial", "bootstrap"),
+    "precision_at": (*_PROPORTIONS, "bootstrap"),
+    "r_precision": (*_PROPORTIONS, "bootstrap"),
+    "precision": _PROPORTIONS,
+    "recall": _PROPORTIONS,
+    "reciprocal_rank": ("bootstrap",),
+}
+#: The measures :func:`bootstrap` resamples.
+BOOTSTRAP_MEASURES = tuple(m for m, methods in INTERVAL_METHODS.items() if "bootstrap" in methods)
+
+
+class _Ranked(Protocol):
+    """What the intervals read of an evaluator."""
+
+    _lock: threading.RLock
+    _pos_missed: int
+    _neg_missed: int
+
+    @property
+    def ties(self) -> str: ...
+    def _merged(self) -> Any: ...
+    def area_under_roc_curve(self, interpolate: bool = False) -> float: ...
+    def average_precision(self) -> float: ...
+    def precision_at(self, rank: int) -> float: ...
+    def r_precision(self) -> float: ...
+    def reciprocal_rank(self) -> float: ...
+    def num_positive_ref(self) -> int: ...
+
+
+class IntervalReads:
+    """``interval()``: every scalar readout with its confidence interval."""
+
+    def interval(self: _Ranked, measure: str = "roc_auc", level: float = 0.95,
+                 method: str | None = None, *, k: int | None = None,
+                 threshold: float | None = None, resamples: int = 2000,
+                 seed: int = 0) -> Interval:
+        """The value of ``measure`` with its ``level`` confidence interval.
+
+        ====================  ==================================================================
+        measure               methods (the first is the default)
+        ====================  ==================================================================
+        ``roc_auc``           ``"delong"`` (DeLong 1988 with Sun & Xu's placements; pROC's
+                              ``ci.auc``), ``"bootstrap"``
+        ``average_precision`` ``"logit"``, ``"binomial"`` (Boyd, Eng & Page 2013, n = R),
+                              ``"bootstrap"``
+        ``precision_at``      with ``k=``: ``"wilson"``, ``"agresti_coull"``, ``"beta"``
+                              (Clopper-Pearson), ``"jeffreys"``, ``"normal"``, ``"bootstrap"``
+        ``r_precision``       the same, over the top R cases
+        ``precision``,        at ``threshold=`` (cases scoring at least it): the proportion
+        ``recall``            methods, over the cases above it (precision) or over R (recall)
+        ``reciprocal_rank``   ``"bootstrap"``
+        ====================  ==================================================================
+
+        The bootstrap resamples positives and negatives apart (``resamples`` times, from
+        ``seed``) and reports the percentile interval and the resamples' standard deviation,
+        in O(cases) memory (see the module text). Grouped ties make a proportion's count
+        an expectation (a fractional count); the formulas take it as it is.
+
+        >>> from rankeval import ScoredPrecisionRecallEvaluation
+        >>> ev = ScoredPrecisionRecallEvaluation()
+        >>> ev.add_cases([True, False, True, False, True], [0.9, 0.8, 0.7, 0.4, 0.3])
+        >>> i = ev.interval("roc_auc")  # placements 1, 1/2, 0 and 1/3, 2/3: variance 1/9
+        >>> i.value, i.method, round(i.std_error, 12)
+        (0.5, 'delong', 0.333333333333)
+
+        Raises
+        ------
+        ValueError
+            An unknown measure or method, a level outside (0, 1), ``k`` or ``threshold``
+            missing where needed.
+
+        Complexity: O(n) (DeLong, the AP intervals), O(log n) (proportions), O(B·n) for B
+        resamples.
+        """
+        measure = check_choice(measure, "measure", tuple(INTERVAL_METHODS))
+        allowed = INTERVAL_METHODS[measure]
+        chosen = allowed[0] if method is None else check_choice(method, "method", allowed)
+        level = intervals.check_level(level)
+        if measure == "precision_at":
+            if k is None:
+                raise ValueError("precision_at needs k= (the rank)")
+            k = check_rank(k)
+        elif k is not None:
+            raise ValueError(f"k= applies to precision_at, not to {measure}")
+        if measure in ("precision", "recall"):
+            if threshold is None:
+                raise ValueError(f"{measure} needs threshold= (the lowest score counted)")
+            threshold = check_real(threshold, "threshold")
+        elif threshold is not None:
+            raise ValueError(f"threshold= applies to precision and recall, not to {measure}")
+        with self._lock:
+            if chosen == "bootstrap":
+                keys, labels = self._merged().ranking()
+                value = _value(self, measure, k)
+                return bootstrap(keys, labels, self.ties == "grouped", self._pos_missed,
+                                 self._neg_missed, measure, value, level, k=k,
+                                 resamples=check_int(resamples, "resamples", minimum=2),
+                                 seed=check_int(seed, "seed", minimum=0))
+            if measure == "roc_auc":
+                keys, labels = self._merged().ranking()
+                parts = intervals.delong(keys, labels, self.ties == "grouped", self._pos_missed,
+                                         self._neg_missed, self.area_under_roc_curve())
+                return intervals.delong_interval(parts, level)
+            if measure == "average_precision":
+                return _ap_interval(self.average_precision(), self.num_positive_ref(), level,
+                                    chosen)
+            if measure == "precision_at":
+                assert k is not None
+                return _proportion(self.precision_at(k), k, level, chosen)
+            if measure == "r_precision":
+                r = self.num_positive_ref()
+                return _proportion(self.r_precision(), r, level, chosen)
+            assert threshold is not None
+            keys, labels = self._merged().ranking()
+            above = int(np.searchsorted(keys, -threshold, side="right"))
+            tp = int(np.count_nonzero(labels[:above]))
+            if measure == "precision":
+                return _counted(tp, above, level, chosen)
+            return _counted(tp, int(labels.sum()) + self._pos_missed, level, chosen)
+
+
+def _value(ev: _Ranked, measure: str, k: int | None) -> float:
+    reads: dict[str, Callable[[], float]] = {
+        "roc_auc": ev.area_under_roc_curve, "average_precision": ev.average_precision,
+        "r_precision": ev.r_precision, "reciprocal_rank": ev.reciprocal_rank,
+        "precision_at": lambda: ev.precision_at(k or 0),
+    }
+    return reads[measure]()
+
+
+def _counted(successes: int, trials: int, level: float, method: str) -> Interval:
+    value = successes / trials if trials else math.nan
+    low, high = intervals.proportion_interval(successes, trials, level, method)
+    se = math.sqrt(value * (1 - value) / trials) if trials else math.nan
+    return Interval(value, low, high, level, method, se)
+
+
+def _proportion(value: float, trials: int, level: float, method: str) -> Interval:
+    """A proportion read as ``value`` of ``trials`` (its count may be an expectation)."""
+    if trials == 0:
+        return Interval(value, math.nan, math.nan, level, method, math.nan)
+    low, high = intervals.proportion_interval(value * trials, trials, level, method)
+    return Interval(value, low, high, level, method, math.sqrt(value * (1 - value) / trials))
+
+
+def _ap_interval(ap: float, positives: int, level: float, method: str) -> Interval:
+    """Boyd, Eng & Page (ECML 2013): binomial ``θ ± z·sqrt(θ(1-θ)/n)`` (clipped to [0, 1])
+    and logit ``expit(logit θ ± z / sqrt(n·θ(1-θ)))``, n = R."""
+    if positives == 0 or ap != ap:
+        return Interval(ap, math.nan, math.nan, level, method, math.nan)
+    z = intervals.normal_quantile(1.0 - (1.0 - level) / 2.0)
+    se = math.sqrt(ap * (1.0 - ap) / positives)
+    if method == "binomial":
+        return Interval(ap, max(ap - z * se, 0.0), min(ap + z * se, 1.0), level, method, se)
+    if ap <= 0.0 or ap >= 1.0:  # the logit is infinite: the interval is the point
+        return Interval(ap, ap, ap, level, method, se)
+    eta = math.log(ap / (1.0 - ap))
+    tau = 1.0 / math.sqrt(positives * ap * (1.0 - ap))
+    low, high = eta - z * tau, eta + z * tau
+    return Interval(ap, 1.0 / (1.0 + math.exp(-low)), 1.0 / (1.0 + math.exp(-high)), level,
+                    method, se)
+
+
+# ---------------------------------------------------------------------------------------------
+# the bootstrap: weights over a fixed ranking
+
+
+def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: int,
+              neg_missed: int, measure: str, value: float, level: float = 0.95, *,
+              k: int | None = None, resamples: int = 2000, seed: int = 0) -> Interval:
+    """The stratified percentile bootstrap interval of ``measure`` over a ranking.
+
+    Each resample draws R positives and N negatives with replacement (misses included, as
+    one group each) by multinomial counts over the cases, then reads ``measure`` from the
+    weighted ranking: tie blocks (``grouped``) or single cases keep their places, their
+    weights change. The interval is the ``(1 - level) / 2`` and ``(1 + level) / 2``
+    quantiles of the resamples' values (linear interpolation, R's default type 7), the
+    standard error their standard deviation.
+
+    >>> keys = -np.array([0.9, 0.8, 0.7, 0.4, 0.3])
+    >>> labels = np.array([True, False, True, False, True])
+    >>> i = bootstrap(keys, labels, True, 0, 0, "roc_auc", 2 / 3, resamples=200, seed=1)
+    >>> 0.0 <= i.low <= 2 / 3 <= i.high <= 1.0
+    True
+
+    Complexity: O(B·n) time for B resamples, O(n) memory.
+    """
+    measure = check_choice(measure, "measure", BOOTSTRAP_MEASURES)
+    n = int(keys.shape[0])
+    if grouped and n:
+        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    else:
+        starts = np.arange(n, dtype=np.int64)
+    positives = np.flatnonzero(labels)
+    negatives = np.flatnonzero(~labels)
+    m = positives.shape[0] + pos_missed
+    r = negatives.shape[0] + neg_missed
+    if m == 0 or (measure == "roc_auc" and r == 0):
+        return Interval(value, math.nan, math.nan, level, "bootstrap", math.nan)
+    rng = np.random.default_rng(seed)
+    pos_p = np.full(positives.shape[0] + 1, 1.0 / m)
+    pos_p[-1] = pos_missed / m
+    neg_p = np.full(negatives.shape[0] + 1, 1.0 / max(r, 1))
+    neg_p[-1] = neg_missed / max(r, 1)
+    pos_w = np.zeros(n, dtype=np.int64)
+    neg_w = np.zeros(n, dtype=np.int64)
+    values = np.empty(resamples, dtype=np.float64)
+    for b in range(resamples):
+        drawn_pos = rng.multinomial(m, _normalised(pos_p))
+        drawn_neg = rng.multinomial(r, _normalised(neg_p)) if r else np.zeros(1, np.int64)
+        pos_w[positives] = drawn_pos[:-1]
+        neg_w[negatives] = drawn_neg[:-1]
+        block_pos = np.add.reduceat(pos_w, starts) if n else pos_w
+        block_neg = np.add.reduceat(neg_w, starts) if n else neg_w
+        values[b] = _weighted(measure, block_pos, block_neg, int(drawn_pos[-1]),
+                              int(drawn_neg[-1]), k)
+    finite = values[np.isfinite(values)]
+    if finite.shape[0] < 2:
+        return Interval(value, math.nan, math.nan, level, "bootstrap", math.nan)
+    low, high = np.quantile(finite, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
+    return Interval(value, float(low), float(high), level, "bootstrap",
+                    float(np.std(finite, ddof=1)))
+
+
+def _normalised(p: FloatArray) -> FloatArray:
+    """``p`` summing to 1 within rounding, as ``multinomial`` wants."""
+    total = p.sum()
+    return p / total if total > 0 else p
+
+
+def _weighted(measure: str, pos: IntArray, neg: IntArray, pos_missed: int, neg_missed: int,
+              k: int | None) -> float:
+    """``measure`` of a ranking whose blocks hold ``pos`` positives and ``neg`` negatives, the
+    grouped policy's value (a block's cases tie), misses ranked last."""
+    m = int(pos.sum()) + pos_missed
+    if measure == "roc_auc":
+        ranked_neg = int(neg.sum())
+        total_neg = ranked_neg + neg_missed
+        if m == 0 or total_neg == 0:
+            return math.nan
+        below = ranked_neg - np.cumsum(neg)
+        pairs = float(np.dot(pos, below + 0.5 * neg)) + float(pos.sum()) * neg_missed
+        pairs += 0.5 * pos_missed * neg_missed
+        return pairs / (m * total_neg)
+    drawn = (pos + neg) > 0  # a block no resampled case fell in is no operating point
+    pos, neg = pos[drawn], neg[drawn]
+    tp, fp = points.confusion_at_thresholds(pos, neg)
+    if measure == "average_precision":
+        return float(formulas.average_precision(tp, fp, m)) if m else math.nan
+    ranked = tp + fp
+    if measure == "reciprocal_rank":
+        first = int(np.argmax(pos > 0)) if pos.any() else -1
+        if first < 0:
+            return 0.0
+        above = int(ranked[first] - pos[first] - neg[first])
+        return formulas.expected_reciprocal_rank(above, int(pos[first]), int(neg[first]))
+    rank = m if measure == "r_precision" else int(k or 0)
+    if rank == 0:
+        return 1.0
+    total = int(ranked[-1]) if ranked.shape[0] else 0
+    if rank > total:  # past the ranking: the remaining places hold no positive
+        return float(tp[-1]) / rank if tp.shape[0] else 0.0
+    i = int(np.searchsorted(ranked, rank, side="left"))
+    hits_above, above = int(tp[i] - pos[i]), int(ranked[i] - pos[i] - neg[i])
+    return formulas.expected_precision_at(hits_above, int(pos[i]), int(pos[i] + neg[i]), above,
+                                          rank)
