@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         f_measure,
     )
     from rankeval.errors import DataError, PersistenceError
+    from rankeval.intervals import Interval
     from rankeval.ranking import (
         Comparison,
         KendallTau,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
         relevant_ranks,
     )
     from rankeval.scored import ScoredPrecisionRecallEvaluation
+    from rankeval.scored.paired import PairedEvaluation, RocTest, roc_test
     from rankeval.scored.sketch import Estimate, SketchEvaluation
 
 # Names are imported when first used (PEP 562): ``rankeval trec`` and a service that only
@@ -65,6 +67,8 @@ _WHERE = {
                      "relevant_ranks"), "rankeval.ranking"),
     "ScoredPrecisionRecallEvaluation": "rankeval.scored",
     **dict.fromkeys(("Estimate", "SketchEvaluation"), "rankeval.scored.sketch"),
+    "Interval": "rankeval.intervals",
+    **dict.fromkeys(("PairedEvaluation", "RocTest", "roc_test"), "rankeval.scored.paired"),
 }
 
 
@@ -78,12 +82,15 @@ __all__ = [
     "CostMatrix",
     "DataError",
     "Estimate",
+    "Interval",
     "KendallTau",
     "MultiClassEvaluation",
     "PairTest",
+    "PairedEvaluation",
     "PersistenceError",
     "PrecisionRecallEvaluation",
     "Qrels",
+    "RocTest",
     "Run",
     "RunReport",
     "ScoredPrecisionRecallEvaluation",
@@ -99,4 +106,5 @@ __all__ = [
     "median_first_relevant_rank",
     "median_relevant_rank",
     "relevant_ranks",
+    "roc_test",
 ]

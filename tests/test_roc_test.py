@@ -1,0 +1,131 @@
+"""DeLong's tests of two ROC areas against the 1988 paper written out over every pair here,
+with scipy's normal and t distributions; PairedEvaluation streaming equal to the arrays."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from scipy import stats
+
+from rankeval import PairedEvaluation, ScoredPrecisionRecallEvaluation, roc_test
+
+
+def _psi(x: float, y: float) -> float:
+    return 1.0 if x > y else 0.5 if x == y else 0.0
+
+
+def slow_components(labels: list[bool], scores: list[float]) -> tuple[float, list[float],
+                                                                       list[float]]:
+    """AUC and the placements V10 (per positive) and V01 (per negative), in case order."""
+    pos = [s for lab, s in zip(labels, scores, strict=True) if lab]
+    neg = [s for lab, s in zip(labels, scores, strict=True) if not lab]
+    v10 = [sum(_psi(x, y) for y in neg) / len(neg) for x in pos]
+    v01 = [sum(_psi(x, y) for x in pos) / len(pos) for y in neg]
+    return sum(v10) / len(pos), v10, v01
+
+
+def slow_paired(labels: list[bool], a: list[float], b: list[float]) -> tuple[float, float]:
+    """(difference, its standard deviation) by DeLong et al. (1988), section 3."""
+    ta, a10, a01 = slow_components(labels, a)
+    tb, b10, b01 = slow_components(labels, b)
+    m, n = len(a10), len(a01)
+
+    def cov(u: list[float], tu: float, v: list[float], tv: float, k: int) -> float:
+        return sum((x - tu) * (y - tv) for x, y in zip(u, v, strict=True)) / (k - 1)
+
+    var = (cov(a10, ta, a10, ta, m) + cov(b10, tb, b10, tb, m) - 2 * cov(a10, ta, b10, tb, m)) / m
+    var += (cov(a01, ta, a01, ta, n) + cov(b01, tb, b01, tb, n)
+            - 2 * cov(a01, ta, b01, tb, n)) / n
+    return ta - tb, math.sqrt(var)
+
+
+def _data(rng: random.Random, n: int) -> tuple[list[bool], list[float], list[float]]:
+    labels = [rng.random() < 0.45 for _ in range(n)]
+    labels[:4] = [True, True, False, False]
+    a = [rng.gauss(1.0 if lab else 0.0, 1.0) for lab in labels]
+    b = [round(rng.gauss(0.6 if lab else 0.0, 1.0), 1) for lab in labels]  # ties
+    return labels, a, b
+
+
+@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("alternative", ["two_sided", "greater", "less"])
+def test_paired_delong_equals_the_paper(seed: int, alternative: str) -> None:
+    rng = random.Random(seed)
+    labels, a, b = _data(rng, rng.randint(6, 80))
+    d, sigma = slow_paired(labels, a, b)
+    got = roc_test(labels, a, b, level=0.9, alternative=alternative)
+    z = d / sigma
+    assert got.difference == pytest.approx(d, abs=1e-12)
+    assert got.statistic == pytest.approx(z, abs=1e-9)
+    want = {"two_sided": 2 * stats.norm.sf(abs(z)), "greater": stats.norm.sf(z),
+            "less": stats.norm.cdf(z)}[alternative]
+    assert got.p_value == pytest.approx(want, abs=1e-12)
+    crit = stats.norm.ppf(0.95)
+    assert (got.low, got.high) == pytest.approx((d - crit * sigma, d + crit * sigma), abs=1e-12)
+    assert got.method == "delong_paired"
+    streamed = PairedEvaluation()
+    for label, x, y in zip(labels[:5], a[:5], b[:5], strict=True):
+        streamed.add_case(label, x, y)
+    streamed.add_cases(labels[5:], a[5:], b[5:])
+    again = streamed.roc_test(level=0.9, alternative=alternative)
+    assert again.statistic == pytest.approx(got.statistic, abs=1e-12)
+    assert again.p_value == pytest.approx(got.p_value, abs=1e-12)
+    assert streamed.a.area_under_roc_curve() == pytest.approx(slow_components(labels, a)[0],
+                                                              abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(15))
+@pytest.mark.parametrize("alternative", ["two_sided", "greater", "less"])
+def test_unpaired_delong_is_procs_welch_t(seed: int, alternative: str) -> None:
+    rng = random.Random(seed)
+    labels_a, a, _ = _data(rng, rng.randint(6, 60))
+    labels_b, _, b = _data(rng, rng.randint(6, 60))
+    parts = []
+    for labels, scores in ((labels_a, a), (labels_b, b)):
+        auc, v10, v01 = slow_components(labels, scores)
+        m, n = len(v10), len(v01)
+        s = (sum((v - auc) ** 2 for v in v10) / (m - 1) / m
+             + sum((v - auc) ** 2 for v in v01) / (n - 1) / n)
+        parts.append((auc, s, m + n))
+    (ta, sa, na), (tb, sb, nb) = parts
+    t = (ta - tb) / math.sqrt(sa + sb)
+    df = (sa + sb) ** 2 / (sa**2 / (na - 1) + sb**2 / (nb - 1))
+    ev_a = ScoredPrecisionRecallEvaluation(ties="grouped")
+    ev_a.add_cases(labels_a, a)
+    ev_b = ScoredPrecisionRecallEvaluation(ties="grouped")
+    ev_b.add_cases(labels_b, b)
+    got = roc_test(ev_a, ev_b, alternative=alternative)
+    assert got.statistic == pytest.approx(t, abs=1e-9)
+    assert got.df == pytest.approx(df, rel=1e-12)
+    want = {"two_sided": 2 * stats.t.sf(abs(t), df), "greater": stats.t.sf(t, df),
+            "less": stats.t.cdf(t, df)}[alternative]
+    assert got.p_value == pytest.approx(want, abs=1e-12)
+    crit = stats.t.ppf(0.975, df)
+    spread = math.sqrt(sa + sb)
+    assert (got.low, got.high) == pytest.approx((ta - tb - crit * spread,
+                                                 ta - tb + crit * spread), abs=1e-12)
+
+
+def test_identical_classifiers_differ_by_nothing() -> None:
+    labels = [True, False, True, False, True, False]
+    scores = [0.9, 0.1, 0.8, 0.7, 0.3, 0.2]
+    same = roc_test(labels, scores, scores)
+    assert (same.statistic, same.p_value, same.difference) == (0.0, 1.0, 0.0)
+    assert (same.low, same.high) == (0.0, 0.0)
+
+
+def test_refusals_and_all_or_nothing() -> None:
+    with pytest.raises(ValueError, match="at least two positives and two negatives"):
+        roc_test([True, False, False], [0.9, 0.5, 0.1], [0.4, 0.5, 0.6])
+    with pytest.raises(ValueError, match="alternative must be one of"):
+        roc_test([True, True, False, False], [1, 2, 3, 4], [1, 2, 3, 4], alternative="up")
+    with pytest.raises(TypeError, match="two ScoredPrecisionRecallEvaluation"):
+        roc_test(ScoredPrecisionRecallEvaluation(), [1, 2])
+    paired = PairedEvaluation()
+    paired.add_cases([True, False], [0.9, 0.1], [0.8, 0.2])
+    with pytest.raises(ValueError, match="NaN"):
+        paired.add_cases([True, False], [0.5, 0.4], [0.3, float("nan")])
+    assert paired.num_cases() == 2
+    assert paired.a.num_cases() == paired.b.num_cases() == 2
