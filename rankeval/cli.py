@@ -621,9 +621,10 @@ def _parser() -> _Parser:
     compare.add_argument("runs", metavar="RUN", nargs="+", help="two or more run files")
     compare.add_argument("-m", "--measure", action="append", dest="measures", metavar="M",
                          help="a measure (repeatable; default: map)")
-    compare.add_argument("--test", choices=("t-test", "randomization", "bootstrap"),
+    compare.add_argument("--test", choices=("t-test", "randomization", "bootstrap", "wilcoxon",
+                                            "sign"),
                          default="t-test", help="the paired test (default: t-test)")
-    compare.add_argument("--correction", choices=("holm", "bonferroni", "none"),
+    compare.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"),
                          default="holm",
                          help="multiple-comparison correction over each measure's pairs "
                          "(default: holm)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from pathlib import Path
 from typing import ClassVar
 
@@ -65,20 +66,80 @@ class TestAgainstScipy:
                                   ).tests[0].p_value)  # the t-test of constant differences
 
     def test_bootstrap_against_a_slow_loop(self) -> None:
+        """The same resamples, each summed in exact rational arithmetic; p = (k + 1) / (B + 1)."""
         qrels, runs = make_runs(2)
         result = compare(qrels, {k: runs[k] for k in ("weak", "mid")}, "map",
                          test="bootstrap", permutations=500, seed=3, correction="none")
         x = evaluate_run(qrels, runs["weak"], "map").values["map"]
         y = evaluate_run(qrels, runs["mid"], "map").values["map"]
         diff = x - y
-        rng = np.random.default_rng(3)
-        draws = rng.integers(0, diff.size, size=(500, diff.size))
-        extreme = 0
-        for row in draws:  # one resample at a time
-            resampled = sum(diff[i] - diff.mean() for i in row) / diff.size
-            extreme += abs(resampled) >= abs(diff.mean()) - 1e-15
-        assert result.tests[0].p_value == extreme / 500
+        exact = [Fraction(float(d)) for d in diff]  # continuous: the floats are the values
+        assert result.tests[0].p_value == exact_bootstrap_p(exact, 500, 3)
         assert result.tests[0].low < diff.mean() < result.tests[0].high
+
+
+def exact_bootstrap_p(values: list[Fraction], resamples: int, seed: int) -> float:
+    """The shift bootstrap's p-value with the differences ``values`` exact fractions and every
+    resample summed exactly (the same draws as rankeval's)."""
+    mean = sum(values, Fraction(0)) / len(values)
+    observed = abs(sum(values, Fraction(0)))
+    n = len(values)
+    draws = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    extreme = sum(abs(sum((values[i] - mean for i in row), Fraction(0))) >= observed
+                  for row in draws.tolist())
+    return (extreme + 1) / (resamples + 1)
+
+
+class TestAtLeastAsExtremeInExactArithmetic:
+    """Per-query values that tie give sums equal in exact arithmetic but not as floats; they
+    count as at least as extreme (rounding used to lower p)."""
+
+    def test_a_zero_mean_difference_has_p_one(self) -> None:
+        from rankeval.ranking.significance import randomization_p
+
+        # P@10-like values, the same six tenths in another order: the exact mean difference
+        # is 0, so every swap pattern is at least as extreme (p = 1); as floats the observed
+        # sum is 1.1e-16 and 6 of the 64 patterns used to fall short of it (p = 0.906).
+        x = np.array([0.5, 0.5, 0.8, 1.0, 0.0, 0.1])
+        y = np.array([0.1, 0.0, 1.0, 0.5, 0.5, 0.8])
+        diff = x - y
+        assert diff.sum() != 0.0
+        assert randomization_p(diff, 10_000, np.random.default_rng(0)) == 1.0
+
+    def test_the_bootstrap_counts_ties_as_extreme(self) -> None:
+        from rankeval.ranking.significance import bootstrap_p
+
+        a, b = [6, 9, 8, 8, 5], [4, 8, 7, 6, 6]  # P@10 in tenths
+        diff = np.array(a) / 10 - np.array(b) / 10
+        exact = [Fraction(x - y, 10) for x, y in zip(a, b, strict=True)]
+        for seed in range(5):
+            got = bootstrap_p(diff, 2000, np.random.default_rng(seed))
+            assert got == exact_bootstrap_p(exact, 2000, seed)
+            # Counting the same resamples after rounding finds fewer of them as extreme.
+            draws = np.random.default_rng(seed).integers(0, 5, size=(2000, 5))
+            centred = diff - diff.mean()
+            rounded = np.count_nonzero(np.abs(centred[draws].sum(axis=1)) >= abs(diff.sum()))
+            assert (rounded + 1) / 2001 < got
+
+    @pytest.mark.parametrize("seed", range(6))
+    def test_randomization_monte_carlo_against_scipy(self, seed: int) -> None:
+        """Continuous values (no ties): within 4 standard errors of scipy's estimate."""
+        from rankeval.ranking.significance import randomization_p
+
+        rng = np.random.default_rng(seed)
+        x, y = rng.random(30), rng.random(30) + 0.05
+        b = 20_000
+        ours = randomization_p(x - y, b, np.random.default_rng(seed))
+        theirs = scipy.stats.permutation_test(
+            (x, y), lambda a, c, axis: np.mean(a - c, axis=axis), permutation_type="samples",
+            vectorized=True, n_resamples=b, random_state=seed + 100).pvalue
+        assert abs(ours - theirs) <= 4 * math.sqrt(2 * theirs * (1 - theirs) / b) + 2 / b
+
+    def test_exact_enumeration_by_hand(self) -> None:
+        from rankeval.ranking.significance import randomization_p
+
+        # |sum| of the 8 patterns of (1, 2, 3): 6, 4, 2, 0, 0, 2, 4, 6: two reach 6.
+        assert randomization_p(np.array([1.0, 2.0, 3.0]), 8, np.random.default_rng(0)) == 2 / 8
 
 
 # ranx compiles its code with numba on first use, which warns about ranx's own casts.
@@ -124,6 +185,31 @@ class TestAgainstRanx:
                 assert t.significant == (p <= 0.05)
 
 
+def test_benjamini_hochberg_is_statsmodels_fdr_bh() -> None:
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        p = list(rng.random(rng.integers(1, 12)) ** 2)
+        assert _adjust(p, "bh") == pytest.approx(list(multipletests(p, method="fdr_bh")[1]),
+                                                 abs=1e-15)
+        assert _adjust(p, "holm") == pytest.approx(list(multipletests(p, method="holm")[1]),
+                                                   abs=1e-15)
+
+
+def test_wilcoxon_and_sign_tests_are_scipys() -> None:
+    qrels, runs = make_runs(3)
+    x = evaluate_run(qrels, runs["weak"], "P.5").values["P_5"]
+    y = evaluate_run(qrels, runs["mid"], "P.5").values["P_5"]
+    pair = {"weak": runs["weak"], "mid": runs["mid"]}
+    wilcoxon = compare(qrels, pair, "P.5", test="wilcoxon", correction="none").tests[0]
+    d = x - y
+    assert wilcoxon.p_value == scipy.stats.wilcoxon(d[d != 0]).pvalue
+    sign = compare(qrels, pair, "P.5", test="sign", correction="none").tests[0]
+    assert sign.p_value == scipy.stats.binomtest(int((d > 0).sum()),
+                                                 int((d != 0).sum())).pvalue
+
+
 def test_holm_and_bonferroni_by_hand() -> None:
     # Holm: sorted 0.01, 0.03, 0.04 times 3, 2, 1 -> 0.03, 0.06, 0.04 -> monotone 0.06.
     assert _adjust([0.01, 0.04, 0.03], "holm") == [0.03, 0.06, 0.06]
@@ -156,7 +242,7 @@ def test_errors() -> None:
     with pytest.raises(ValueError, match="alpha must be between 0 and 1"):
         compare(qrels, runs, "map", alpha=1.5)
     with pytest.raises(ValueError, match="test must be one of"):
-        compare(qrels, runs, "map", test="wilcoxon")  # type: ignore[arg-type]
+        compare(qrels, runs, "map", test="mann-whitney")  # type: ignore[arg-type]
     partial = {q: r for q, r in runs["mid"].items() if q != "q0"}
     with pytest.raises(ValueError, match="other queries"):
         compare(qrels, {"all": runs["weak"], "partial": partial}, "map")

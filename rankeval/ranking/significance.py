@@ -7,17 +7,30 @@ whether their per-query values differ:
 * ``"t-test"``: Student's paired t-test, two-sided (:func:`scipy.stats.ttest_rel`), with
   its confidence interval for the mean difference.
 * ``"randomization"``: Fisher's randomization test (Smucker et al., CIKM 2007): the two
-  systems' values are swapped query by query at random, ``permutations`` times, and the
-  p-value is the share of swaps whose mean difference is at least as large in magnitude
-  (:func:`scipy.stats.permutation_test`; exact when the queries are so few that every swap
-  pattern can be enumerated). The confidence interval is the t-test's.
+  systems' values are swapped query by query, and the p-value is the share of swap patterns
+  whose summed difference is at least as large in magnitude as the observed one: every
+  pattern when there are at most ``permutations`` of them (exact), else ``permutations``
+  random ones, p = (k + 1) / (B + 1). The confidence interval is the t-test's.
 * ``"bootstrap"``: the paired bootstrap test (shift method): the differences, centred on 0,
-  are resampled with replacement ``permutations`` times, and the p-value is the share of
-  resampled means at least as large in magnitude as the observed one; the interval is
-  scipy's BCa bootstrap interval (:func:`scipy.stats.bootstrap`).
+  are resampled with replacement ``permutations`` times, and the p-value is
+  (k + 1) / (B + 1) for the k resampled means at least as large in magnitude as the observed
+  one; the interval is scipy's BCa bootstrap interval (:func:`scipy.stats.bootstrap`).
+* ``"wilcoxon"``: Wilcoxon's signed-rank test (:func:`scipy.stats.wilcoxon`, zero
+  differences dropped); ``"sign"``: the sign test (an exact binomial test of the positive
+  against the negative differences, :func:`scipy.stats.binomtest`). Both test a median or a
+  share, not the mean difference that the measures average: Smucker, Allan & Carterette
+  (CIKM 2007) advise against them for comparing retrieval systems; they are here for
+  comparison with published work. Their interval is the t-test's.
+
+"At least as large" is decided in exact arithmetic, not after rounding: per-query values
+that tie (P@10 in tenths, reciprocal ranks) give swapped or resampled sums that are equal in
+exact arithmetic but may differ in the last bits as floats, and counting those as smaller
+only ever lowers p. A sum counts as at least the observed one when it falls short by less
+than the largest rounding error its terms can make (n·8ε times the largest difference).
 
 For each measure the p-values of all pairs form one family, adjusted by ``correction``:
-``"holm"`` (Holm-Bonferroni, step-down) or ``"bonferroni"``. A difference is significant
+``"holm"`` (Holm-Bonferroni, step-down) or ``"bonferroni"`` (both control the family-wise
+error), or ``"bh"`` (Benjamini-Hochberg, step-up: controls the false discovery rate). A difference is significant
 when its adjusted p-value is at most ``alpha``. Effect size: Cohen's d for paired samples
 (d_z), the mean difference over the standard deviation of the differences.
 
@@ -44,10 +57,10 @@ from rankeval.ranking.inputs import QrelsLike, RunLike, as_qrels
 
 __all__ = ["Comparison", "PairTest", "compare"]
 
-Test = Literal["t-test", "randomization", "bootstrap"]
-Correction = Literal["holm", "bonferroni", "none"]
-TESTS: tuple[Test, ...] = ("t-test", "randomization", "bootstrap")
-CORRECTIONS: tuple[Correction, ...] = ("holm", "bonferroni", "none")
+Test = Literal["t-test", "randomization", "bootstrap", "wilcoxon", "sign"]
+Correction = Literal["holm", "bonferroni", "bh", "none"]
+TESTS: tuple[Test, ...] = ("t-test", "randomization", "bootstrap", "wilcoxon", "sign")
+CORRECTIONS: tuple[Correction, ...] = ("holm", "bonferroni", "bh", "none")
 FloatArray = NDArray[np.float64]
 
 _SUPERSCRIPTS = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖ𐞥ʳˢᵗᵘᵛʷˣʸᶻ")
@@ -232,8 +245,8 @@ def compare(
         when read from files and distinct).
     measures : str or iterable of str
         trec_eval or ir_measures names (see :func:`rankeval.ranking.evaluate_run`).
-    test : {"t-test", "randomization", "bootstrap"}
-    correction : {"holm", "bonferroni", "none"}
+    test : {"t-test", "randomization", "bootstrap", "wilcoxon", "sign"}
+    correction : {"holm", "bonferroni", "bh", "none"}
         Over the pairs of each measure.
     alpha : float
         Significance level, in (0, 1); intervals are at 1 - alpha.
@@ -248,7 +261,7 @@ def compare(
     >>> good = {"q1": {"a": 2.0, "x": 1.0}, "q2": {"b": 2.0, "x": 1.0}, "q3": {"c": 2.0, "x": 1.0}}
     >>> bad = {"q1": {"a": 1.0, "x": 2.0}, "q2": {"b": 1.0, "x": 2.0}, "q3": {"c": 1.0, "x": 2.0}}
     >>> c = compare(qrels, {"good": good, "bad": bad}, "recip_rank", test="randomization")
-    >>> c.tests[0].difference, c.tests[0].p_value
+    >>> c.tests[0].difference, c.tests[0].p_value  # 2 of the 8 swap patterns as extreme
     (0.5, 0.25)
 
     Complexity: the evaluations, plus O(pairs x measures x permutations x queries).
@@ -336,20 +349,21 @@ def _test(stats: Any, test: Test, x: FloatArray, y: FloatArray, alpha: float,
         t = stats.ttest_rel(x, y, alternative="two-sided")
         low, high = (float(v) for v in t.confidence_interval(confidence_level=1.0 - alpha))
         t_p = float(t.pvalue)
-    if test == "t-test":
-        return mean, t_p, effect, low, high
+    if test in ("t-test", "wilcoxon", "sign"):
+        if test == "t-test":
+            return mean, t_p, effect, low, high
+        if test == "wilcoxon":
+            nonzero = diff[diff != 0]
+            p = float(stats.wilcoxon(nonzero).pvalue) if nonzero.size else 1.0
+        else:
+            above, below = int(np.count_nonzero(diff > 0)), int(np.count_nonzero(diff < 0))
+            p = float(stats.binomtest(above, above + below, 0.5).pvalue)
+        return mean, p, effect, low, high
     rng = np.random.default_rng(seed)
     if test == "randomization":
-        result = stats.permutation_test(
-            (x, y), _mean_difference, permutation_type="samples", vectorized=True,
-            n_resamples=permutations, alternative="two-sided", random_state=rng,
-        )
-        return mean, float(result.pvalue), effect, low, high
+        return mean, randomization_p(diff, permutations, rng), effect, low, high
     # Paired bootstrap, shift method: resample the centred differences.
-    centred = diff - mean
-    draws = rng.integers(0, diff.size, size=(permutations, diff.size))
-    resampled = centred[draws].mean(axis=1)
-    p = float(np.count_nonzero(np.abs(resampled) >= abs(mean))) / permutations
+    p = bootstrap_p(diff, permutations, rng)
     if low == high:  # constant differences: every resample has the same mean
         return mean, p, effect, low, high
     interval = stats.bootstrap((diff,), np.mean, confidence_level=1.0 - alpha,
@@ -358,17 +372,80 @@ def _test(stats: Any, test: Test, x: FloatArray, y: FloatArray, alpha: float,
             float(interval.confidence_interval.high))
 
 
-def _mean_difference(x: FloatArray, y: FloatArray, axis: int) -> FloatArray:
-    return np.mean(x, axis=axis) - np.mean(y, axis=axis)  # type: ignore[no-any-return]
+def _slack(diff: FloatArray) -> float:
+    """How far below the observed sum a swapped or resampled sum may fall and still equal it
+    in exact arithmetic: more than the rounding of a sum of n terms of at most max|d|."""
+    return 8.0 * np.finfo(np.float64).eps * diff.size * float(np.max(np.abs(diff)))
+
+
+# Swap patterns handled at once (rows of signs times queries stay near 4 MB).
+_PATTERNS_AT_ONCE = 1 << 19
+
+
+def randomization_p(diff: FloatArray, permutations: int, rng: np.random.Generator) -> float:
+    """Two-sided p-value of Fisher's randomization test of the paired differences ``diff``.
+
+    Exact when the 2**n swap patterns are at most ``permutations``: the share of them whose
+    summed difference is at least the observed one in magnitude. Otherwise ``permutations``
+    random patterns and (k + 1) / (B + 1).
+
+    >>> randomization_p(np.array([0.1, -0.1, 0.1, -0.1]), 100, np.random.default_rng(0))
+    1.0
+
+    Complexity: O(min(2**n, B) · n).
+    """
+    n = diff.size
+    observed = abs(float(diff.sum()))
+    slack = _slack(diff)
+    if n < 63 and 2**n <= permutations:
+        count = 0
+        codes = np.arange(2**n, dtype=np.int64)
+        for start in range(0, 2**n, max(1, _PATTERNS_AT_ONCE // max(n, 1))):
+            block = codes[start:start + max(1, _PATTERNS_AT_ONCE // max(n, 1))]
+            signs = 1.0 - 2.0 * ((block[:, None] >> np.arange(n)) & 1)
+            count += int(np.count_nonzero(np.abs(signs @ diff) >= observed - slack))
+        return float(count / 2**n)
+    count = 0
+    for start in range(0, permutations, max(1, _PATTERNS_AT_ONCE // max(n, 1))):
+        rows = min(permutations - start, max(1, _PATTERNS_AT_ONCE // max(n, 1)))
+        signs = rng.choice(np.array([-1.0, 1.0]), size=(rows, n))
+        count += int(np.count_nonzero(np.abs(signs @ diff) >= observed - slack))
+    return (count + 1) / (permutations + 1)
+
+
+def bootstrap_p(diff: FloatArray, resamples: int, rng: np.random.Generator) -> float:
+    """Two-sided p-value of the paired bootstrap test (shift method): the centred
+    differences resampled ``resamples`` times, (k + 1) / (B + 1) for the k resampled sums at
+    least the observed one in magnitude.
+
+    >>> round(bootstrap_p(np.array([0.2, 0.1, 0.1, 0.2, -0.1]), 999,
+    ...                   np.random.default_rng(0)), 3) > 0.05
+    True
+
+    Complexity: O(B · n).
+    """
+    n = diff.size
+    centred = diff - diff.mean()
+    observed = abs(float(diff.sum()))
+    slack = _slack(diff) + _slack(centred)
+    count = 0
+    for start in range(0, resamples, max(1, _PATTERNS_AT_ONCE // max(n, 1))):
+        rows = min(resamples - start, max(1, _PATTERNS_AT_ONCE // max(n, 1)))
+        draws = rng.integers(0, n, size=(rows, n))
+        count += int(np.count_nonzero(np.abs(centred[draws].sum(axis=1)) >= observed - slack))
+    return (count + 1) / (resamples + 1)
 
 
 def _adjust(p_values: list[float], correction: Correction) -> list[float]:
-    """Family-wise adjusted p-values (Holm's step-down or Bonferroni), capped at 1.
+    """Adjusted p-values, capped at 1: Holm's step-down or Bonferroni (family-wise error), or
+    Benjamini-Hochberg's step-up (false discovery rate; statsmodels' ``fdr_bh``).
 
     >>> _adjust([0.01, 0.04, 0.03], "holm")
     [0.03, 0.06, 0.06]
     >>> _adjust([0.01, 0.04, 0.03], "bonferroni")
     [0.03, 0.12, 0.09]
+    >>> _adjust([0.01, 0.04, 0.03], "bh")  # min over j >= rank of p_(j) m / j
+    [0.03, 0.04, 0.04]
 
     Complexity: O(m log m).
     """
@@ -382,8 +459,16 @@ def _adjust(p_values: list[float], correction: Correction) -> list[float]:
         for i in tested:
             adjusted[i] = min(1.0, p_values[i] * m)
         return adjusted
+    ordered = sorted(tested, key=p_values.__getitem__)
+    if correction == "bh":
+        running = 1.0
+        for rank in range(m, 0, -1):  # step-up: from the largest p down
+            i = ordered[rank - 1]
+            running = min(running, p_values[i] * m / rank)
+            adjusted[i] = running
+        return adjusted
     running = 0.0
-    for rank, i in enumerate(sorted(tested, key=p_values.__getitem__)):
+    for rank, i in enumerate(ordered):
         running = max(running, min(1.0, (m - rank) * p_values[i]))
         adjusted[i] = running
     return adjusted
