@@ -31,8 +31,9 @@ than the largest rounding error its terms can make (n·8ε times the largest dif
 For each measure the p-values of all pairs form one family, adjusted by ``correction``:
 ``"holm"`` (Holm-Bonferroni, step-down) or ``"bonferroni"`` (both control the family-wise
 error), or ``"bh"`` (Benjamini-Hochberg, step-up: controls the false discovery rate). A
-difference is significant when its adjusted p-value is at most ``alpha``. Effect size: Cohen's d for paired samples
-(d_z), the mean difference over the standard deviation of the differences.
+difference is significant when its adjusted p-value is at most ``alpha``. Effect size:
+Cohen's d for paired samples (d_z), the mean difference over the standard deviation of the
+differences.
 
 The per-query values come from :func:`rankeval.ranking.evaluate_run` with the same options
 for every run; the runs are compared over the queries evaluated (the qrels' queries each
