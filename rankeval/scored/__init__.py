@@ -6,8 +6,10 @@ Data flows one way through this room::
                                   │                                   │
                                   └─► O(log n) reads                  └─► curves, formulas
 
-* :mod:`.evaluation` — :class:`ScoredPrecisionRecallEvaluation`: the lock, the cache, the
-  LingPipe aliases; it holds state and computes nothing itself.
+* :mod:`.evaluation` — :class:`ScoredPrecisionRecallEvaluation`: the state (declared once),
+  the lock, the cache; it computes nothing itself. Its mixins: :mod:`.lingpipe` (LingPipe's
+  names, text and printers), :mod:`.metric_names` (torchmetrics' ``update``/``compute``),
+  :mod:`.uncertainty` (``interval()``).
 * :mod:`.store` — the sorted case store and its exact pair count; :mod:`.window` its
   sliding-window variant.
 * :mod:`.sorting` — sorting cases (the operating points are :mod:`rankeval.points`).
@@ -15,6 +17,9 @@ Data flows one way through this room::
 * :mod:`.state_file` — the saved-state file format.
 * :mod:`.partitioned` — exact reports read bucket by bucket (engines, and :meth:`report`).
 * :mod:`.sketch` — :class:`SketchEvaluation`, bounded memory with a stated error.
+* :mod:`.readers` — the protocols the evaluator, the partitioned report and the sketch share.
+* :mod:`.paired` — :class:`PairedEvaluation` and :func:`roc_test`: DeLong's tests.
+* :mod:`.queries` — one evaluator per query of a file, and their means.
 * :mod:`.lingpipe_text` — Java's number formatting, for LingPipe's report text.
 """
 
