@@ -51,7 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--lines", type=int, default=1_000_000)
     p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--quick", action="store_true",
+                   help="smoke-test size: 20,000 lines, 2 repeats (run_all.py --quick)")
     args = p.parse_args(argv)
+    if args.quick:
+        args.lines, args.repeat = 20_000, 2
     python = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
         _, run = write_files(Path(tmp), args.lines)

@@ -179,24 +179,27 @@ def test_average_precision_intervals_by_hand() -> None:
 
 def _materialised(labels: np.ndarray, scores: np.ndarray, pos_missed: int, neg_missed: int,
                   measure: str, resamples: int, seed: int, k: int | None) -> list[float]:
-    """The bootstrap's resamples built case by case (the same draws: one multinomial for the
-    positives, one for the negatives, each resample) and read by a fresh evaluator."""
+    """The bootstrap's resamples built case by case (the same draws: R indices among the
+    positives, misses last, then N among the negatives, each resample) and read by a fresh
+    evaluator."""
     rng = np.random.default_rng(seed)
     order = np.lexsort((np.arange(labels.shape[0]), -scores))  # rank order, arrival in ties
     labels, scores = labels[order], scores[order]
     pos, neg = np.flatnonzero(labels), np.flatnonzero(~labels)
     m, r = pos.shape[0] + pos_missed, neg.shape[0] + neg_missed
-    p = np.append(np.full(pos.shape[0], 1 / m), pos_missed / m)
-    q = np.append(np.full(neg.shape[0], 1 / r), neg_missed / r)
     out = []
     for _ in range(resamples):
-        a = rng.multinomial(m, p / p.sum())
-        b = rng.multinomial(r, q / q.sum())
+        drawn_pos = rng.integers(0, m, size=m)  # index >= the ranked positives: a miss
+        drawn_neg = rng.integers(0, r, size=r)
         ev = ScoredPrecisionRecallEvaluation(ties="grouped")
-        ev.add_cases(np.repeat(labels[pos], a[:-1]), np.repeat(scores[pos], a[:-1]))
-        ev.add_cases(np.repeat(labels[neg], b[:-1]), np.repeat(scores[neg], b[:-1]))
-        ev.add_misses(int(a[-1]))
-        ev.add_negative_misses(int(b[-1]))
+        for i in drawn_pos.tolist():
+            if i < pos.shape[0]:
+                ev.add_case(True, float(scores[pos[i]]))
+        for j in drawn_neg.tolist():
+            if j < neg.shape[0]:
+                ev.add_case(False, float(scores[neg[j]]))
+        ev.add_misses(int(np.count_nonzero(drawn_pos >= pos.shape[0])))
+        ev.add_negative_misses(int(np.count_nonzero(drawn_neg >= neg.shape[0])))
         reads = {"roc_auc": ev.area_under_roc_curve, "average_precision": ev.average_precision,
                  "r_precision": ev.r_precision, "reciprocal_rank": ev.reciprocal_rank,
                  "precision_at": lambda ev=ev: ev.precision_at(k or 0)}

@@ -207,10 +207,10 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
               k: int | None = None, resamples: int = 2000, seed: int = 0) -> Interval:
     """The stratified percentile bootstrap interval of ``measure`` over a ranking.
 
-    Each resample draws R positives and N negatives with replacement (misses included, as
-    one group each) by multinomial counts over the cases, then reads ``measure`` from the
-    weighted ranking: tie blocks (``grouped``) or single cases keep their places, their
-    weights change. The interval is the ``(1 - level) / 2`` and ``(1 + level) / 2``
+    Each resample draws R positives among the R and N negatives among the N with
+    replacement (misses included), counts how many times each case was drawn, then reads
+    ``measure`` from the weighted ranking: tie blocks (``grouped``) or single cases keep
+    their places, their weights change. The interval is the ``(1 - level) / 2`` and ``(1 + level) / 2``
     quantiles of the resamples' values (linear interpolation, R's default type 7), the
     standard error their standard deviation.
 
@@ -235,22 +235,22 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
     if m == 0 or (measure == "roc_auc" and r == 0):
         return Interval(value, math.nan, math.nan, level, "bootstrap", math.nan)
     rng = np.random.default_rng(seed)
-    pos_p = np.full(positives.shape[0] + 1, 1.0 / m)
-    pos_p[-1] = pos_missed / m
-    neg_p = np.full(negatives.shape[0] + 1, 1.0 / max(r, 1))
-    neg_p[-1] = neg_missed / max(r, 1)
     pos_w = np.zeros(n, dtype=np.int64)
     neg_w = np.zeros(n, dtype=np.int64)
     values = np.empty(resamples, dtype=np.float64)
+    ranked_pos, ranked_neg = positives.shape[0], negatives.shape[0]
     for b in range(resamples):
-        drawn_pos = rng.multinomial(m, _normalised(pos_p))
-        drawn_neg = rng.multinomial(r, _normalised(neg_p)) if r else np.zeros(1, np.int64)
-        pos_w[positives] = drawn_pos[:-1]
-        neg_w[negatives] = drawn_neg[:-1]
+        # m draws among the m positives (index >= ranked_pos: a miss), then r among the r
+        # negatives: how many times each case is drawn.
+        drawn_pos = _draws(rng, m)
+        drawn_neg = _draws(rng, r)
+        pos_w[positives] = drawn_pos[:ranked_pos]
+        neg_w[negatives] = drawn_neg[:ranked_neg]
         block_pos = np.add.reduceat(pos_w, starts) if n else pos_w
         block_neg = np.add.reduceat(neg_w, starts) if n else neg_w
-        values[b] = _weighted(measure, block_pos, block_neg, int(drawn_pos[-1]),
-                              int(drawn_neg[-1]), k)
+        values[b] = _weighted(measure, block_pos, block_neg,
+                              int(drawn_pos[ranked_pos:].sum()),
+                              int(drawn_neg[ranked_neg:].sum()), k)
     finite = values[np.isfinite(values)]
     if finite.shape[0] < 2:
         return Interval(value, math.nan, math.nan, level, "bootstrap", math.nan)
@@ -259,10 +259,11 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
                     float(np.std(finite, ddof=1)))
 
 
-def _normalised(p: FloatArray) -> FloatArray:
-    """``p`` summing to 1 within rounding, as ``multinomial`` wants."""
-    total = p.sum()
-    return p / total if total > 0 else p
+def _draws(rng: np.random.Generator, count: int) -> IntArray:
+    """How many times each of ``count`` items is drawn in ``count`` draws with replacement."""
+    if count == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.bincount(rng.integers(0, count, size=count), minlength=count)
 
 
 def _weighted(measure: str, pos: IntArray, neg: IntArray, pos_missed: int, neg_missed: int,
