@@ -210,9 +210,9 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
     Each resample draws R positives among the R and N negatives among the N with
     replacement (misses included), counts how many times each case was drawn, then reads
     ``measure`` from the weighted ranking: tie blocks (``grouped``) or single cases keep
-    their places, their weights change. The interval is the ``(1 - level) / 2`` and ``(1 + level) / 2``
-    quantiles of the resamples' values (linear interpolation, R's default type 7), the
-    standard error their standard deviation.
+    their places, their weights change. The interval is the ``(1 - level) / 2`` and
+    ``(1 + level) / 2`` quantiles of the resamples' values (linear interpolation, R's default
+    type 7), the standard error their standard deviation.
 
     >>> keys = -np.array([0.9, 0.8, 0.7, 0.4, 0.3])
     >>> labels = np.array([True, False, True, False, True])
