@@ -622,7 +622,7 @@ def _parser() -> _Parser:
     compare.add_argument("-m", "--measure", action="append", dest="measures", metavar="M",
                          help="a measure (repeatable; default: map)")
     compare.add_argument("--test", choices=("t-test", "randomization", "bootstrap", "wilcoxon",
-                                            "sign"),
+                                            "sign", "tukey"),
                          default="t-test", help="the paired test (default: t-test)")
     compare.add_argument("--correction", choices=("holm", "bonferroni", "bh", "none"),
                          default="holm",

@@ -248,3 +248,29 @@ def test_interval_is_a_value_type() -> None:
     assert 0.8 not in i
     with pytest.raises(AttributeError):
         i.low = 0.0  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("ties", ["grouped", "insertion"])
+def test_windows_give_the_intervals_of_the_cases_they_hold(ties: str) -> None:
+    """A count window's and a time window's intervals are those of a fresh evaluator of the
+    cases inside."""
+    rng = np.random.default_rng(9)
+    labels = rng.random(300) < 0.4
+    scores = np.round(rng.random(300), 2)
+    window = ScoredPrecisionRecallEvaluation(ties=ties, window=100)  # type: ignore[arg-type]
+    now = [0.0]
+    timed = ScoredPrecisionRecallEvaluation(ties=ties, horizon=100.0,  # type: ignore[arg-type]
+                                            clock=lambda: now[0])
+    for i, (label, score) in enumerate(zip(labels.tolist(), scores.tolist(), strict=True)):
+        now[0] = float(i)  # case i arrives at second i; at 299 the last 100 are inside
+        window.add_case(label, score)
+        timed.add_case(label, score)
+    fresh = ScoredPrecisionRecallEvaluation(ties=ties)  # type: ignore[arg-type]
+    fresh.add_cases(labels[-100:], scores[-100:])
+    for ev in (window, timed):
+        assert ev.num_cases() == 100
+        for measure, extra in (("roc_auc", {}), ("average_precision", {}),
+                               ("precision_at", {"k": 10}), ("r_precision", {})):
+            assert ev.interval(measure, **extra) == fresh.interval(measure, **extra)
+        assert ev.interval("roc_auc", method="bootstrap", resamples=50, seed=2) == \
+            fresh.interval("roc_auc", method="bootstrap", resamples=50, seed=2)

@@ -264,3 +264,44 @@ def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert "| # | system | map | nDCG@10 |" in out
     assert main(["compare", str(tmp_path / "qrels"), paths[0], "-m", "nope"]) == 2
     assert capsys.readouterr().err.startswith("rankeval: error: -m nope: unknown measure")
+
+
+def test_tukey_hsd_with_queries_as_blocks() -> None:
+    """Tukey's HSD of a systems x queries design (Carterette 2012), from the sums of squares
+    written out here, with scipy's studentized range distribution."""
+    qrels, runs = make_runs(5)
+    result = compare(qrels, runs, "map", test="tukey", alpha=0.1)
+    table = np.vstack([evaluate_run(qrels, runs[s], "map").values["map"] for s in runs])
+    k, n = table.shape
+    grand = table.mean()
+    total = ((table - grand) ** 2).sum()
+    between_systems = n * ((table.mean(axis=1) - grand) ** 2).sum()
+    between_queries = k * ((table.mean(axis=0) - grand) ** 2).sum()
+    mse = (total - between_systems - between_queries) / ((k - 1) * (n - 1))
+    names = list(runs)
+    crit = scipy.stats.studentized_range.ppf(0.9, k, (k - 1) * (n - 1))
+    for t in result.tests:
+        i, j = names.index(t.first), names.index(t.second)
+        d = table[i].mean() - table[j].mean()
+        q = abs(d) / math.sqrt(mse / n)
+        assert t.difference == pytest.approx(d, abs=1e-15)
+        assert t.p_value == pytest.approx(
+            scipy.stats.studentized_range.sf(q, k, (k - 1) * (n - 1)), abs=1e-12)
+        assert t.adjusted_p == t.p_value  # already family-wise
+        assert (t.low, t.high) == pytest.approx((d - crit * math.sqrt(mse / n),
+                                                 d + crit * math.sqrt(mse / n)), abs=1e-12)
+    assert "holm" not in result.to_text()
+
+
+def test_each_systems_mean_has_a_bootstrap_interval() -> None:
+    qrels, runs = make_runs(6)
+    result = compare(qrels, runs, "P.5", permutations=300, seed=4, alpha=0.1)
+    for system in runs:
+        values = evaluate_run(qrels, runs[system], "P.5").values["P_5"]
+        draws = np.random.default_rng(4).integers(0, values.size, size=(300, values.size))
+        means = values[draws].mean(axis=1)
+        interval = result.mean_intervals[system, "P_5"]
+        assert interval.value == result.means[system, "P_5"]
+        assert (interval.low, interval.high) == pytest.approx(
+            tuple(np.quantile(means, [0.05, 0.95])), abs=1e-15)
+        assert interval.level == pytest.approx(0.9)

@@ -21,6 +21,16 @@ whether their per-query values differ:
   share, not the mean difference that the measures average: Smucker, Allan & Carterette
   (CIKM 2007) advise against them for comparing retrieval systems; they are here for
   comparison with published work. Their interval is the t-test's.
+* ``"tukey"``: Tukey's honestly significant difference over all the systems at once, for
+  queries as blocks (Carterette, TOIS 2012): the residual mean square of the two-way
+  analysis of variance (systems x queries, no interaction), ``q = |mean_a - mean_b| /
+  sqrt(MSE / n)`` and its p-value from the studentized range distribution with k systems and
+  (k - 1)(n - 1) degrees of freedom (:data:`scipy.stats.studentized_range`); the interval is
+  ``d ± q_crit·sqrt(MSE / n)``. Its p-values already hold the family-wise error over the
+  pairs, so ``correction`` is not applied to them.
+
+Each system's mean also gets a percentile bootstrap interval over its per-query values
+(``permutations`` resamples from ``seed``): :attr:`Comparison.mean_intervals`.
 
 "At least as large" is decided in exact arithmetic, not after rounding: per-query values
 that tie (P@10 in tenths, reciprocal ranks) give swapped or resampled sums that are equal in
@@ -46,21 +56,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from rankeval.checks import check_choice, check_int, check_real
+from rankeval.intervals import Interval
 from rankeval.ranking.evaluate import evaluate_run
 from rankeval.ranking.inputs import QrelsLike, RunLike, as_qrels
 
 __all__ = ["Comparison", "PairTest", "compare"]
 
-Test = Literal["t-test", "randomization", "bootstrap", "wilcoxon", "sign"]
+Test = Literal["t-test", "randomization", "bootstrap", "wilcoxon", "sign", "tukey"]
 Correction = Literal["holm", "bonferroni", "bh", "none"]
-TESTS: tuple[Test, ...] = ("t-test", "randomization", "bootstrap", "wilcoxon", "sign")
+TESTS: tuple[Test, ...] = ("t-test", "randomization", "bootstrap", "wilcoxon", "sign", "tukey")
 CORRECTIONS: tuple[Correction, ...] = ("holm", "bonferroni", "bh", "none")
 FloatArray = NDArray[np.float64]
 
@@ -118,6 +130,8 @@ class Comparison:
     alpha : float
     queries : tuple of str
         The queries compared.
+    mean_intervals : mapping of (system, measure) to Interval
+        The 1 - alpha percentile bootstrap interval of each system's mean over the queries.
     """
 
     systems: tuple[str, ...]
@@ -128,6 +142,7 @@ class Comparison:
     correction: Correction
     alpha: float
     queries: tuple[str, ...]
+    mean_intervals: Mapping[tuple[str, str], Interval] = field(default_factory=dict)
 
     def better_than(self, system: str, measure: str) -> list[str]:
         """Systems that ``system`` beats significantly on ``measure`` (higher mean).
@@ -158,7 +173,8 @@ class Comparison:
         return rows
 
     def _caption(self) -> str:
-        correction = "" if self.correction == "none" else f", {self.correction} correction"
+        correction = ("" if self.correction == "none" or self.test == "tukey"
+                      else f", {self.correction} correction")
         return (f"{self.test}{correction}, alpha {self.alpha:g}, {len(self.queries)} queries; "
                 "a letter marks a system significantly worse than the row's")
 
@@ -246,7 +262,7 @@ def compare(
         when read from files and distinct).
     measures : str or iterable of str
         trec_eval or ir_measures names (see :func:`rankeval.ranking.evaluate_run`).
-    test : {"t-test", "randomization", "bootstrap", "wilcoxon", "sign"}
+    test : {"t-test", "randomization", "bootstrap", "wilcoxon", "sign", "tukey"}
     correction : {"holm", "bonferroni", "bh", "none"}
         Over the pairs of each measure.
     alpha : float
@@ -291,16 +307,23 @@ def compare(
     tests: list[PairTest] = []
     for measure in columns:
         raw = []
+        if test == "tukey":
+            raw = _tukey(stats, systems, [evaluations[s].values[measure] for s in systems],
+                         alpha)
         for i, a in enumerate(systems):
-            for b in systems[i + 1 :]:
+            for b in systems[i + 1 :] if test != "tukey" else ():
                 x, y = evaluations[a].values[measure], evaluations[b].values[measure]
                 raw.append((a, b, *_test(stats, test, x, y, alpha, permutations, seed)))
-        adjusted = _adjust([r[3] for r in raw], correction)
+        adjusted = ([r[3] for r in raw] if test == "tukey"
+                    else _adjust([r[3] for r in raw], correction))
         for (a, b, diff, p, d, low, high), q in zip(raw, adjusted, strict=True):
             tests.append(PairTest(measure, a, b, diff, p, q, q <= alpha, d, low, high))
     means = {(s, m): float(evaluations[s].aggregates[m]) for s in systems for m in columns}
+    intervals = {(s, m): mean_interval(evaluations[s].values[m], means[s, m], 1.0 - alpha,
+                                       permutations, seed)
+                 for s in systems for m in columns}
     return Comparison(systems, columns, means, tuple(tests), test, correction, alpha,
-                      first.queries)
+                      first.queries, MappingProxyType(intervals))
 
 
 def _scipy_stats() -> Any:
@@ -371,6 +394,61 @@ def _test(stats: Any, test: Test, x: FloatArray, y: FloatArray, alpha: float,
                                n_resamples=permutations, random_state=rng, method="BCa")
     return (mean, p, effect, float(interval.confidence_interval.low),
             float(interval.confidence_interval.high))
+
+
+def _tukey(stats: Any, systems: tuple[str, ...], values: list[FloatArray], alpha: float
+           ) -> list[tuple[str, str, float, float, float, float, float]]:
+    """Tukey's HSD for queries as blocks: every pair's (a, b, mean difference, p-value,
+    effect size, low, high)."""
+    table = np.vstack(values)  # systems x queries
+    k, n = table.shape
+    if n < 2:
+        raise ValueError("Tukey's test needs at least two queries")
+    residual = (table - table.mean(axis=1, keepdims=True) - table.mean(axis=0, keepdims=True)
+                + table.mean())
+    df = (k - 1) * (n - 1)
+    mse = float((residual**2).sum()) / df
+    scale = math.sqrt(mse / n)
+    crit = float(stats.studentized_range.ppf(1.0 - alpha, k, df)) if scale else 0.0
+    out = []
+    for i, a in enumerate(systems):
+        for j in range(i + 1, k):
+            diff = table[i] - table[j]
+            mean = float(diff.mean())
+            spread = float(np.std(diff, ddof=1))
+            effect = mean / spread if spread else math.nan
+            if scale == 0.0:
+                p = 1.0 if mean == 0.0 else 0.0
+            else:
+                p = float(stats.studentized_range.sf(abs(mean) / scale, k, df))
+            out.append((a, systems[j], mean, p, effect, mean - crit * scale,
+                        mean + crit * scale))
+    return out
+
+
+def mean_interval(values: FloatArray, mean: float, level: float, resamples: int,
+                  seed: int) -> Interval:
+    """The percentile bootstrap interval of the mean of per-query ``values`` (the queries
+    resampled with replacement), its standard error the resampled means' deviation.
+
+    >>> i = mean_interval(np.array([0.2, 0.4, 0.6, 0.8]), 0.5, 0.9, 2000, 0)
+    >>> 0.2 <= i.low < 0.5 < i.high <= 0.8
+    True
+
+    Complexity: O(B · n).
+    """
+    n = values.size
+    if n == 0:
+        return Interval(mean, math.nan, math.nan, level, "bootstrap", math.nan)
+    rng = np.random.default_rng(seed)
+    means = np.empty(resamples, dtype=np.float64)
+    rows = max(1, _PATTERNS_AT_ONCE // max(n, 1))
+    for start in range(0, resamples, rows):
+        count = min(resamples - start, rows)
+        means[start:start + count] = values[rng.integers(0, n, size=(count, n))].mean(axis=1)
+    low, high = np.quantile(means, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
+    return Interval(mean, float(low), float(high), level, "bootstrap",
+                    float(np.std(means, ddof=1)) if resamples > 1 else math.nan)
 
 
 def _slack(diff: FloatArray) -> float:

@@ -83,14 +83,23 @@ def placements(labels: BoolArray, scores: FloatArray) -> tuple[FloatArray, Float
 
     Complexity: O(n log n).
     """
-    pos, neg = scores[labels], scores[~labels]
-    sorted_neg, sorted_pos = np.sort(neg), np.sort(pos)
-    below = np.searchsorted(sorted_neg, pos, side="left")
-    tied = np.searchsorted(sorted_neg, pos, side="right") - below
-    v10 = (below + 0.5 * tied) / max(neg.shape[0], 1)
-    at_or_below = np.searchsorted(sorted_pos, neg, side="right")
-    tied_pos = at_or_below - np.searchsorted(sorted_pos, neg, side="left")
-    v01 = (pos.shape[0] - at_or_below + 0.5 * tied_pos) / max(pos.shape[0], 1)
+    n = int(scores.shape[0])
+    if n == 0:
+        return np.zeros(0), np.zeros(0)
+    order = np.argsort(scores, kind="stable")  # one sort: every case's place in the ranking
+    ranked_scores, ranked = scores[order], labels[order]
+    starts = np.flatnonzero(np.concatenate(([True], ranked_scores[1:] != ranked_scores[:-1])))
+    pos_in = np.add.reduceat(ranked.astype(np.int64), starts)
+    neg_in = np.diff(np.append(starts, n)) - pos_in
+    num_pos, num_neg = int(pos_in.sum()), int(neg_in.sum())
+    neg_below = np.cumsum(neg_in) - neg_in  # negatives scored lower than the block
+    pos_above = num_pos - np.cumsum(pos_in)  # positives scored higher
+    block = np.repeat(np.arange(starts.shape[0]), np.diff(np.append(starts, n)))
+    placed = np.where(ranked, (neg_below + 0.5 * neg_in)[block] / max(num_neg, 1),
+                      (pos_above + 0.5 * pos_in)[block] / max(num_pos, 1))
+    values = np.empty(n, dtype=np.float64)
+    values[order] = placed
+    v10, v01 = values[labels], values[~labels]
     return v10, v01
 
 

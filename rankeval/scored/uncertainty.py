@@ -239,6 +239,7 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
     neg_w = np.zeros(n, dtype=np.int64)
     values = np.empty(resamples, dtype=np.float64)
     ranked_pos, ranked_neg = positives.shape[0], negatives.shape[0]
+    single = starts.shape[0] == n
     for b in range(resamples):
         # m draws among the m positives (index >= ranked_pos: a miss), then r among the r
         # negatives: how many times each case is drawn.
@@ -246,8 +247,11 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
         drawn_neg = _draws(rng, r)
         pos_w[positives] = drawn_pos[:ranked_pos]
         neg_w[negatives] = drawn_neg[:ranked_neg]
-        block_pos = np.add.reduceat(pos_w, starts) if n else pos_w
-        block_neg = np.add.reduceat(neg_w, starts) if n else neg_w
+        if single:  # every block one case: the weights are the blocks' counts
+            block_pos, block_neg = pos_w, neg_w
+        else:
+            block_pos = np.add.reduceat(pos_w, starts)
+            block_neg = np.add.reduceat(neg_w, starts)
         values[b] = _weighted(measure, block_pos, block_neg,
                               int(drawn_pos[ranked_pos:].sum()),
                               int(drawn_neg[ranked_neg:].sum()), k)
@@ -280,11 +284,12 @@ def _weighted(measure: str, pos: IntArray, neg: IntArray, pos_missed: int, neg_m
         pairs = float(np.dot(pos, below + 0.5 * neg)) + float(pos.sum()) * neg_missed
         pairs += 0.5 * pos_missed * neg_missed
         return pairs / (m * total_neg)
-    drawn = (pos + neg) > 0  # a block no resampled case fell in is no operating point
-    pos, neg = pos[drawn], neg[drawn]
+    # A block no resampled case fell in changes no count: it adds no AP term (the terms are
+    # at the blocks holding positives) and is never the block at a cutoff.
     tp, fp = points.confusion_at_thresholds(pos, neg)
     if measure == "average_precision":
-        return float(formulas.average_precision(tp, fp, m)) if m else math.nan
+        hit = np.flatnonzero(pos)
+        return float(formulas.average_precision(tp[hit], fp[hit], m)) if m else math.nan
     ranked = tp + fp
     if measure == "reciprocal_rank":
         first = int(np.argmax(pos > 0)) if pos.any() else -1
