@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         relevant_ranks,
     )
     from rankeval.scored import ScoredPrecisionRecallEvaluation
+    from rankeval.scored.classifier import ScoredClassifierEvaluation
     from rankeval.scored.paired import PairedEvaluation, RocTest, roc_test
     from rankeval.scored.sketch import Estimate, SketchEvaluation
 
@@ -68,6 +69,7 @@ _WHERE = {
     "ScoredPrecisionRecallEvaluation": "rankeval.scored",
     **dict.fromkeys(("Estimate", "SketchEvaluation"), "rankeval.scored.sketch"),
     "Interval": "rankeval.intervals",
+    "ScoredClassifierEvaluation": "rankeval.scored.classifier",
     **dict.fromkeys(("PairedEvaluation", "RocTest", "roc_test"), "rankeval.scored.paired"),
 }
 
@@ -93,6 +95,7 @@ __all__ = [
     "RocTest",
     "Run",
     "RunReport",
+    "ScoredClassifierEvaluation",
     "ScoredPrecisionRecallEvaluation",
     "SketchEvaluation",
     "__version__",

@@ -114,6 +114,9 @@ def test_the_engines_share_one_evaluate() -> None:
     from rankeval.adapters.common import ScoredTableOptions
 
     assert rankeval.spark.evaluate is rankeval.dask.evaluate is common.evaluate
+    assert rankeval.spark.evaluate_run is rankeval.dask.evaluate_run is common.evaluate_run
+    assert (rankeval.spark.collect_evaluator is rankeval.dask.collect_evaluator
+            is common.collect_evaluator)
     parameters = inspect.signature(common.evaluate).parameters
     assert list(parameters)[-1] == "betas"  # the deprecated earlier name of beta, last
     fields = {f.name: f.default for f in dataclasses.fields(ScoredTableOptions) if f.init}
@@ -125,5 +128,8 @@ def test_the_engines_share_one_evaluate() -> None:
         assert curve[name].default == fields[name], name
     with pytest.raises(ValueError, match="sample_size must be an integer >= 1"):
         ScoredTableOptions(sample_size=0)
-    with pytest.raises(TypeError, match="a Spark or a Dask DataFrame, got pandas"):
-        common.evaluate(pd.DataFrame({"score": [0.5], "label": [1]}))
+    table = pd.DataFrame({"score": [0.5], "label": [1]})
+    with pytest.raises(TypeError, match="evaluate takes a Spark or a Dask DataFrame, got pandas"):
+        common.evaluate(table)
+    with pytest.raises(TypeError, match="collect_evaluator takes a Spark or a Dask DataFrame"):
+        common.collect_evaluator(table)

@@ -9,7 +9,7 @@ each task's NumPy columns to :func:`scored_totals`, :func:`scored_parts` or
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -19,7 +19,8 @@ from numpy.typing import NDArray
 from rankeval.checks import betas_of, check_choice, check_int
 from rankeval.formulas import PRECISION_AT_RANKS, TIE_POLICIES, TiePolicy
 from rankeval.points import BoolArray, FloatArray, IntArray
-from rankeval.ranking.evaluate import RunReport, evaluate_part, evaluate_run
+from rankeval.ranking import evaluate as local
+from rankeval.ranking.evaluate import RunReport, evaluate_part
 from rankeval.ranking.inputs import Qrels, Run
 from rankeval.scored.partitioned import (
     BucketPart,
@@ -46,7 +47,9 @@ __all__ = [
     "check_missing",
     "check_order",
     "check_run_options",
+    "collect_evaluator",
     "evaluate",
+    "evaluate_run",
     "first_seen",
     "labels_of",
     "points_bound",
@@ -247,7 +250,7 @@ def check_run_options(measures: str | Sequence[str], runid: object,
     if not isinstance(runid, str):
         raise TypeError(f"runid must be a str, got {type(runid).__name__} {runid!r}")
     one = np.array(["q"])
-    evaluate_run(Qrels.from_arrays(one, one, np.array([1])),
+    local.evaluate_run(Qrels.from_arrays(one, one, np.array([1])),
                  Run.from_arrays(one, one, np.array([1.0])), measures, **options)
 
 
@@ -369,20 +372,72 @@ def evaluate(
     options = ScoredTableOptions(score_col, label_col, ties, order_col, buckets, precision_at,
                                  betas_of(beta, betas), curve_points, misses, negative_misses,
                                  sample_size, seed)
-    return _engine_of(df)(df, options)
+    result: PartitionedReport = _engine_of(df, "evaluate").evaluate_table(df, options)
+    return result
 
 
-def _engine_of(df: Any) -> Callable[[Any, ScoredTableOptions], PartitionedReport]:
-    """The ``evaluate_table`` of ``df``'s library's adapter."""
+def evaluate_run(
+    qrels_df: Any,
+    run_df: Any,
+    measures: str | Sequence[str] = ("official",),
+    *,
+    query_col: str = "query_id",
+    doc_col: str = "doc_id",
+    score_col: str = "score",
+    rel_col: str = "relevance",
+    runid: str = "run",
+    batches: int | None = None,
+    **options: Any,
+) -> RunReport:
+    """:func:`rankeval.evaluate_run` over Spark or Dask DataFrames: qrels first, the same
+    measures (``rankeval.spark.evaluate_run`` and ``rankeval.dask.evaluate_run`` are this one
+    function; the run table's library picks the engine).
+
+    Both tables are cut by query into ``batches`` (default: the engine's parallelism); each
+    batch is evaluated by the local function in one task, and the driver merges the
+    per-query values (:func:`rankeval.ranking.evaluate.merge_evaluations`). ``options`` are
+    :func:`rankeval.evaluate_run`'s, checked on the driver before any job runs. ir_measures
+    names average in the run's order: the order in which the run table first lists each
+    query.
+    """
+    check_run_options(measures, runid, options)
+    engine = _engine_of(run_df, "evaluate_run")
+    result: RunReport = engine.evaluate_run_table(
+        qrels_df, run_df, measures, query_col=query_col, doc_col=doc_col,
+        score_col=score_col, rel_col=rel_col, runid=runid, batches=batches, options=options)
+    return result
+
+
+def collect_evaluator(
+    df: Any,
+    score_col: str = "score",
+    label_col: str = "label",
+    *,
+    ties: TiePolicy = "grouped",
+    order_col: str | None = None,
+) -> Any:
+    """Every row of a Spark or Dask DataFrame in a real, local
+    :class:`~rankeval.ScoredPrecisionRecallEvaluation` (rows in ``order_col`` order for
+    ``ties="insertion"``): for tables that fit in memory (about 24 bytes a row), to be saved
+    or merged with a live evaluator. ``rankeval.spark.collect_evaluator`` and
+    ``rankeval.dask.collect_evaluator`` are this one function.
+    """
+    policy = check_order(ties, order_col)
+    return _engine_of(df, "collect_evaluator").collect_table(df, score_col, label_col, policy,
+                                                             order_col)
+
+
+def _engine_of(df: Any, function: str) -> Any:
+    """The adapter module of ``df``'s library."""
     library = type(df).__module__.partition(".")[0]
     if library == "pyspark":
         from rankeval.adapters import spark
 
-        return spark.evaluate_table
+        return spark
     if library in ("dask", "dask_expr"):
         from rankeval.adapters import dask
 
-        return dask.evaluate_table
-    raise TypeError(f"evaluate takes a Spark or a Dask DataFrame, got {type(df).__module__}."
-                    f"{type(df).__name__} (a table in memory goes to "
-                    "ScoredPrecisionRecallEvaluation.add_cases)")
+        return dask
+    raise TypeError(f"{function} takes a Spark or a Dask DataFrame, got "
+                    f"{type(df).__module__}.{type(df).__name__} (a table in memory goes to "
+                    "the local functions)")

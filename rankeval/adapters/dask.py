@@ -31,6 +31,7 @@ except ModuleNotFoundError as missing:
         name=missing.name) from None
 
 from rankeval.adapters import common as engines
+from rankeval.formulas import TiePolicy
 from rankeval.ranking.evaluate import RunReport, merge_evaluations
 from rankeval.ranking.ir_names import is_ir_name
 from rankeval.scored import ScoredPrecisionRecallEvaluation
@@ -49,8 +50,11 @@ __all__ = ["collect_evaluator", "evaluate", "evaluate_run"]
 _BUCKET = "__rankeval_bucket"
 
 
-#: The engines' one ``evaluate`` (it takes a Spark or a Dask DataFrame).
+#: The engines' one ``evaluate``, ``evaluate_run`` and ``collect_evaluator`` (each takes a
+#: Spark or a Dask DataFrame and hands it to this module's or the other's ``*_table``).
 evaluate = engines.evaluate
+evaluate_run = engines.evaluate_run
+collect_evaluator = engines.collect_evaluator
 
 def _scored_columns(df: Any, score_col: str, label_col: str, order_col: str | None
                     ) -> tuple[Any, int]:
@@ -154,19 +158,12 @@ def _points_of(found: list[tuple[BucketPart, BucketPoints]], bucket: int) -> Buc
     return next(points for part, points in found if part.bucket == bucket)
 
 
-def collect_evaluator(
-    df: Any,
-    score_col: str = "score",
-    label_col: str = "label",
-    *,
-    ties: str = "grouped",
-    order_col: str | None = None,
-) -> ScoredPrecisionRecallEvaluation:
+def collect_table(df: Any, score_col: str, label_col: str, policy: TiePolicy,
+                  order_col: str | None) -> ScoredPrecisionRecallEvaluation:
     """Every row in a local evaluator (rows in ``order_col`` order for ``ties="insertion"``).
 
     Its memory is the evaluator's (about 24 bytes a row): for tables up to ~10^8 rows.
     """
-    policy = engines.check_order(ties, order_col)
     table = _scored_columns(df, score_col, label_col, order_col)[0].compute()
     if order_col:
         table = table.sort_values(order_col, kind="stable")
@@ -195,19 +192,9 @@ def _batch(qrels: Any, run: Any, names: tuple[str, ...], measures: Any, runid: s
                              options)
 
 
-def evaluate_run(
-    qrels_df: Any,
-    run_df: Any,
-    measures: str | Sequence[str] = ("official",),
-    *,
-    query_col: str = "query_id",
-    doc_col: str = "doc_id",
-    score_col: str = "score",
-    rel_col: str = "relevance",
-    runid: str = "run",
-    batches: int | None = None,
-    **options: Any,
-) -> RunReport:
+def evaluate_run_table(qrels_df: Any, run_df: Any, measures: str | Sequence[str], *,
+                       query_col: str, doc_col: str, score_col: str, rel_col: str, runid: str,
+                       batches: int | None, options: dict[str, Any]) -> RunReport:
     """:func:`rankeval.evaluate_run` over Dask DataFrames: qrels first, the same measures.
 
     Rows are grouped by query into ``batches`` (default: the run's partitions) and each
@@ -216,7 +203,6 @@ def evaluate_run(
     :func:`rankeval.evaluate_run`'s. ir_measures names average in the run's order, the
     order in which the run table first lists each query.
     """
-    engines.check_run_options(measures, runid, options)
     qrels = _run_columns(qrels_df, {"query_col": query_col, "doc_col": doc_col,
                                     "rel_col": rel_col})
     run = _run_columns(run_df, {"query_col": query_col, "doc_col": doc_col,

@@ -61,8 +61,11 @@ __all__ = ["collect_evaluator", "curve_frame", "evaluate", "evaluate_run", "per_
 _BLOB = "blob binary"
 
 
-#: The engines' one ``evaluate`` (it takes a Spark or a Dask DataFrame).
+#: The engines' one ``evaluate``, ``evaluate_run`` and ``collect_evaluator`` (each takes a
+#: Spark or a Dask DataFrame and hands it to this module's or the other's ``*_table``).
 evaluate = engines.evaluate
+evaluate_run = engines.evaluate_run
+collect_evaluator = engines.collect_evaluator
 _DEFAULT = engines.ScoredTableOptions()
 
 def session(master: str = "local[2]", app_name: str = "rankeval", **config: str) -> Any:
@@ -430,20 +433,13 @@ def _case_totals(bucketed: Any, count: int) -> np.ndarray:
     return totals
 
 
-def collect_evaluator(
-    df: Any,
-    score_col: str = "score",
-    label_col: str = "label",
-    *,
-    ties: str = "grouped",
-    order_col: str | None = None,
-) -> ScoredPrecisionRecallEvaluation:
+def collect_table(df: Any, score_col: str, label_col: str, policy: TiePolicy,
+                  order_col: str | None) -> ScoredPrecisionRecallEvaluation:
     """Every row in a local evaluator (rows in ``order_col`` order for ``ties="insertion"``).
 
     Its memory is the evaluator's (about 24 bytes a row): for tables up to ~10^8 rows.
     Rows reach the driver as Arrow batches, one partition at a time.
     """
-    policy = engines.check_order(ties, order_col)
     table, rows = _scored_table(df, score_col, label_col, order_col)
 
     def arrays(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -480,19 +476,9 @@ def _run_table(df: Any, wanted: dict[str, str]) -> None:
     engines.check_missing(wanted, [found[argument] for argument in wanted])
 
 
-def evaluate_run(
-    qrels_df: Any,
-    run_df: Any,
-    measures: str | Sequence[str] = ("official",),
-    *,
-    query_col: str = "query_id",
-    doc_col: str = "doc_id",
-    score_col: str = "score",
-    rel_col: str = "relevance",
-    runid: str = "run",
-    batches: int | None = None,
-    **options: Any,
-) -> RunReport:
+def evaluate_run_table(qrels_df: Any, run_df: Any, measures: str | Sequence[str], *,
+                       query_col: str, doc_col: str, score_col: str, rel_col: str, runid: str,
+                       batches: int | None, options: dict[str, Any]) -> RunReport:
     """:func:`rankeval.evaluate_run` over Spark DataFrames: qrels first, the same measures.
 
     Both tables are cut by query into ``batches`` (default: twice the default
@@ -503,7 +489,6 @@ def evaluate_run(
     """
     from pyspark.sql import functions as F  # noqa: N812
 
-    engines.check_run_options(measures, runid, options)
     _run_table(qrels_df, {"query_col": query_col, "doc_col": doc_col, "rel_col": rel_col})
     _run_table(run_df, {"query_col": query_col, "doc_col": doc_col, "score_col": score_col})
     count = engines.bucket_count(batches, 0, run_df.sparkSession.sparkContext.defaultParallelism,

@@ -19,6 +19,8 @@ Data flows one way through this room::
 * :mod:`.sketch` — :class:`SketchEvaluation`, bounded memory with a stated error.
 * :mod:`.readers` — the protocols the evaluator, the partitioned report and the sketch share.
 * :mod:`.paired` — :class:`PairedEvaluation` and :func:`roc_test`: DeLong's tests.
+* :mod:`.classifier` — :class:`ScoredClassifierEvaluation`: many categories, one-vs-rest and
+  one-vs-one.
 * :mod:`.queries` — one evaluator per query of a file, and their means.
 * :mod:`.lingpipe_text` — Java's number formatting, for LingPipe's report text.
 """

@@ -1,0 +1,285 @@
+"""Many categories: ``ScoredClassifierEvaluation``, one-vs-rest and one-vs-one, streamed in.
+
+LingPipe's scored classifier evaluator keeps one scored precision-recall evaluation per
+category; this one keeps the cases themselves (each case's category and its row of scores,
+about 8 bytes a (case, category) cell) and builds each category's binary evaluation when it
+is read, so that one-vs-one areas (Hand & Till 2001), which need each case's category, come
+from the same cases. Every value equals scikit-learn's on the same arrays:
+
+* :meth:`~ScoredClassifierEvaluation.roc_auc` — ``multi_class="ovr"`` with ``average`` macro,
+  weighted (by each category's positives), micro (every (case, category) cell one binary
+  case) or None (per category); ``"ovo"``: Hand & Till's mean over pairs of
+  ``(A(j|k) + A(k|j)) / 2``, macro or weighted by the pair's prevalence;
+* :meth:`~ScoredClassifierEvaluation.average_precision` — per category (grouped ties, the
+  average of scikit-learn's ``average_precision_score``), macro, weighted, micro;
+* :meth:`~ScoredClassifierEvaluation.top_k_accuracy` — scikit-learn's
+  ``top_k_accuracy_score`` (ties: the later column first, as its reversed stable sort);
+* :meth:`~ScoredClassifierEvaluation.category` — one category's one-vs-rest evaluation, an
+  ordinary read-only :class:`~rankeval.ScoredPrecisionRecallEvaluation`;
+* :meth:`~ScoredClassifierEvaluation.confusion` — the arg-max decisions'
+  :class:`~rankeval.MultiClassEvaluation`.
+
+A category with no positive (or no negative) has no ROC area: NaN, with a warning naming
+it, and the averages leave it out; never an exception.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from rankeval.checks import check_choice, check_int
+from rankeval.formulas import TiePolicy
+from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
+
+__all__ = ["ScoredClassifierEvaluation"]
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+Average = Literal["macro", "weighted", "micro"] | None
+_AVERAGES: tuple[Average, ...] = ("macro", "weighted", "micro", None)
+
+
+class ScoredClassifierEvaluation:
+    """Scored decisions among several categories, streamed in (see the module text).
+
+    >>> ev = ScoredClassifierEvaluation(["ham", "spam", "promo"])
+    >>> ev.add_cases(["ham", "spam", "promo", "spam"],
+    ...              [[0.7, 0.2, 0.1], [0.1, 0.6, 0.3], [0.2, 0.3, 0.5], [0.3, 0.4, 0.3]])
+    >>> ev.roc_auc(), ev.top_k_accuracy(1)
+    (1.0, 1.0)
+    >>> ev.category("spam").area_under_roc_curve()
+    1.0
+
+    Thread-safe: every method holds one lock. Complexity: adding is O(k·C) for k cases;
+    each read sorts the C columns once (O(C·n log n)) and is cached until the next add.
+    """
+
+    def __init__(self, categories: Iterable[str], *, ties: TiePolicy = "grouped") -> None:
+        names = tuple(categories)
+        if len(names) < 2:
+            raise ValueError(f"need at least two categories, got {len(names)}")
+        if len(set(names)) < len(names):
+            raise ValueError("categories must be distinct")
+        for name in names:
+            if not isinstance(name, str):
+                raise TypeError(f"categories are names (str), got {type(name).__name__}")
+        self.categories = names
+        self.ties: TiePolicy = check_choice(ties, "ties", ("insertion", "grouped"))
+        self._index = {name: i for i, name in enumerate(names)}
+        self._labels: list[IntArray] = []
+        self._scores: list[FloatArray] = []
+        self._cache: dict[object, Any] = {}
+        self._lock = threading.RLock()
+
+    # ------------------------------------------------------------------ adds
+    def add_case(self, true_category: str, scores: Sequence[float]) -> None:
+        """Add one case: its category and one score per category, in the categories' order.
+
+        Complexity: O(C).
+        """
+        self.add_cases([true_category], [list(scores)])
+
+    def add_cases(self, true_categories: Sequence[str] | ArrayLike,
+                  score_matrix: ArrayLike) -> None:
+        """Add many cases: their categories (names, or indices into the categories) and a
+        matrix with a row of scores per case and a column per category. All or nothing.
+
+        Complexity: O(k·C).
+        """
+        scores = np.array(score_matrix, dtype=np.float64, copy=True)
+        if scores.ndim != 2 or scores.shape[1] != len(self.categories):
+            raise ValueError(f"score_matrix must have one column per category "
+                             f"({len(self.categories)}), got shape {scores.shape}")
+        if np.isnan(scores).any():
+            row = int(np.flatnonzero(np.isnan(scores).any(axis=1))[0])
+            raise ValueError(f"score_matrix holds NaN (row {row})")
+        labels = self._codes(true_categories)
+        if labels.shape[0] != scores.shape[0]:
+            raise ValueError(f"{labels.shape[0]} categories for {scores.shape[0]} rows of scores")
+        with self._lock:
+            self._labels.append(labels)
+            self._scores.append(scores)
+            self._cache = {}
+
+    def _codes(self, given: Sequence[str] | ArrayLike) -> IntArray:
+        values = np.asarray(given)
+        if values.ndim != 1:
+            raise ValueError("true_categories must be one-dimensional")
+        if values.dtype.kind in "iu":
+            codes = values.astype(np.int64)
+            bad = (codes < 0) | (codes >= len(self.categories))
+            if bad.any():
+                raise ValueError(f"category index {int(codes[bad][0])} is not one of 0..."
+                                 f"{len(self.categories) - 1}")
+            return codes
+        out = np.empty(values.shape[0], dtype=np.int64)
+        for i, name in enumerate(values.tolist()):
+            code = self._index.get(name)
+            if code is None:
+                raise ValueError(f"unknown category {name!r} (case {i}); the categories are "
+                                 f"{', '.join(self.categories)}")
+            out[i] = code
+        return out
+
+    def _arrays(self) -> tuple[IntArray, FloatArray]:
+        """The cases so far: categories and the score matrix (one array each from now on)."""
+        if not self._labels:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, len(self.categories)))
+        if len(self._labels) > 1:
+            self._labels = [np.concatenate(self._labels)]
+            self._scores = [np.concatenate(self._scores)]
+        return self._labels[0], self._scores[0]
+
+    def num_cases(self) -> int:
+        """Cases added. Complexity: O(1) after a read."""
+        with self._lock:
+            return int(self._arrays()[0].shape[0])
+
+    # ----------------------------------------------------------------- reads
+    def _binary(self, key: object, labels: NDArray[np.bool_], scores: FloatArray
+                ) -> ScoredPrecisionRecallEvaluation:
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = ScoredPrecisionRecallEvaluation(ties=self.ties)
+            cached.add_cases(labels, scores)
+            self._cache[key] = cached
+        return cached
+
+    def _column(self, j: int) -> ScoredPrecisionRecallEvaluation:
+        labels, scores = self._arrays()
+        return self._binary(("ovr", j), labels == j, scores[:, j])
+
+    def category(self, name: str) -> ScoredPrecisionRecallEvaluation:
+        """Category ``name`` against the rest, as a read-only evaluator (every curve and
+        value of :class:`~rankeval.ScoredPrecisionRecallEvaluation`).
+
+        Complexity: O(n log n) once per change.
+        """
+        j = self._index.get(name)
+        if j is None:
+            raise KeyError(f"unknown category {name!r}; the categories are "
+                           f"{', '.join(self.categories)}")
+        with self._lock:
+            return self._column(j).snapshot()
+
+    def roc_auc(self, multi_class: str = "ovr", average: Average = "macro"
+                ) -> float | dict[str, float]:
+        """The ROC area over the categories (scikit-learn's ``roc_auc_score``).
+
+        ``multi_class="ovr"``: each category against the rest, ``average`` ``"macro"``,
+        ``"weighted"`` (by positives), ``"micro"`` (every cell a binary case) or None (a dict
+        per category). ``"ovo"``: Hand & Till (2001), ``"macro"`` or ``"weighted"`` (by the
+        pair's share of the cases).
+
+        Complexity: O(C·n log n) (ovr), O(C²·n log n) (ovo), cached until the next add.
+        """
+        multi_class = check_choice(multi_class, "multi_class", ("ovr", "ovo"))
+        chosen: Average = check_choice(average, "average", _AVERAGES)
+        with self._lock:
+            if multi_class == "ovo":
+                if chosen not in ("macro", "weighted"):
+                    raise ValueError("one-vs-one areas average 'macro' or 'weighted'")
+                return self._ovo(chosen)
+            return self._ovr("roc_auc", chosen)
+
+    def average_precision(self, average: Average = "macro") -> float | dict[str, float]:
+        """Average precision per category against the rest, averaged as ``roc_auc``'s ovr
+        (scikit-learn's ``average_precision_score`` of the one-hot labels).
+
+        Complexity: O(C·n log n), cached until the next add.
+        """
+        chosen: Average = check_choice(average, "average", _AVERAGES)
+        with self._lock:
+            return self._ovr("average_precision", chosen)
+
+    def _ovr(self, measure: str, average: Average) -> float | dict[str, float]:
+        labels, scores = self._arrays()
+        if average == "micro":
+            onehot = labels[:, None] == np.arange(len(self.categories))[None, :]
+            ev = self._binary(("micro",), onehot.ravel(), scores.ravel())
+            return _read(ev, measure)
+        values: dict[str, float] = {}
+        support: dict[str, int] = {}
+        for j, name in enumerate(self.categories):
+            ev = self._column(j)
+            pos, neg = ev.num_positive_ref(), ev.num_negative_ref()
+            if pos == 0 or (measure == "roc_auc" and neg == 0):
+                warnings.warn(f"category {name!r} has no {'positive' if pos == 0 else 'negative'}"
+                              f" case: its {measure} is undefined (NaN) and left out of the "
+                              "averages", RuntimeWarning, stacklevel=4)
+                values[name] = float("nan")
+            else:
+                values[name] = _read(ev, measure)
+            support[name] = pos
+        if average is None:
+            return values
+        defined = [n for n in self.categories if values[n] == values[n]]
+        if not defined:
+            return float("nan")
+        weights = (np.array([support[n] for n in defined], dtype=np.float64)
+                   if average == "weighted" else None)
+        return float(np.average([values[n] for n in defined], weights=weights))
+
+    def _ovo(self, average: str) -> float:
+        labels, scores = self._arrays()
+        c = len(self.categories)
+        pair_scores, prevalence = [], []
+        for a in range(c):
+            for b in range(a + 1, c):
+                mask = (labels == a) | (labels == b)
+                if not ((labels == a).any() and (labels == b).any()):
+                    warnings.warn(f"categories {self.categories[a]!r} and "
+                                  f"{self.categories[b]!r} are not both present: their "
+                                  "one-vs-one area is left out", RuntimeWarning, stacklevel=4)
+                    continue
+                first = self._binary(("ovo", a, b), labels[mask] == a, scores[mask, a])
+                second = self._binary(("ovo", b, a), labels[mask] == b, scores[mask, b])
+                pair_scores.append((first.area_under_roc_curve()
+                                    + second.area_under_roc_curve()) / 2)
+                prevalence.append(float(np.average(mask)))
+        if not pair_scores:
+            return float("nan")
+        return float(np.average(pair_scores,
+                                weights=prevalence if average == "weighted" else None))
+
+    def top_k_accuracy(self, k: int = 1) -> float:
+        """The share of cases whose category is among their ``k`` highest scores
+        (scikit-learn's ``top_k_accuracy_score``: of equal scores the later column ranks
+        first). NaN with no case.
+
+        Complexity: O(n·C log C).
+        """
+        k = check_int(k, "k", minimum=1)
+        with self._lock:
+            labels, scores = self._arrays()
+            if labels.shape[0] == 0:
+                return float("nan")
+            if k >= len(self.categories):
+                return 1.0
+            order = np.argsort(scores, axis=1, kind="mergesort")[:, ::-1][:, :k]
+            return float(np.mean((order == labels[:, None]).any(axis=1)))
+
+    def confusion(self) -> Any:
+        """The arg-max decisions (the first of equal highest scores) as a
+        :class:`~rankeval.MultiClassEvaluation` of reference against response.
+
+        Complexity: O(n·C).
+        """
+        from rankeval.confusion import MultiClassEvaluation
+
+        with self._lock:
+            labels, scores = self._arrays()
+            names = np.array(self.categories, dtype=object)
+            ev: Any = MultiClassEvaluation(self.categories)
+            ev.add_cases(names[labels].tolist(), names[np.argmax(scores, axis=1)].tolist())
+            return ev
+
+
+def _read(ev: ScoredPrecisionRecallEvaluation, measure: str) -> float:
+    return ev.area_under_roc_curve() if measure == "roc_auc" else ev.average_precision()

@@ -1,0 +1,125 @@
+"""ScoredClassifierEvaluation against scikit-learn on random inputs with ties and an absent
+category: every multi_class / average mode of roc_auc_score, average_precision_score per
+category and averaged, top_k_accuracy_score, and the arg-max confusion matrix."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.metrics import (
+    average_precision_score,
+    confusion_matrix,
+    roc_auc_score,
+    top_k_accuracy_score,
+)
+
+from rankeval.scored.classifier import ScoredClassifierEvaluation
+
+NAMES = ["ham", "spam", "promo", "social"]
+
+
+def _data(seed: int, n: int = 300) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 4, n)
+    raw = np.round(rng.random((n, 4)) + 0.6 * np.eye(4)[labels], 1)  # ties
+    scores = raw / raw.sum(axis=1, keepdims=True)  # probabilities, as sklearn's checks want
+    return labels, scores
+
+
+def _streamed(labels: np.ndarray, scores: np.ndarray) -> ScoredClassifierEvaluation:
+    ev = ScoredClassifierEvaluation(NAMES)
+    ev.add_case(NAMES[int(labels[0])], scores[0].tolist())
+    ev.add_cases([NAMES[i] for i in labels[1:50]], scores[1:50])
+    ev.add_cases(labels[50:], scores[50:])  # indices work too
+    return ev
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_roc_auc_in_every_mode_is_sklearns(seed: int) -> None:
+    labels, scores = _data(seed)
+    ev = _streamed(labels, scores)
+    for average in ("macro", "weighted"):
+        for multi_class in ("ovr", "ovo"):
+            want = roc_auc_score(labels, scores, multi_class=multi_class, average=average)
+            assert ev.roc_auc(multi_class, average) == pytest.approx(want, abs=1e-12)
+    onehot = np.eye(4, dtype=bool)[labels]
+    assert ev.roc_auc("ovr", "micro") == pytest.approx(
+        roc_auc_score(onehot, scores, average="micro"), abs=1e-12)
+    per = ev.roc_auc("ovr", None)
+    assert isinstance(per, dict)
+    assert list(per.values()) == pytest.approx(
+        list(roc_auc_score(onehot, scores, average=None)), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_average_precision_is_sklearns(seed: int) -> None:
+    labels, scores = _data(seed)
+    ev = _streamed(labels, scores)
+    onehot = np.eye(4, dtype=bool)[labels]
+    for average in ("macro", "weighted", "micro"):
+        assert ev.average_precision(average) == pytest.approx(
+            average_precision_score(onehot, scores, average=average), abs=1e-12)
+    per = ev.average_precision(None)
+    assert isinstance(per, dict)
+    assert list(per.values()) == pytest.approx(
+        list(average_precision_score(onehot, scores, average=None)), abs=1e-12)
+    for name, j in zip(NAMES, range(4), strict=True):
+        assert ev.category(name).average_precision() == pytest.approx(per[name], abs=1e-15)
+        assert ev.category(name).area_under_roc_curve() == pytest.approx(
+            roc_auc_score(onehot[:, j], scores[:, j]), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_top_k_accuracy_and_confusion_are_sklearns(seed: int) -> None:
+    labels, scores = _data(seed)
+    ev = _streamed(labels, scores)
+    for k in (1, 2, 3):
+        assert ev.top_k_accuracy(k) == pytest.approx(
+            top_k_accuracy_score(labels, scores, k=k, labels=range(4)), abs=1e-15)
+    assert ev.top_k_accuracy(4) == 1.0  # every category is in the top 4
+    matrix = confusion_matrix(labels, np.argmax(scores, axis=1), labels=range(4))
+    confusion = ev.confusion()
+    for i, a in enumerate(NAMES):
+        for j, b in enumerate(NAMES):
+            assert confusion.count(a, b) == matrix[i, j]
+
+
+def test_an_absent_category_is_nan_with_a_warning_never_an_error() -> None:
+    labels, scores = _data(1)
+    present = labels != 3  # "social" never the true category
+    ev = ScoredClassifierEvaluation(NAMES)
+    ev.add_cases(labels[present], scores[present])
+    with pytest.warns(RuntimeWarning, match="'social' has no positive"):
+        per = ev.roc_auc("ovr", None)
+    assert isinstance(per, dict)
+    assert np.isnan(per["social"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        macro = ev.roc_auc()
+        ovo = ev.roc_auc("ovo")
+    assert macro == pytest.approx(np.mean([per[n] for n in NAMES[:3]]), abs=1e-15)
+    # Hand & Till over the three pairs of present categories, each side by sklearn.
+    y, s = labels[present], scores[present]
+    pairs = []
+    for a in range(3):
+        for b in range(a + 1, 3):
+            mask = (y == a) | (y == b)
+            pairs.append((roc_auc_score(y[mask] == a, s[mask, a])
+                          + roc_auc_score(y[mask] == b, s[mask, b])) / 2)
+    assert ovo == pytest.approx(np.mean(pairs), abs=1e-12)
+
+
+def test_bad_input_is_refused_and_leaves_the_evaluation_alone() -> None:
+    ev = ScoredClassifierEvaluation(NAMES)
+    ev.add_case("ham", [0.7, 0.1, 0.1, 0.1])
+    with pytest.raises(ValueError, match="one column per category"):
+        ev.add_cases(["ham"], [[0.5, 0.5]])
+    with pytest.raises(ValueError, match="unknown category 'eggs'"):
+        ev.add_cases(["ham", "eggs"], [[0.1] * 4, [0.2] * 4])
+    with pytest.raises(ValueError, match="NaN"):
+        ev.add_cases(["ham"], [[float("nan"), 0.1, 0.1, 0.1]])
+    with pytest.raises(ValueError, match="at least two categories"):
+        ScoredClassifierEvaluation(["only"])
+    assert ev.num_cases() == 1
