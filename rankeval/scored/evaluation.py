@@ -53,6 +53,7 @@ from rankeval.points import (
 )
 from rankeval.scored import curves
 from rankeval.scored import store as _store_module
+from rankeval.scored.calibration import CalibrationReads
 from rankeval.scored.lingpipe import LingPipeSpellings
 from rankeval.scored.metric_names import MetricSpellings
 from rankeval.scored.partitioned import PartitionedReport, Request, ranking_report
@@ -90,7 +91,8 @@ class _RefusingList(list[complex]):
 Self = TypeVar("Self", bound="ScoredPrecisionRecallEvaluation")
 
 
-class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, IntervalReads):
+class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, IntervalReads,
+                                      CalibrationReads):
     """Incremental evaluation of scored binary decisions, exact at every step.
 
     Cases arrive one at a time (:meth:`add_case`) or in bulk

@@ -1,0 +1,214 @@
+"""Calibrated probabilities: Brier score and Murphy's decomposition, log loss, calibration
+error and the reliability curve, exact from the stored cases with bins chosen at read time.
+
+:class:`CalibrationReads` is a mixin of :class:`~rankeval.ScoredPrecisionRecallEvaluation`.
+Its reads take the ranked cases' scores as probabilities of the positive class: a score
+outside [0, 1] is refused for them (with the measure's name), while the ranking measures keep
+accepting any real score. Misses have no score and take no part in them.
+
+Conventions, each its oracle's:
+
+* ``brier_score`` — the mean of ``(p - y)²`` (scikit-learn's ``brier_score_loss``).
+* ``brier_decomposition`` — Murphy (1973): ``reliability - resolution + uncertainty``, over
+  the distinct scores (then it equals the Brier score) or over ``bins``.
+* ``log_loss`` — scikit-learn's: probabilities clipped to ``[ε, 1 - ε]`` (ε of float64).
+* ``reliability_curve`` — scikit-learn's ``calibration_curve``: ``"uniform"`` bins of equal
+  width or ``"quantile"`` bins of equal mass; a score on an inner edge belongs to the bin
+  below it; empty bins are left out.
+* ``calibration_error`` — torchmetrics' ``BinaryCalibrationError``: equal-width bins (a score
+  on an edge belongs to the bin above it, a score of 1 to a bin of its own), ``norm``
+  ``"l1"`` (the expected calibration error), ``"l2"`` or ``"max"`` (the maximum calibration
+  error); ``strategy="quantile"`` takes the reliability curve's equal-mass bins instead.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rankeval.checks import check_choice, check_int
+
+__all__ = ["BrierDecomposition", "CalibrationReads", "ReliabilityCurve"]
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class BrierDecomposition:
+    """Murphy's decomposition: ``brier ≈ reliability - resolution + uncertainty`` (equal
+    when the bins are the distinct scores)."""
+
+    reliability: float
+    resolution: float
+    uncertainty: float
+    brier: float
+
+
+@dataclass(frozen=True)
+class ReliabilityCurve:
+    """One row per non-empty bin: the share of positives, the mean score, the cases."""
+
+    fraction_positive: FloatArray
+    mean_predicted: FloatArray
+    counts: NDArray[np.int64]
+
+
+class _Cases(Protocol):
+    _lock: threading.RLock
+
+    def _merged(self) -> Any: ...
+
+
+class CalibrationReads:
+    """Calibration of the scores as probabilities (see the module text)."""
+
+    def brier_score(self: _Cases) -> float:
+        """The mean squared difference between score and outcome; NaN with no case.
+
+        >>> from rankeval import ScoredPrecisionRecallEvaluation
+        >>> ev = ScoredPrecisionRecallEvaluation()
+        >>> ev.add_cases([True, False, True], [0.9, 0.2, 0.6])
+        >>> round(ev.brier_score(), 12)  # (0.01 + 0.04 + 0.16) / 3
+        0.07
+
+        Complexity: O(n).
+        """
+        p, y = _probabilities(self, "brier_score")
+        return float(np.mean((p - y) ** 2)) if p.shape[0] else math.nan
+
+    def brier_decomposition(self: _Cases, bins: int | None = None,
+                            strategy: str = "uniform") -> BrierDecomposition:
+        """Reliability, resolution and uncertainty of the Brier score (Murphy 1973), over the
+        distinct scores (``bins=None``: exact) or ``bins`` bins of the reliability curve.
+
+        Complexity: O(n log n).
+        """
+        p, y = _probabilities(self, "brier_decomposition")
+        n = p.shape[0]
+        if n == 0:
+            return BrierDecomposition(math.nan, math.nan, math.nan, math.nan)
+        if bins is None:
+            _, ids = np.unique(p, return_inverse=True)
+        else:
+            ids = _sklearn_bins(p, check_int(bins, "bins", minimum=1),
+                                check_choice(strategy, "strategy", ("uniform", "quantile")))
+        counts = np.bincount(ids).astype(np.float64)
+        used = counts > 0
+        forecast = np.bincount(ids, weights=p)[used] / counts[used]
+        observed = np.bincount(ids, weights=y)[used] / counts[used]
+        base = float(y.mean())
+        reliability = float(np.sum(counts[used] * (forecast - observed) ** 2)) / n
+        resolution = float(np.sum(counts[used] * (observed - base) ** 2)) / n
+        return BrierDecomposition(reliability, resolution, base * (1.0 - base),
+                                  float(np.mean((p - y) ** 2)))
+
+    def log_loss(self: _Cases) -> float:
+        """scikit-learn's ``log_loss`` of the outcomes and the scores (clipped to
+        ``[ε, 1 - ε]``); NaN with no case.
+
+        Complexity: O(n).
+        """
+        p, y = _probabilities(self, "log_loss")
+        if p.shape[0] == 0:
+            return math.nan
+        eps = float(np.finfo(np.float64).eps)
+        positive = np.clip(p, eps, 1 - eps)
+        negative = np.clip(1.0 - p, eps, 1 - eps)
+        return float(np.mean(-(y * np.log(positive) + (1.0 - y) * np.log(negative))))
+
+    def reliability_curve(self: _Cases, bins: int = 10,
+                          strategy: str = "uniform") -> ReliabilityCurve:
+        """scikit-learn's ``calibration_curve`` rows (and each bin's cases).
+
+        Complexity: O(n log n).
+        """
+        p, y = _probabilities(self, "reliability_curve")
+        ids = _sklearn_bins(p, check_int(bins, "bins", minimum=1),
+                            check_choice(strategy, "strategy", ("uniform", "quantile")))
+        width = max(int(ids.max(initial=0)) + 1, 1)
+        total = np.bincount(ids, minlength=width)
+        used = total > 0
+        return ReliabilityCurve(np.bincount(ids, weights=y, minlength=width)[used] / total[used],
+                                np.bincount(ids, weights=p, minlength=width)[used] / total[used],
+                                total[used].astype(np.int64))
+
+    def calibration_error(self: _Cases, bins: int = 15, strategy: str = "uniform",
+                          norm: str = "l1") -> float:
+        """The calibration error of torchmetrics' ``BinaryCalibrationError``: ``"l1"`` the
+        expected (ECE), ``"l2"`` its root-mean-square form, ``"max"`` the maximum (MCE).
+
+        >>> from rankeval import ScoredPrecisionRecallEvaluation
+        >>> ev = ScoredPrecisionRecallEvaluation()
+        >>> ev.add_cases([True, False, True, True], [0.9, 0.3, 0.7, 0.2])
+        >>> round(ev.calibration_error(bins=2), 12)  # |1/2 - 1/4|·2/4 + |1 - 0.8|·2/4
+        0.225
+
+        Complexity: O(n log n).
+        """
+        p, y = _probabilities(self, "calibration_error")
+        count = check_int(bins, "bins", minimum=1)
+        strategy = check_choice(strategy, "strategy", ("uniform", "quantile"))
+        norm = check_choice(norm, "norm", ("l1", "l2", "max"))
+        if p.shape[0] == 0:
+            return math.nan
+        if strategy == "uniform":
+            edges = _torch_linspace(count)
+            ids = np.searchsorted(edges, p, side="right") - 1
+            width = count + 1
+        else:
+            ids = _sklearn_bins(p, count, "quantile")
+            width = count
+        total = np.bincount(ids, minlength=width).astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            accuracy = np.nan_to_num(np.bincount(ids, weights=y, minlength=width) / total)
+            confidence = np.nan_to_num(np.bincount(ids, weights=p, minlength=width) / total)
+        gap = np.abs(accuracy - confidence)
+        share = total / total.sum()
+        if norm == "l1":
+            return float(np.sum(gap * share))
+        if norm == "max":
+            return float(np.max(gap))
+        squared = float(np.sum(gap**2 * share))
+        return math.sqrt(squared) if squared > 0 else 0.0
+
+
+def _probabilities(ev: _Cases, measure: str) -> tuple[FloatArray, FloatArray]:
+    with ev._lock:
+        keys, labels = ev._merged().ranking()
+    scores = np.negative(keys, dtype=np.float64)
+    if scores.shape[0] and (scores.min() < 0.0 or scores.max() > 1.0):
+        bad = scores[(scores < 0.0) | (scores > 1.0)][0]
+        raise ValueError(f"{measure} reads the scores as probabilities, and {bad!r} is "
+                         "outside [0, 1]")
+    return scores, labels.astype(np.float64)
+
+
+def _torch_linspace(bins: int) -> FloatArray:
+    """``torch.linspace(0, 1, bins + 1)`` to the bit, as torchmetrics makes its bin edges:
+    ``step·i`` in the lower half, ``1 - step·(bins - i)`` rounded once (a fused multiply-add)
+    in the upper half. (NumPy's ``linspace`` differs in the last bit at some edges, which
+    moves a score lying on one from a bin to the next.)
+
+    >>> _torch_linspace(4).tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+    """
+    from fractions import Fraction
+
+    step = 1.0 / bins
+    half = (bins + 1) // 2
+    return np.array([step * i if i < half else float(1 - Fraction(step) * (bins - i))
+                     for i in range(bins + 1)], dtype=np.float64)
+
+
+def _sklearn_bins(p: FloatArray, bins: int, strategy: str) -> NDArray[np.int64]:
+    """Each score's bin, as scikit-learn's ``calibration_curve`` assigns them."""
+    if strategy == "quantile":
+        edges = np.percentile(p, np.linspace(0, 1, bins + 1) * 100)
+    else:
+        edges = np.linspace(0.0, 1.0, bins + 1)
+    return np.searchsorted(edges[1:-1], p).astype(np.int64)
