@@ -21,6 +21,8 @@ Data flows one way through this room::
 * :mod:`.paired` — :class:`PairedEvaluation` and :func:`roc_test`: DeLong's tests.
 * :mod:`.classifier` — :class:`ScoredClassifierEvaluation`: many categories, one-vs-rest and
   one-vs-one.
+* :mod:`.segments` — :class:`SegmentedEvaluation`: an evaluator per segment.
+* :mod:`.calibration` — Brier score, log loss, calibration error, the reliability curve.
 * :mod:`.queries` — one evaluator per query of a file, and their means.
 * :mod:`.lingpipe_text` — Java's number formatting, for LingPipe's report text.
 """
