@@ -52,13 +52,18 @@ def check_flag(value: object, name: str) -> bool:
     raise TypeError(f"{name} must be a bool, got {_shown(value)}")
 
 
-def check_int(value: object, name: str, *, minimum: int | None = None) -> int:
-    """An integer (Python or NumPy, never a bool), at least ``minimum`` if given."""
+def check_int(value: object, name: str, *, minimum: int | None = None,
+              maximum: int | None = None) -> int:
+    """An integer (Python or NumPy, never a bool), at least ``minimum`` and at most
+    ``maximum`` if given."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {_shown(value)}")
     number = int(value)
     if minimum is not None and number < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {number}")
+    if maximum is not None and number > maximum:
+        shown = number if abs(number) < 10**30 else f"about 10**{len(str(abs(number))) - 1}"
+        raise ValueError(f"{name} must be an integer <= {maximum:,}, got {shown}")
     return number
 
 

@@ -33,7 +33,10 @@ from numpy.typing import NDArray
 
 from rankeval.checks import check_choice, check_int
 
-__all__ = ["BrierDecomposition", "CalibrationReads", "ReliabilityCurve"]
+__all__ = ["MAX_BINS", "BrierDecomposition", "CalibrationReads", "ReliabilityCurve"]
+
+#: The most bins a calibration read takes (more would only describe single cases).
+MAX_BINS = 1_000_000
 
 FloatArray = NDArray[np.float64]
 
@@ -95,7 +98,7 @@ class CalibrationReads:
         if bins is None:
             _, ids = np.unique(p, return_inverse=True)
         else:
-            ids = _sklearn_bins(p, check_int(bins, "bins", minimum=1),
+            ids = _sklearn_bins(p, check_int(bins, "bins", minimum=1, maximum=MAX_BINS),
                                 check_choice(strategy, "strategy", ("uniform", "quantile")))
         counts = np.bincount(ids).astype(np.float64)
         used = counts > 0
@@ -128,7 +131,7 @@ class CalibrationReads:
         Complexity: O(n log n).
         """
         p, y = _probabilities(self, "reliability_curve")
-        ids = _sklearn_bins(p, check_int(bins, "bins", minimum=1),
+        ids = _sklearn_bins(p, check_int(bins, "bins", minimum=1, maximum=MAX_BINS),
                             check_choice(strategy, "strategy", ("uniform", "quantile")))
         width = max(int(ids.max(initial=0)) + 1, 1)
         total = np.bincount(ids, minlength=width)
@@ -151,7 +154,7 @@ class CalibrationReads:
         Complexity: O(n log n).
         """
         p, y = _probabilities(self, "calibration_error")
-        count = check_int(bins, "bins", minimum=1)
+        count = check_int(bins, "bins", minimum=1, maximum=MAX_BINS)
         strategy = check_choice(strategy, "strategy", ("uniform", "quantile"))
         norm = check_choice(norm, "norm", ("l1", "l2", "max"))
         if p.shape[0] == 0:

@@ -25,7 +25,11 @@ from rankeval import formulas, intervals, points
 from rankeval.checks import check_choice, check_int, check_rank, check_real
 from rankeval.intervals import Interval
 
-__all__ = ["BOOTSTRAP_MEASURES", "INTERVAL_METHODS", "IntervalReads", "bootstrap"]
+__all__ = ["BOOTSTRAP_MEASURES", "INTERVAL_METHODS", "MAX_RESAMPLES", "IntervalReads",
+           "bootstrap"]
+
+#: The most resamples the bootstrap takes.
+MAX_RESAMPLES = 1_000_000
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -131,7 +135,8 @@ class IntervalReads:
                 value = _value(self, measure, k)
                 return bootstrap(keys, labels, self.ties == "grouped", self._pos_missed,
                                  self._neg_missed, measure, value, level, k=k,
-                                 resamples=check_int(resamples, "resamples", minimum=2),
+                                 resamples=check_int(resamples, "resamples", minimum=2,
+                                                     maximum=MAX_RESAMPLES),
                                  seed=check_int(seed, "seed", minimum=0))
             if measure == "roc_auc":
                 keys, labels = self._merged().ranking()
