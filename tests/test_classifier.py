@@ -123,3 +123,26 @@ def test_bad_input_is_refused_and_leaves_the_evaluation_alone() -> None:
     with pytest.raises(ValueError, match="at least two categories"):
         ScoredClassifierEvaluation(["only"])
     assert ev.num_cases() == 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_multi_label_is_sklearns_multilabel_indicator(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    members = rng.random((200, 4)) < 0.35
+    members[:4] = np.eye(4, dtype=bool)  # every category has positives and negatives
+    scores = np.round(rng.random((200, 4)) + 0.5 * members, 1)
+    ev = ScoredClassifierEvaluation(NAMES, multi_label=True)
+    ev.add_cases(members[:50].astype(int), scores[:50])
+    ev.add_cases(members[50:], scores[50:])
+    for average in ("macro", "weighted", "micro"):
+        assert ev.roc_auc(average=average) == pytest.approx(
+            roc_auc_score(members, scores, average=average), abs=1e-12)
+        assert ev.average_precision(average) == pytest.approx(
+            average_precision_score(members, scores, average=average), abs=1e-12)
+    assert ev.category("promo").area_under_roc_curve() == pytest.approx(
+        roc_auc_score(members[:, 2], scores[:, 2]), abs=1e-12)
+    for refused in (lambda: ev.roc_auc("ovo"), lambda: ev.top_k_accuracy(1), ev.confusion):
+        with pytest.raises(ValueError, match="multi_label"):
+            refused()
+    with pytest.raises(ValueError, match="0/1 matrix"):
+        ev.add_cases(["ham"], [[0.1] * 4])

@@ -19,6 +19,13 @@ from the same cases. Every value equals scikit-learn's on the same arrays:
 * :meth:`~ScoredClassifierEvaluation.confusion` — the arg-max decisions'
   :class:`~rankeval.MultiClassEvaluation`.
 
+``multi_label=True``: a case may belong to any number of categories; ``add_cases`` takes a 0/1
+matrix of memberships (one column per category) instead of the categories, and the
+one-vs-rest reads, the micro averages and :meth:`~ScoredClassifierEvaluation.category` read
+each column (scikit-learn's multilabel-indicator ``roc_auc_score`` and
+``average_precision_score``); one-vs-one, top-k accuracy and the arg-max confusion need one
+category per case and are refused.
+
 A category with no positive (or no negative) has no ROC area: NaN, with a warning naming
 it, and the averages leave it out; never an exception.
 """
@@ -33,7 +40,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from rankeval.checks import check_choice, check_int
+from rankeval.checks import check_choice, check_flag, check_int
 from rankeval.formulas import TiePolicy
 from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
 
@@ -60,7 +67,8 @@ class ScoredClassifierEvaluation:
     each read sorts the C columns once (O(C·n log n)) and is cached until the next add.
     """
 
-    def __init__(self, categories: Iterable[str], *, ties: TiePolicy = "grouped") -> None:
+    def __init__(self, categories: Iterable[str], *, ties: TiePolicy = "grouped",
+                 multi_label: bool = False) -> None:
         names = tuple(categories)
         if len(names) < 2:
             raise ValueError(f"need at least two categories, got {len(names)}")
@@ -71,8 +79,10 @@ class ScoredClassifierEvaluation:
                 raise TypeError(f"categories are names (str), got {type(name).__name__}")
         self.categories = names
         self.ties: TiePolicy = check_choice(ties, "ties", ("insertion", "grouped"))
+        self.multi_label = check_flag(multi_label, "multi_label")
         self._index = {name: i for i, name in enumerate(names)}
-        self._labels: list[IntArray] = []
+        # Each case's category (multi-class), or its row of memberships (multi-label).
+        self._labels: list[NDArray[Any]] = []
         self._scores: list[FloatArray] = []
         self._cache: dict[object, Any] = {}
         self._lock = threading.RLock()
@@ -99,7 +109,8 @@ class ScoredClassifierEvaluation:
         if np.isnan(scores).any():
             row = int(np.flatnonzero(np.isnan(scores).any(axis=1))[0])
             raise ValueError(f"score_matrix holds NaN (row {row})")
-        labels = self._codes(true_categories)
+        labels = (self._memberships(true_categories) if self.multi_label
+                  else self._codes(true_categories))
         if labels.shape[0] != scores.shape[0]:
             raise ValueError(f"{labels.shape[0]} categories for {scores.shape[0]} rows of scores")
         with self._lock:
@@ -127,10 +138,36 @@ class ScoredClassifierEvaluation:
             out[i] = code
         return out
 
-    def _arrays(self) -> tuple[IntArray, FloatArray]:
+    def _memberships(self, given: ArrayLike) -> NDArray[np.bool_]:
+        """A multi-label case's row: 0/1 or booleans, one column per category."""
+        values = np.asarray(given)
+        if values.ndim != 2 or values.shape[1] != len(self.categories):
+            raise ValueError(f"multi_label cases need a 0/1 matrix with one column per category "
+                             f"({len(self.categories)}), got shape {values.shape}")
+        if values.dtype != np.bool_ and (values.dtype.kind not in "iuf"
+                                         or not np.isin(values, (0, 1)).all()):
+            raise ValueError("multi_label memberships must be 0/1 or booleans")
+        return np.array(values, dtype=np.bool_, copy=True)
+
+    def _onehot(self) -> NDArray[np.bool_]:
+        """Every case's membership of every category (n x C)."""
+        labels = self._arrays()[0]
+        if self.multi_label:
+            return labels.astype(np.bool_, copy=False)
+        onehot: NDArray[np.bool_] = labels[:, None] == np.arange(len(self.categories))[None, :]
+        return onehot
+
+    def _single_label(self, what: str) -> None:
+        if self.multi_label:
+            raise ValueError(f"{what} needs one category per case; this evaluation is "
+                             "multi_label")
+
+    def _arrays(self) -> tuple[NDArray[Any], FloatArray]:
         """The cases so far: categories and the score matrix (one array each from now on)."""
         if not self._labels:
-            return np.zeros(0, dtype=np.int64), np.zeros((0, len(self.categories)))
+            width = (0, len(self.categories)) if self.multi_label else (0,)
+            return (np.zeros(width, dtype=np.bool_ if self.multi_label else np.int64),
+                    np.zeros((0, len(self.categories))))
         if len(self._labels) > 1:
             self._labels = [np.concatenate(self._labels)]
             self._scores = [np.concatenate(self._scores)]
@@ -152,8 +189,8 @@ class ScoredClassifierEvaluation:
         return cached
 
     def _column(self, j: int) -> ScoredPrecisionRecallEvaluation:
-        labels, scores = self._arrays()
-        return self._binary(("ovr", j), labels == j, scores[:, j])
+        scores = self._arrays()[1]
+        return self._binary(("ovr", j), self._onehot()[:, j], scores[:, j])
 
     def category(self, name: str) -> ScoredPrecisionRecallEvaluation:
         """Category ``name`` against the rest, as a read-only evaluator (every curve and
@@ -183,6 +220,7 @@ class ScoredClassifierEvaluation:
         chosen: Average = check_choice(average, "average", _AVERAGES)
         with self._lock:
             if multi_class == "ovo":
+                self._single_label("one-vs-one")
                 if chosen not in ("macro", "weighted"):
                     raise ValueError("one-vs-one areas average 'macro' or 'weighted'")
                 return self._ovo(chosen)
@@ -199,10 +237,9 @@ class ScoredClassifierEvaluation:
             return self._ovr("average_precision", chosen)
 
     def _ovr(self, measure: str, average: Average) -> float | dict[str, float]:
-        labels, scores = self._arrays()
+        scores = self._arrays()[1]
         if average == "micro":
-            onehot = labels[:, None] == np.arange(len(self.categories))[None, :]
-            ev = self._binary(("micro",), onehot.ravel(), scores.ravel())
+            ev = self._binary(("micro",), self._onehot().ravel(), scores.ravel())
             return _read(ev, measure)
         values: dict[str, float] = {}
         support: dict[str, int] = {}
@@ -256,6 +293,7 @@ class ScoredClassifierEvaluation:
         Complexity: O(n·C log C).
         """
         k = check_int(k, "k", minimum=1)
+        self._single_label("top_k_accuracy")
         with self._lock:
             labels, scores = self._arrays()
             if labels.shape[0] == 0:
@@ -273,6 +311,7 @@ class ScoredClassifierEvaluation:
         """
         from rankeval.confusion import MultiClassEvaluation
 
+        self._single_label("the arg-max confusion")
         with self._lock:
             labels, scores = self._arrays()
             names = np.array(self.categories, dtype=object)
