@@ -146,3 +146,26 @@ def test_multi_label_is_sklearns_multilabel_indicator(seed: int) -> None:
             refused()
     with pytest.raises(ValueError, match="0/1 matrix"):
         ev.add_cases(["ham"], [[0.1] * 4])
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("norm", ["l1", "l2", "max"])
+def test_multi_class_calibration_is_sklearn_and_torchmetrics(seed: int, norm: str) -> None:
+    import torch
+    from sklearn.metrics import brier_score_loss, log_loss
+
+    labels, scores = _data(seed)
+    ev = _streamed(labels, scores)
+    assert ev.brier_score() == pytest.approx(brier_score_loss(labels, scores), abs=1e-12)
+    assert ev.log_loss() == pytest.approx(log_loss(labels, scores, labels=range(4)), abs=1e-12)
+    got = ev.calibration_error(bins=10, norm=norm)
+    # torchmetrics' MulticlassCalibrationError casts the confidences to float32, which moves
+    # scores lying on bin edges; its own computation fed the top-label confidences in
+    # float64 is the oracle, to 1e-12.
+    from torchmetrics.functional.classification.calibration_error import _ce_compute
+
+    top = torch.tensor(scores, dtype=torch.float64).max(dim=1)
+    correct = top.indices.eq(torch.tensor(labels)).to(torch.float64)
+    assert got == pytest.approx(float(_ce_compute(top.values, correct, 10, norm)), abs=1e-12)
+    per = ev.category("spam").calibration_error(bins=10)  # one category's own, a binary read
+    assert per >= 0.0

@@ -33,7 +33,8 @@ from numpy.typing import NDArray
 
 from rankeval.checks import check_choice, check_int
 
-__all__ = ["MAX_BINS", "BrierDecomposition", "CalibrationReads", "ReliabilityCurve"]
+__all__ = ["MAX_BINS", "BrierDecomposition", "CalibrationReads", "ReliabilityCurve",
+           "calibration_error_of"]
 
 #: The most bins a calibration read takes (more would only describe single cases).
 MAX_BINS = 1_000_000
@@ -154,30 +155,39 @@ class CalibrationReads:
         Complexity: O(n log n).
         """
         p, y = _probabilities(self, "calibration_error")
-        count = check_int(bins, "bins", minimum=1, maximum=MAX_BINS)
-        strategy = check_choice(strategy, "strategy", ("uniform", "quantile"))
-        norm = check_choice(norm, "norm", ("l1", "l2", "max"))
-        if p.shape[0] == 0:
-            return math.nan
-        if strategy == "uniform":
-            edges = _torch_linspace(count)
-            ids = np.searchsorted(edges, p, side="right") - 1
-            width = count + 1
-        else:
-            ids = _sklearn_bins(p, count, "quantile")
-            width = count
-        total = np.bincount(ids, minlength=width).astype(np.float64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            accuracy = np.nan_to_num(np.bincount(ids, weights=y, minlength=width) / total)
-            confidence = np.nan_to_num(np.bincount(ids, weights=p, minlength=width) / total)
-        gap = np.abs(accuracy - confidence)
-        share = total / total.sum()
-        if norm == "l1":
-            return float(np.sum(gap * share))
-        if norm == "max":
-            return float(np.max(gap))
-        squared = float(np.sum(gap**2 * share))
-        return math.sqrt(squared) if squared > 0 else 0.0
+        return calibration_error_of(p, y, bins, strategy, norm)
+
+def calibration_error_of(p: FloatArray, y: FloatArray, bins: int = 15,
+                         strategy: str = "uniform", norm: str = "l1") -> float:
+    """torchmetrics' calibration error of confidences ``p`` and outcomes ``y`` (0/1): shared
+    by the binary evaluator and the classifier's top-label read.
+
+    Complexity: O(n log n).
+    """
+    count = check_int(bins, "bins", minimum=1, maximum=MAX_BINS)
+    strategy = check_choice(strategy, "strategy", ("uniform", "quantile"))
+    norm = check_choice(norm, "norm", ("l1", "l2", "max"))
+    if p.shape[0] == 0:
+        return math.nan
+    if strategy == "uniform":
+        edges = _torch_linspace(count)
+        ids = np.searchsorted(edges, p, side="right") - 1
+        width = count + 1
+    else:
+        ids = _sklearn_bins(p, count, "quantile")
+        width = count
+    total = np.bincount(ids, minlength=width).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        accuracy = np.nan_to_num(np.bincount(ids, weights=y, minlength=width) / total)
+        confidence = np.nan_to_num(np.bincount(ids, weights=p, minlength=width) / total)
+    gap = np.abs(accuracy - confidence)
+    share = total / total.sum()
+    if norm == "l1":
+        return float(np.sum(gap * share))
+    if norm == "max":
+        return float(np.max(gap))
+    squared = float(np.sum(gap**2 * share))
+    return math.sqrt(squared) if squared > 0 else 0.0
 
 
 def _probabilities(ev: _Cases, measure: str) -> tuple[FloatArray, FloatArray]:

@@ -320,5 +320,65 @@ class ScoredClassifierEvaluation:
             return ev
 
 
+    # ------------------------------------------------------------ calibration
+    def _probability_matrix(self, measure: str) -> tuple[IntArray, FloatArray]:
+        self._single_label(measure)
+        labels, scores = self._arrays()
+        if scores.size and (scores.min() < 0.0 or scores.max() > 1.0):
+            bad = scores[(scores < 0.0) | (scores > 1.0)][0]
+            raise ValueError(f"{measure} reads the scores as probabilities, and {bad!r} is "
+                             "outside [0, 1]")
+        return labels, scores
+
+    def brier_score(self) -> float:
+        """The multi-class Brier score: the mean over cases of ``Σ_k (p_k - y_k)²``
+        (scikit-learn's ``brier_score_loss`` of the categories and the score rows). Each
+        category's own: ``category(name).brier_score()``.
+
+        Complexity: O(n·C).
+        """
+        with self._lock:
+            labels, scores = self._probability_matrix("brier_score")
+            if labels.shape[0] == 0:
+                return float("nan")
+            onehot = self._onehot()
+            return float(np.mean(((scores - onehot) ** 2).sum(axis=1)))
+
+    def log_loss(self) -> float:
+        """scikit-learn's multi-class ``log_loss``: the mean of ``-log p`` of each case's
+        category, ``p`` clipped to ``[ε, 1 - ε]``.
+
+        Complexity: O(n).
+        """
+        with self._lock:
+            labels, scores = self._probability_matrix("log_loss")
+            if labels.shape[0] == 0:
+                return float("nan")
+            eps = float(np.finfo(np.float64).eps)
+            chosen = np.clip(scores[np.arange(labels.shape[0]), labels], eps, 1 - eps)
+            return float(np.mean(-np.log(chosen)))
+
+    def calibration_error(self, bins: int = 15, strategy: str = "uniform",
+                          norm: str = "l1") -> float:
+        """The top-label calibration error (torchmetrics' ``MulticlassCalibrationError``):
+        each case's highest score (the first of equal ones) as its confidence, correct when
+        that column is its category. Each category's own:
+        ``category(name).calibration_error()``.
+
+        Complexity: O(n·C + n log n).
+        """
+        from rankeval.scored.calibration import MAX_BINS, calibration_error_of
+
+        with self._lock:
+            labels, scores = self._probability_matrix("calibration_error")
+            count = check_int(bins, "bins", minimum=1, maximum=MAX_BINS)
+            if labels.shape[0] == 0:
+                return float("nan")
+            top = np.argmax(scores, axis=1)
+            confidence = scores[np.arange(labels.shape[0]), top]
+            return calibration_error_of(confidence, (top == labels).astype(np.float64), count,
+                                        strategy, norm)
+
+
 def _read(ev: ScoredPrecisionRecallEvaluation, measure: str) -> float:
     return ev.area_under_roc_curve() if measure == "roc_auc" else ev.average_precision()
