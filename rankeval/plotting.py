@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["plot_evaluation", "plot_pr", "plot_roc", "require_matplotlib", "save_plot"]
+__all__ = ["plot_evaluation", "plot_pr", "plot_reliability", "plot_roc", "require_matplotlib",
+           "save_plot"]
 
 _INSTALL_HINT = "rankeval.plotting needs matplotlib: pip install 'rankeval[plot]'"
 #: Curves with at most this many points show a marker at each point; longer ones are lines.
@@ -215,6 +216,25 @@ def plot_roc(evaluation: Plottable, ax: Axes | None = None) -> Axes:
     ax.plot([0.0, 1.0], [0.0, 1.0], linestyle=":", color="0.6", linewidth=0.9, label="chance")
     _draw_both(ax, evaluation.roc_curve, evaluation.area_under_roc_curve, "AUC")
     ax.legend(loc="lower right", fontsize="small")
+    return ax
+
+
+def plot_reliability(evaluation: Any, ax: Axes | None = None, bins: int = 10,
+                     strategy: str = "uniform") -> Axes:
+    """Draw the reliability diagram: each bin's share of positives against its mean score
+    (``evaluation.reliability_curve(bins, strategy)``), the diagonal of perfect calibration,
+    and the expected calibration error in the legend.
+
+    Complexity: that of ``reliability_curve``.
+    """
+    curve = evaluation.reliability_curve(bins=bins, strategy=strategy)
+    error = evaluation.calibration_error(bins=bins, strategy=strategy)
+    ax = _axes(ax)
+    ax.plot([0.0, 1.0], [0.0, 1.0], linestyle=":", color="0.5", label="_perfect")
+    ax.plot(curve.mean_predicted, curve.fraction_positive, marker="o", clip_on=False,
+            label=f"{strategy} bins (ECE {_number(error)})")
+    _square_unit_axes(ax, "mean score", "fraction of positives", "Reliability")
+    ax.legend(loc="lower right")
     return ax
 
 

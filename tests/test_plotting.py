@@ -186,3 +186,18 @@ class TestMissingMatplotlib:
             [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
         )
         assert result.stdout == "False\n"
+
+
+def test_the_reliability_diagram_draws_the_reliability_curve(axes: Axes) -> None:
+    from rankeval.plotting import plot_reliability
+
+    evaluation = ScoredPrecisionRecallEvaluation()
+    evaluation.add_cases([True, False, True, True, False, True],
+                         [0.9, 0.4, 0.7, 0.3, 0.2, 0.85])
+    assert plot_reliability(evaluation, axes, bins=4) is axes
+    curve = evaluation.reliability_curve(bins=4)
+    drawn = labelled(axes)
+    (label,) = drawn
+    np.testing.assert_array_equal(drawn[label][:, 0], curve.mean_predicted)
+    np.testing.assert_array_equal(drawn[label][:, 1], curve.fraction_positive)
+    assert f"{evaluation.calibration_error(bins=4):.3f}" in label
