@@ -152,3 +152,24 @@ def test_unwatch_stops_exporting() -> None:
     assert models == {"b"}
     with pytest.raises(KeyError, match="not watched"):
         collector.unwatch(a)
+
+
+def test_segments_are_series_with_their_key_as_a_label() -> None:
+    from rankeval import SegmentedEvaluation
+
+    seg = SegmentedEvaluation(lambda: ScoredPrecisionRecallEvaluation(ties="grouped"))
+    seg.add_cases(["de", "fr", "de"], [True, False, False], [0.9, 0.4, 0.2])
+    collector = EvaluationCollector()
+    collector.watch_segments(seg, model="m", label="country")
+    with serve(collector, port=0, addr="127.0.0.1") as server:
+        first = scrape(server.port)
+        seg.add_case("us", True, 0.5)  # a segment seen later joins at the next scrape
+        second = scrape(server.port)
+    assert first["rankeval_roc_auc", labels(country="de")] == seg["de"].area_under_roc_curve()
+    assert ("rankeval_roc_auc", labels(country="us")) not in first
+    assert second["rankeval_cases", labels(country="us")] == 1.0
+    collector.unwatch(seg)
+    with pytest.raises(KeyError):
+        collector.unwatch(seg)
+    with pytest.raises(ValueError, match="taken"):
+        collector.watch_segments(seg, model="m", label="ties")

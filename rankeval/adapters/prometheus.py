@@ -69,6 +69,16 @@ def _labels(model: object, labels: Mapping[str, object]) -> dict[str, str]:
     return {"model": str(model), **{k: str(v) for k, v in labels.items()}}
 
 
+def _evaluation_labels(evaluation: ScoredPrecisionRecallEvaluation,
+                       labels: dict[str, str]) -> dict[str, str]:
+    """``window`` and ``ties`` of ``evaluation``, then ``labels``."""
+    if evaluation.horizon is not None:
+        window = f"{evaluation.horizon!r}s"  # a window of time, every digit kept
+    else:
+        window = "none" if evaluation.window is None else str(evaluation.window)
+    return {"window": window, "ties": evaluation.ties, **labels}
+
+
 def _client() -> Any:
     try:
         import prometheus_client
@@ -100,6 +110,8 @@ class EvaluationCollector:
         self._watched: list[tuple[ScoredPrecisionRecallEvaluation, dict[str, str]]] = []
         # (source, labels, what watch_run was given: for unwatch)
         self._runs: list[tuple[Callable[[], RunReport], dict[str, str], object]] = []
+        # (segmented evaluation, its labels, the segment's label name)
+        self._segmented: list[tuple[Any, dict[str, str], str]] = []
         self._guard = threading.Lock()
 
     def watch(self, evaluation: ScoredPrecisionRecallEvaluation, *, model: str,
@@ -111,11 +123,7 @@ class EvaluationCollector:
         if not isinstance(evaluation, ScoredPrecisionRecallEvaluation):
             raise TypeError(f"can watch a ScoredPrecisionRecallEvaluation, got "
                             f"{type(evaluation).__name__}")
-        if evaluation.horizon is not None:
-            window = f"{evaluation.horizon!r}s"  # a window of time, every digit kept
-        else:
-            window = "none" if evaluation.window is None else str(evaluation.window)
-        all_labels = {"window": window, "ties": evaluation.ties, **_labels(model, labels)}
+        all_labels = _evaluation_labels(evaluation, _labels(model, labels))
         with self._guard:
             if any(theirs == all_labels for _, theirs in self._watched):
                 raise ValueError(f"an evaluation with the labels {all_labels} is watched "
@@ -132,9 +140,33 @@ class EvaluationCollector:
             watched = [(ev, labels) for ev, labels in self._watched if ev is not evaluation]
             runs = [(source, labels, given) for source, labels, given in self._runs
                     if given is not evaluation]
-            if len(watched) == len(self._watched) and len(runs) == len(self._runs):
+            segmented = [entry for entry in self._segmented if entry[0] is not evaluation]
+            if (len(watched) == len(self._watched) and len(runs) == len(self._runs)
+                    and len(segmented) == len(self._segmented)):
                 raise KeyError(f"{evaluation!r} is not watched")
-            self._watched, self._runs = watched, runs
+            self._watched, self._runs, self._segmented = watched, runs, segmented
+
+    def watch_segments(self, segmented: Any, *, model: str, label: str = "segment",
+                       **labels: str) -> None:
+        """Export every segment of a :class:`~rankeval.SegmentedEvaluation`, each its own
+        series with the segment's key (as text) in label ``label``; segments first seen
+        later join at the next scrape. Segments whose evaluator is not a
+        ``ScoredPrecisionRecallEvaluation`` are left out.
+
+        Complexity: O(1); each scrape reads every segment.
+        """
+        from rankeval.scored.segments import SegmentedEvaluation
+
+        if not isinstance(segmented, SegmentedEvaluation):
+            raise TypeError(f"can watch the segments of a SegmentedEvaluation, got "
+                            f"{type(segmented).__name__}")
+        if not isinstance(label, str) or not label.isidentifier():
+            raise ValueError(f"label must be a label name, got {label!r}")
+        base = _labels(model, labels)
+        if label in base or label in ("window", "ties"):
+            raise ValueError(f"label {label!r} is taken by another label")
+        with self._guard:
+            self._segmented.append((segmented, base, label))
 
     def watch_run(self, evaluation: RunReport | Callable[[], RunReport], *,
                   model: str, **labels: str) -> None:
@@ -163,6 +195,11 @@ class EvaluationCollector:
         gauge = client.core.GaugeMetricFamily
         with self._guard:
             watched, runs = list(self._watched), list(self._runs)
+            segmented = list(self._segmented)
+        for seg, base, label in segmented:
+            for key, ev in seg.items():
+                if isinstance(ev, ScoredPrecisionRecallEvaluation):
+                    watched.append((ev, _evaluation_labels(ev, {**base, label: str(key)})))
         first = ("model", "window", "ties")  # then any other labels, sorted
         extra = sorted({k for _, labels in watched for k in labels} - set(first))
         label_names = [*first, *extra]
