@@ -66,3 +66,30 @@ def test_refusals() -> None:
         seg["a"]
     with pytest.raises(TypeError, match="callable"):
         SegmentedEvaluation(42)  # type: ignore[arg-type]
+
+
+def test_save_and_load_round_trip(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from rankeval import PersistenceError
+
+    folder = Path(str(tmp_path)) / "segments"
+    segments, labels, scores = _data(3)
+    seg = SegmentedEvaluation(_factory)
+    seg.add_cases(segments, labels, scores)
+    seg.add_case(2.5, True, 0.5)
+    seg.add_case(None, False, 0.25)
+    seg.save(folder)
+    back = SegmentedEvaluation.load(folder, _factory)
+    assert list(back) == list(seg)  # keys of every kind, their types kept
+    for key in seg:
+        assert back[key] == seg[key]
+    back.add_case("new", True, 0.5)  # the factory makes segments first seen after loading
+    assert back["new"].num_cases() == 1
+    odd = SegmentedEvaluation(_factory)
+    odd.add_case(frozenset({1}), True, 0.5)
+    with pytest.raises(TypeError, match="saved segment key"):
+        odd.save(Path(str(tmp_path)) / "odd")
+    (folder / "segments.json").write_text('{"format": "something else"}')
+    with pytest.raises(PersistenceError, match="malformed index"):
+        SegmentedEvaluation.load(folder, _factory)

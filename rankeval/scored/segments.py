@@ -6,10 +6,16 @@ keeps an evaluator per segment key (any hashable value), made by the ``factory``
 evaluation...), and routes each case to its segment's. Each segment's evaluator is an
 ordinary one (``seg["de"]``); :meth:`~SegmentedEvaluation.summary_frame` tabulates every
 segment's ``summary()``. Memory: the evaluators' own, plus O(segments).
+
+:meth:`~SegmentedEvaluation.save` writes a directory: one state file a segment (each written
+atomically) and last ``segments.json``, the index of keys and files, so a reader sees the old
+index or the new one. Keys must be text, numbers, booleans, None, or tuples of those.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import threading
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any
@@ -133,3 +139,81 @@ class SegmentedEvaluation:
             for name in list(columns)[1:]:
                 columns[name].append(summary.get(name, float("nan")))
         return to_frame(columns, backend)
+
+    # ------------------------------------------------------------------ files
+    def save(self, directory: str | os.PathLike[str]) -> None:
+        """Write every segment's evaluator into ``directory`` (made if missing), then the
+        index ``segments.json``. Each segment's evaluator must have ``save``.
+
+        Complexity: that of the saves.
+        """
+        from rankeval.io import atomic_output
+
+        folder = os.fspath(directory)
+        os.makedirs(folder, exist_ok=True)
+        entries = []
+        for number, (key, ev) in enumerate(self.items()):
+            name = f"segment-{number}.rankeval"
+            entries.append({"key": _encoded(key), "file": name})
+            ev.save(os.path.join(folder, name))
+        with atomic_output(os.path.join(folder, "segments.json")) as out:
+            json.dump({"format": "rankeval segments", "version": 1, "segments": entries}, out)
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike[str],
+             factory: Callable[[], Any]) -> SegmentedEvaluation:
+        """Read a directory :meth:`save` wrote; ``factory`` makes the evaluators of segments
+        first seen from now on. Every segment is read with
+        :meth:`ScoredPrecisionRecallEvaluation.load`.
+
+        Raises :class:`~rankeval.PersistenceError` for a missing or malformed index.
+        """
+        from rankeval.errors import PersistenceError
+        from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
+
+        folder = os.fspath(directory)
+        index = os.path.join(folder, "segments.json")
+        try:
+            with open(index, encoding="utf-8") as f:
+                document = json.load(f)
+            if document.get("format") != "rankeval segments" or document.get("version") != 1:
+                raise ValueError("not a rankeval segments index (format, version 1)")
+            entries = [(_decoded(e["key"]), str(e["file"])) for e in document["segments"]]
+        except OSError as error:
+            raise PersistenceError(index, f"cannot read it: {error.strerror or error}") from None
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise PersistenceError(index, f"malformed index: {error}") from None
+        seg = cls(factory)
+        for key, name in entries:
+            if os.path.basename(name) != name:
+                raise PersistenceError(index, f"segment file {name!r} is not in the directory")
+            seg._segments[key] = ScoredPrecisionRecallEvaluation.load(os.path.join(folder, name))
+        return seg
+
+
+def _encoded(key: Hashable) -> Any:
+    """A segment key as JSON, its type kept: ``["t", [...]]`` for a tuple."""
+    if key is None or isinstance(key, (bool, str)):
+        return key
+    if isinstance(key, int):
+        return {"int": str(key)}
+    if isinstance(key, float):
+        return {"float": repr(key)}
+    if isinstance(key, tuple):
+        return {"tuple": [_encoded(part) for part in key]}
+    raise TypeError(f"a saved segment key must be text, a number, a boolean, None or a tuple "
+                    f"of those, got {type(key).__name__}")
+
+
+def _decoded(value: Any) -> Hashable:
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, dict) and len(value) == 1:
+        (kind, inner), = value.items()
+        if kind == "int":
+            return int(inner)
+        if kind == "float":
+            return float(inner)
+        if kind == "tuple":
+            return tuple(_decoded(part) for part in inner)
+    raise ValueError(f"unknown segment key {value!r}")
