@@ -169,3 +169,16 @@ def test_multi_class_calibration_is_sklearn_and_torchmetrics(seed: int, norm: st
     assert got == pytest.approx(float(_ce_compute(top.values, correct, 10, norm)), abs=1e-12)
     per = ev.category("spam").calibration_error(bins=10)  # one category's own, a binary read
     assert per >= 0.0
+
+
+def test_merge_is_the_cases_of_both() -> None:
+    labels, scores = _data(2)
+    a, b = ScoredClassifierEvaluation(NAMES), ScoredClassifierEvaluation(NAMES)
+    a.add_cases(labels[:100], scores[:100])
+    b.add_cases(labels[100:], scores[100:])
+    a.merge(b)
+    assert a.num_cases() == labels.shape[0]
+    assert a.roc_auc("ovo") == pytest.approx(
+        roc_auc_score(labels, scores, multi_class="ovo"), abs=1e-12)
+    with pytest.raises(ValueError, match="other categories"):
+        a.merge(ScoredClassifierEvaluation(NAMES[:3]))

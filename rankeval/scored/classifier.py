@@ -173,6 +173,24 @@ class ScoredClassifierEvaluation:
             self._scores = [np.concatenate(self._scores)]
         return self._labels[0], self._scores[0]
 
+    def merge(self, other: ScoredClassifierEvaluation) -> None:
+        """Add every case of ``other`` (same categories, same mode), after this one's.
+
+        Complexity: O(m·C) for m cases of ``other``.
+        """
+        if not isinstance(other, ScoredClassifierEvaluation):
+            raise TypeError(f"can only merge a ScoredClassifierEvaluation, got "
+                            f"{type(other).__name__}")
+        if (other.categories, other.multi_label, other.ties) != (
+                self.categories, self.multi_label, self.ties):
+            raise ValueError("cannot merge evaluations of other categories, mode or ties")
+        with other._lock:
+            labels, scores = other._arrays()
+        with self._lock:
+            self._labels.append(labels.copy())
+            self._scores.append(scores.copy())
+            self._cache = {}
+
     def num_cases(self) -> int:
         """Cases added. Complexity: O(1) after a read."""
         with self._lock:
