@@ -114,13 +114,7 @@ def evaluate_table(df: Any, o: engines.ScoredTableOptions) -> PartitionedReport:
     ``o`` and calls this for a Dask DataFrame. ``buckets`` defaults to twice the partitions,
     and at least one per 1,000,000 rows (the driver reads one bucket's points at a time).
 
-    Raises
-    ------
-    ValueError
-        A missing column, a null or NaN value, a label other than 0/1, an empty table,
-        ``ties="insertion"`` without ``order_col``, or tied rows with one order value.
-    TypeError
-        A column of the wrong type.
+    Raises what :func:`rankeval.adapters.common.evaluate` documents.
     """
     score_col, label_col, order_col = o.score_col, o.label_col, o.order_col
     table, rows = _scored_columns(df, score_col, label_col, order_col)

@@ -264,13 +264,7 @@ def evaluate_table(df: Any, o: engines.ScoredTableOptions) -> PartitionedReport:
     counts itself and no task runs Python; beyond, Python ranks the counts per score
     instead of the cases.
 
-    Raises
-    ------
-    ValueError
-        A missing column, a null or NaN value, a label other than 0/1, an empty table,
-        ``ties="insertion"`` without ``order_col``, or tied rows with one order value.
-    TypeError
-        A column of the wrong type.
+    Raises what :func:`rankeval.adapters.common.evaluate` documents.
     """
     policy, pos_missed, neg_missed, request = o.ties, o.misses, o.negative_misses, o.request
     order_col = o.order_col
