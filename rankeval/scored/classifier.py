@@ -109,10 +109,12 @@ class ScoredClassifierEvaluation:
         if np.isnan(scores).any():
             row = int(np.flatnonzero(np.isnan(scores).any(axis=1))[0])
             raise ValueError(f"score_matrix holds NaN (row {row})")
-        labels = (self._memberships(true_categories) if self.multi_label
-                  else self._codes(true_categories))
+        labels: NDArray[Any] = (self._memberships(true_categories) if self.multi_label
+                                else self._codes(true_categories))
         if labels.shape[0] != scores.shape[0]:
             raise ValueError(f"{labels.shape[0]} categories for {scores.shape[0]} rows of scores")
+        if not self.multi_label:  # a category code in 2 bytes: 0.2 B a cell at 10 categories
+            labels = labels.astype(np.int16 if len(self.categories) < 2**15 else np.int32)
         with self._lock:
             self._labels.append(labels)
             self._scores.append(scores)
@@ -123,7 +125,7 @@ class ScoredClassifierEvaluation:
         if values.ndim != 1:
             raise ValueError("true_categories must be one-dimensional")
         if values.dtype.kind in "iu":
-            codes = values.astype(np.int64)
+            codes = values.astype(np.int64)  # stored narrow below
             bad = (codes < 0) | (codes >= len(self.categories))
             if bad.any():
                 raise ValueError(f"category index {int(codes[bad][0])} is not one of 0..."
@@ -197,24 +199,35 @@ class ScoredClassifierEvaluation:
             return int(self._arrays()[0].shape[0])
 
     # ----------------------------------------------------------------- reads
-    def _binary(self, key: object, labels: NDArray[np.bool_], scores: FloatArray
+    def _binary(self, labels: NDArray[np.bool_], scores: FloatArray
                 ) -> ScoredPrecisionRecallEvaluation:
-        cached = self._cache.get(key)
+        ev = ScoredPrecisionRecallEvaluation(ties=self.ties)
+        ev.add_cases(labels, scores)
+        return ev
+
+    def _read(self, key: object, measure: str, labels: Any, scores: Any
+              ) -> tuple[float, int, int]:
+        """``measure`` of a binary view (labels and scores made by the callables given only
+        when not cached), with its positives and negatives. Only the numbers are cached
+        until the next add, never the evaluations: the evaluation holds 8 bytes a cell."""
+        cached = self._cache.get((key, measure))
         if cached is None:
-            cached = ScoredPrecisionRecallEvaluation(ties=self.ties)
-            cached.add_cases(labels, scores)
-            self._cache[key] = cached
+            ev = self._binary(labels(), scores())
+            pos, neg = ev.num_positive_ref(), ev.num_negative_ref()
+            value = (float("nan") if pos == 0 or (measure == "roc_auc" and neg == 0)
+                     else _read(ev, measure))
+            cached = self._cache[(key, measure)] = (value, pos, neg)
         return cached
 
     def _column(self, j: int) -> ScoredPrecisionRecallEvaluation:
         scores = self._arrays()[1]
-        return self._binary(("ovr", j), self._onehot()[:, j], scores[:, j])
+        return self._binary(self._onehot()[:, j], scores[:, j])
 
     def category(self, name: str) -> ScoredPrecisionRecallEvaluation:
         """Category ``name`` against the rest, as a read-only evaluator (every curve and
         value of :class:`~rankeval.ScoredPrecisionRecallEvaluation`).
 
-        Complexity: O(n log n) once per change.
+        Complexity: O(n log n) a call.
         """
         j = self._index.get(name)
         if j is None:
@@ -257,20 +270,19 @@ class ScoredClassifierEvaluation:
     def _ovr(self, measure: str, average: Average) -> float | dict[str, float]:
         scores = self._arrays()[1]
         if average == "micro":
-            ev = self._binary(("micro",), self._onehot().ravel(), scores.ravel())
-            return _read(ev, measure)
+            return self._read(("micro",), measure, lambda: self._onehot().ravel(),
+                              scores.ravel)[0]
         values: dict[str, float] = {}
         support: dict[str, int] = {}
         for j, name in enumerate(self.categories):
-            ev = self._column(j)
-            pos, neg = ev.num_positive_ref(), ev.num_negative_ref()
-            if pos == 0 or (measure == "roc_auc" and neg == 0):
+            value, pos, _ = self._read(("ovr", j), measure,
+                                         lambda j=j: self._onehot()[:, j],
+                                         lambda j=j: scores[:, j])
+            if value != value:
                 warnings.warn(f"category {name!r} has no {'positive' if pos == 0 else 'negative'}"
                               f" case: its {measure} is undefined (NaN) and left out of the "
                               "averages", RuntimeWarning, stacklevel=4)
-                values[name] = float("nan")
-            else:
-                values[name] = _read(ev, measure)
+            values[name] = value
             support[name] = pos
         if average is None:
             return values
@@ -293,10 +305,11 @@ class ScoredClassifierEvaluation:
                                   f"{self.categories[b]!r} are not both present: their "
                                   "one-vs-one area is left out", RuntimeWarning, stacklevel=4)
                     continue
-                first = self._binary(("ovo", a, b), labels[mask] == a, scores[mask, a])
-                second = self._binary(("ovo", b, a), labels[mask] == b, scores[mask, b])
-                pair_scores.append((first.area_under_roc_curve()
-                                    + second.area_under_roc_curve()) / 2)
+                first = self._read(("ovo", a, b), "roc_auc", lambda m=mask, a=a: labels[m] == a,
+                                   lambda m=mask, a=a: scores[m, a])[0]
+                second = self._read(("ovo", b, a), "roc_auc", lambda m=mask, b=b: labels[m] == b,
+                                    lambda m=mask, b=b: scores[m, b])[0]
+                pair_scores.append((first + second) / 2)
                 prevalence.append(float(np.average(mask)))
         if not pair_scores:
             return float("nan")
