@@ -54,8 +54,8 @@ def theirs(labels: np.ndarray, scores: np.ndarray) -> list[float]:
 
 
 def resident_bytes(labels: np.ndarray, scores: np.ndarray) -> tuple[float, float]:
-    """Traced bytes per cell held by an evaluator after add_cases, and after every read
-    (the per-category evaluations cached)."""
+    """Traced bytes per cell held by an evaluator after add_cases, and after the reads
+    (which cache numbers, not evaluations)."""
     names = [f"c{i}" for i in range(scores.shape[1])]
     gc.collect()
     tracemalloc.start()
@@ -90,7 +90,7 @@ def main() -> None:
     common.print_table(
         ["held", "bytes per (case, category)", "target", "verdict"],
         [["after add_cases", f"{added:.2f}", "<= 10", common.verdict(added <= 10)],
-         ["after the reads (per-category evaluations cached)", f"{read:.2f}", "<= 10",
+         ["after every read (the numbers cached)", f"{read:.2f}", "<= 10",
           common.verdict(read <= 10)]])
     print("median of interleaved repeats; memory is tracemalloc's (NumPy arrays included).")
 
