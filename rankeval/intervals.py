@@ -28,12 +28,14 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from rankeval import points
 from rankeval.checks import check_choice, check_real
 
 __all__ = [
     "PROPORTION_METHODS",
     "DeLong",
     "Interval",
+    "blocks",
     "check_level",
     "delong",
     "delong_interval",
@@ -220,6 +222,31 @@ class DeLong:
         return self.s10 / self.positives + self.s01 / self.negatives
 
 
+def blocks(keys: NDArray[Any], labels: NDArray[np.bool_], grouped: bool
+           ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """The blocks of a sorted ranking whose cases share one placement: runs of equal keys
+    (``grouped``; the tie blocks of :func:`rankeval.points.tie_block_ends`) or single cases.
+    Returns each block's first row, positives and negatives.
+
+    >>> [a.tolist() for a in blocks(np.array([1.0, 1.0, 2.0]), np.array([True, False, True]),
+    ...                             True)]
+    [[0, 2], [1, 1], [1, 0]]
+
+    Complexity: O(n).
+    """
+    n = int(keys.shape[0])
+    if n == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    if grouped:
+        ends = points.tie_block_ends(keys)
+        starts = np.concatenate(([0], ends[:-1] + 1)).astype(np.int64)
+    else:
+        starts = np.arange(n, dtype=np.int64)
+    pos_in = np.add.reduceat(labels.astype(np.int64), starts)
+    return starts, pos_in, np.diff(np.append(starts, n)) - pos_in
+
+
 def delong(keys: FloatArray, labels: NDArray[np.bool_], grouped: bool, pos_missed: int = 0,
            neg_missed: int = 0, auc: float | None = None) -> DeLong:
     """DeLong's variance parts of a ranking (keys ascending: the best case first).
@@ -237,15 +264,7 @@ def delong(keys: FloatArray, labels: NDArray[np.bool_], grouped: bool, pos_misse
 
     Complexity: O(n) for n ranked cases, O(blocks) extra memory.
     """
-    n = int(keys.shape[0])
-    if grouped and n:
-        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
-    else:
-        starts = np.arange(n, dtype=np.int64)
-    pos_in = (np.add.reduceat(labels.astype(np.int64), starts) if n
-              else np.zeros(0, dtype=np.int64))
-    size = np.diff(np.append(starts, n))
-    neg_in = size - pos_in
+    _, pos_in, neg_in = blocks(keys, labels, grouped)
     ranked_pos, ranked_neg = int(pos_in.sum()), int(neg_in.sum())
     m, k = ranked_pos + int(pos_missed), ranked_neg + int(neg_missed)
     if m == 0 or k == 0:

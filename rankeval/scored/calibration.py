@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 from rankeval.checks import check_choice, check_int
 
 __all__ = ["MAX_BINS", "BrierDecomposition", "CalibrationReads", "ReliabilityCurve",
-           "calibration_error_of"]
+           "calibration_error_of", "check_probabilities"]
 
 #: The most bins a calibration read takes (more would only describe single cases).
 MAX_BINS = 1_000_000
@@ -193,12 +193,21 @@ def calibration_error_of(p: FloatArray, y: FloatArray, bins: int = 15,
 def _probabilities(ev: _Cases, measure: str) -> tuple[FloatArray, FloatArray]:
     with ev._lock:
         keys, labels = ev._merged().ranking()
-    scores = np.negative(keys, dtype=np.float64)
-    if scores.shape[0] and (scores.min() < 0.0 or scores.max() > 1.0):
+    scores = check_probabilities(np.negative(keys, dtype=np.float64), measure)
+    return scores, labels.astype(np.float64)
+
+
+def check_probabilities(scores: NDArray[Any], measure: str) -> NDArray[Any]:
+    """``scores`` when every one lies in [0, 1]; else a ``ValueError`` naming ``measure`` and
+    the first score outside (the calibration reads of every evaluator check here).
+
+    Complexity: O(n).
+    """
+    if scores.size and (scores.min() < 0.0 or scores.max() > 1.0):
         bad = scores[(scores < 0.0) | (scores > 1.0)][0]
         raise ValueError(f"{measure} reads the scores as probabilities, and {bad!r} is "
                          "outside [0, 1]")
-    return scores, labels.astype(np.float64)
+    return scores
 
 
 def _torch_linspace(bins: int) -> FloatArray:

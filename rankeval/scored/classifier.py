@@ -42,6 +42,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from rankeval.checks import check_choice, check_flag, check_int
 from rankeval.formulas import TiePolicy
+from rankeval.scored.calibration import check_probabilities
 from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
 
 __all__ = ["ScoredClassifierEvaluation"]
@@ -355,11 +356,7 @@ class ScoredClassifierEvaluation:
     def _probability_matrix(self, measure: str) -> tuple[IntArray, FloatArray]:
         self._single_label(measure)
         labels, scores = self._arrays()
-        if scores.size and (scores.min() < 0.0 or scores.max() > 1.0):
-            bad = scores[(scores < 0.0) | (scores > 1.0)][0]
-            raise ValueError(f"{measure} reads the scores as probabilities, and {bad!r} is "
-                             "outside [0, 1]")
-        return labels, scores
+        return labels, check_probabilities(scores, measure)
 
     def brier_score(self) -> float:
         """The multi-class Brier score: the mean over cases of ``Σ_k (p_k - y_k)²``

@@ -88,13 +88,11 @@ def placements(labels: BoolArray, scores: FloatArray) -> tuple[FloatArray, Float
         return np.zeros(0), np.zeros(0)
     order = np.argsort(scores, kind="stable")  # one sort: every case's place in the ranking
     ranked_scores, ranked = scores[order], labels[order]
-    starts = np.flatnonzero(np.concatenate(([True], ranked_scores[1:] != ranked_scores[:-1])))
-    pos_in = np.add.reduceat(ranked.astype(np.int64), starts)
-    neg_in = np.diff(np.append(starts, n)) - pos_in
+    starts, pos_in, neg_in = intervals.blocks(ranked_scores, ranked, grouped=True)
     num_pos, num_neg = int(pos_in.sum()), int(neg_in.sum())
     neg_below = np.cumsum(neg_in) - neg_in  # negatives scored lower than the block
     pos_above = num_pos - np.cumsum(pos_in)  # positives scored higher
-    block = np.repeat(np.arange(starts.shape[0]), np.diff(np.append(starts, n)))
+    block = np.repeat(np.arange(starts.shape[0]), pos_in + neg_in)
     placed = np.where(ranked, (neg_below + 0.5 * neg_in)[block] / max(num_neg, 1),
                       (pos_above + 0.5 * pos_in)[block] / max(num_pos, 1))
     values = np.empty(n, dtype=np.float64)

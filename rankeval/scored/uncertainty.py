@@ -229,10 +229,7 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
     """
     measure = check_choice(measure, "measure", BOOTSTRAP_MEASURES)
     n = int(keys.shape[0])
-    if grouped and n:
-        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
-    else:
-        starts = np.arange(n, dtype=np.int64)
+    starts = intervals.blocks(keys, labels, grouped)[0]
     positives = np.flatnonzero(labels)
     negatives = np.flatnonzero(~labels)
     m = positives.shape[0] + pos_missed
