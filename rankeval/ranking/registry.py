@@ -24,15 +24,10 @@ tests). The order of :data:`MEASURES` is trec_eval's output order.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from rankeval.ranking import measures as m
-
-if TYPE_CHECKING:
-    from rankeval.ranking.catalogue import MeasureRequest
-    from rankeval.ranking.trec_sort import QueryBatch
 
 __all__ = [
     "AVERAGE_TIES_MEASURES",
@@ -53,7 +48,7 @@ Aggregate = Literal["mean", "sum", "geometric", "none"]
 #: cutoff selects that trec_eval measure), ``"optional:msmarco"`` (MS MARCO's RR@k),
 #: ``"optional:judged"`` (every retrieved document without one), ``"optional:own"``.
 CutoffStyle = str
-MeasureFunction = Callable[["QueryBatch", "MeasureRequest", "m.MeasureOptions"], "m.Result"]
+MeasureFunction = m.MeasureFunction
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)

@@ -160,6 +160,12 @@ class ScoredClassifierEvaluation:
         onehot: NDArray[np.bool_] = labels[:, None] == np.arange(len(self.categories))[None, :]
         return onehot
 
+    def _members(self, j: int) -> NDArray[np.bool_]:
+        """Which cases belong to category ``j``: one column, O(n) (not the whole matrix)."""
+        labels = self._arrays()[0]
+        members: NDArray[np.bool_] = labels[:, j] if self.multi_label else labels == j
+        return members
+
     def _single_label(self, what: str) -> None:
         if self.multi_label:
             raise ValueError(f"{what} needs one category per case; this evaluation is "
@@ -222,7 +228,7 @@ class ScoredClassifierEvaluation:
 
     def _column(self, j: int) -> ScoredPrecisionRecallEvaluation:
         scores = self._arrays()[1]
-        return self._binary(self._onehot()[:, j], scores[:, j])
+        return self._binary(self._members(j), scores[:, j])
 
     def category(self, name: str) -> ScoredPrecisionRecallEvaluation:
         """Category ``name`` against the rest, as a read-only evaluator (every curve and
@@ -277,7 +283,7 @@ class ScoredClassifierEvaluation:
         support: dict[str, int] = {}
         for j, name in enumerate(self.categories):
             value, pos, _ = self._read(("ovr", j), measure,
-                                         lambda j=j: self._onehot()[:, j],
+                                         lambda j=j: self._members(j),
                                          lambda j=j: scores[:, j])
             if value != value:
                 warnings.warn(f"category {name!r} has no {'positive' if pos == 0 else 'negative'}"
