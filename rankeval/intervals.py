@@ -35,11 +35,15 @@ __all__ = [
     "PROPORTION_METHODS",
     "DeLong",
     "Interval",
+    "PlacementSums",
     "blocks",
     "check_level",
     "delong",
+    "delong_from_sums",
     "delong_interval",
+    "exact_dot",
     "normal_quantile",
+    "placement_sums",
     "proportion_interval",
 ]
 
@@ -247,6 +251,96 @@ def blocks(keys: NDArray[Any], labels: NDArray[np.bool_], grouped: bool
     return starts, pos_in, np.diff(np.append(starts, n)) - pos_in
 
 
+@dataclass(frozen=True)
+class PlacementSums:
+    """Exact integer sums over the cases of a ranking, from which DeLong's variance follows.
+
+    A positive's *doubled placement* is twice the negatives ranked below it plus the tied
+    ones (an integer); a negative's, twice the positives ranked above it plus the tied ones.
+    ``pos_sum`` and ``pos_squares`` are the sums of the positives' doubled placements and of
+    their squares, ``neg_sum`` and ``neg_squares`` the negatives'. The sums are Python
+    integers, so that the sums of parts of a ranking (the buckets of a partitioned
+    evaluation) add up to the whole ranking's, bit for bit, in any order.
+    """
+
+    pos_sum: int = 0
+    pos_squares: int = 0
+    neg_sum: int = 0
+    neg_squares: int = 0
+
+    def __add__(self, other: PlacementSums) -> PlacementSums:
+        return PlacementSums(self.pos_sum + other.pos_sum, self.pos_squares + other.pos_squares,
+                             self.neg_sum + other.neg_sum, self.neg_squares + other.neg_squares)
+
+
+def exact_dot(weights: NDArray[np.int64], values: NDArray[np.int64]) -> int:
+    """``sum(weights * values)`` of non-negative int64 arrays, exactly, as a Python integer.
+
+    In int64 chunks small enough that no partial sum can overflow (a single weight too large
+    for any chunk is multiplied in Python integers). The weights are counts of cases: their
+    total fits in int64. O(n).
+
+    >>> exact_dot(np.array([3, 2**40]), np.array([2**40, 2**40]))
+    1208925819617927709589504
+    """
+    if weights.shape[0] == 0:
+        return 0
+    top = int(values.max())
+    if top == 0:
+        return 0
+    per = (1 << 61) // top  # a chunk of weights summing below 2 * per sums below 2**62
+    total = 0
+    big = weights > per if per else weights > 0
+    if big.any():
+        large: list[int] = weights[big].tolist()
+        factors: list[int] = values[big].tolist()
+        total += sum(w * v for w, v in zip(large, factors, strict=True))
+        weights = np.where(big, 0, weights)
+        if not per:
+            return total
+    chunk = np.cumsum(weights) // per
+    starts = np.flatnonzero(np.diff(chunk, prepend=-1))
+    partial: list[int] = np.add.reduceat(weights * values, starts).tolist()
+    return total + sum(partial)
+
+
+def placement_sums(pos_in: NDArray[np.int64], neg_in: NDArray[np.int64],
+                   pos_above: NDArray[np.int64], neg_below: NDArray[np.int64],
+                   neg_missed: int) -> PlacementSums:
+    """The :class:`PlacementSums` of ranked blocks, each with ``pos_in`` positives and
+    ``neg_in`` negatives that tie, ``pos_above`` positives ranked above it and ``neg_below``
+    ranked negatives below it; the ``neg_missed`` negative misses rank below every block.
+    The misses' own placements are added by :func:`delong_from_sums`. O(blocks).
+    """
+    d = 2 * (neg_below + neg_missed) + neg_in
+    e = 2 * pos_above + pos_in
+    return PlacementSums(exact_dot(pos_in, d), exact_dot(pos_in, d * d),
+                         exact_dot(neg_in, e), exact_dot(neg_in, e * e))
+
+
+def delong_from_sums(sums: PlacementSums, ranked_pos: int, ranked_neg: int, pos_missed: int = 0,
+                     neg_missed: int = 0, auc: float | None = None) -> DeLong:
+    """:class:`DeLong` of a ranking from its blocks' :func:`placement_sums`, with the misses'.
+
+    The sample variances are ``(m·Σd² - (Σd)²) / (4k²·m·(m - 1))`` (and the same for the
+    negatives): exact integers, one rounding. ``auc`` (the evaluator's area) is reported as
+    the mean; without it the mean is ``Σd / (2km)``.
+    """
+    m, k = ranked_pos + pos_missed, ranked_neg + neg_missed
+    if m == 0 or k == 0:
+        return DeLong(math.nan, math.nan, math.nan, m, k)
+    # A positive miss ties the negative misses; a negative miss lies below every ranked positive.
+    d_miss, e_miss = neg_missed, 2 * ranked_pos + pos_missed
+    pos_sum = sums.pos_sum + pos_missed * d_miss
+    pos_squares = sums.pos_squares + pos_missed * d_miss * d_miss
+    neg_sum = sums.neg_sum + neg_missed * e_miss
+    neg_squares = sums.neg_squares + neg_missed * e_miss * e_miss
+    theta = pos_sum / (2 * k * m) if auc is None else auc
+    s10 = (m * pos_squares - pos_sum * pos_sum) / (4 * k * k * m * (m - 1)) if m > 1 else math.nan
+    s01 = (k * neg_squares - neg_sum * neg_sum) / (4 * m * m * k * (k - 1)) if k > 1 else math.nan
+    return DeLong(theta, s10, s01, m, k)
+
+
 def delong(keys: FloatArray, labels: NDArray[np.bool_], grouped: bool, pos_missed: int = 0,
            neg_missed: int = 0, auc: float | None = None) -> DeLong:
     """DeLong's variance parts of a ranking (keys ascending: the best case first).
@@ -254,8 +348,8 @@ def delong(keys: FloatArray, labels: NDArray[np.bool_], grouped: bool, pos_misse
     Each positive's placement is the share of negatives ranked below it (tied ones one half
     when ``grouped``, else ties are in the order given), each negative's the share of
     positives ranked above it; misses are ranked last (see the module text). ``auc``, when
-    given, is used as the placements' mean (the evaluator's exact area); the sums of squares
-    are accumulated in rank order, a block of equal keys at a time.
+    given, is reported as the placements' mean (the evaluator's exact area). The variances
+    come from exact integer sums (:func:`delong_from_sums`).
 
     >>> d = delong(np.array([-0.9, -0.8, -0.7, -0.6]), np.array([True, False, True, False]),
     ...            grouped=True)
@@ -266,22 +360,10 @@ def delong(keys: FloatArray, labels: NDArray[np.bool_], grouped: bool, pos_misse
     """
     _, pos_in, neg_in = blocks(keys, labels, grouped)
     ranked_pos, ranked_neg = int(pos_in.sum()), int(neg_in.sum())
-    m, k = ranked_pos + int(pos_missed), ranked_neg + int(neg_missed)
-    if m == 0 or k == 0:
-        return DeLong(math.nan, math.nan, math.nan, m, k)
     pos_above = np.cumsum(pos_in) - pos_in  # positives in the blocks above
     neg_below = ranked_neg - np.cumsum(neg_in)  # ranked negatives in the blocks below
-    # Placements per block, with the block's cases as weights; then the misses' block.
-    v10 = (neg_below + 0.5 * neg_in + neg_missed) / k
-    v01 = (pos_above + 0.5 * pos_in) / m
-    v10_miss = 0.5 * neg_missed / k
-    v01_miss = (ranked_pos + 0.5 * pos_missed) / m
-    theta = (float(np.dot(pos_in, v10)) + pos_missed * v10_miss) / m if auc is None else auc
-    ss10 = float(np.dot(pos_in, (v10 - theta) ** 2)) + pos_missed * (v10_miss - theta) ** 2
-    ss01 = float(np.dot(neg_in, (v01 - theta) ** 2)) + neg_missed * (v01_miss - theta) ** 2
-    s10 = ss10 / (m - 1) if m > 1 else math.nan
-    s01 = ss01 / (k - 1) if k > 1 else math.nan
-    return DeLong(theta, s10, s01, m, k)
+    sums = placement_sums(pos_in, neg_in, pos_above, neg_below, int(neg_missed))
+    return delong_from_sums(sums, ranked_pos, ranked_neg, int(pos_missed), int(neg_missed), auc)
 
 
 def delong_interval(parts: DeLong, level: float = 0.95) -> Interval:

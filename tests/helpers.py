@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from typing import Any
 from unittest import mock
 
@@ -14,6 +14,7 @@ import numpy as np
 import rankeval.scored.store
 import rankeval.scored.window
 from rankeval import ScoredPrecisionRecallEvaluation
+from rankeval.intervals import PROPORTION_METHODS
 from tests.conftest import close, snapshot
 from tests.reference import Reference
 
@@ -161,5 +162,16 @@ def assert_report_matches(report: Any, ev: ScoredPrecisionRecallEvaluation,
         # Every recall is NaN: the report keeps one row per bucket, not per point (all NaN).
         del pairs["pr_interpolated"], pairs["pr_score_interpolated"]
         assert np.isnan(report.pr_curve(True)[1:-1, 0]).all()
+    # Every interval the report gives (all but the bootstrap's and the thresholds').
+    reads: list[tuple[str, str, int | None]] = [("roc_auc", "delong", None)]
+    reads += [("average_precision", method, None) for method in ("logit", "binomial")]
+    for method in PROPORTION_METHODS:
+        reads.append(("r_precision", method, None))
+        reads += [("precision_at", method, k) for k in ranks if k > 0]
+    for measure, method, k in reads:
+        mine_i = report.interval(measure, 0.9, method, k=k)
+        local_i = ev.interval(measure, 0.9, method, k=k)
+        pairs[f"{measure} {method} {k}"] = (np.array(astuple(mine_i)[:3] + astuple(mine_i)[5:]),
+                                            np.array(astuple(local_i)[:3] + astuple(local_i)[5:]))
     wrong = [name for name, (mine, local) in pairs.items() if not same_bits(mine, local)]
     assert not wrong, {name: pairs[name] for name in wrong}

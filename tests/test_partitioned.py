@@ -186,3 +186,17 @@ def test_the_report_reads_points_in_slices(distinct: int, positive_rate: float, 
     report = evaluate_buckets(scores, labels, range_bounds(scores[sample < 0.05], 4),
                               request=request, pos_missed=3)
     assert_report_matches(report, evaluator_of(labels, scores, misses=3), RANKS, 64)
+
+
+def test_report_intervals_that_need_the_cases_are_refused() -> None:
+    labels, scores, sample = _data(5, 2000, 50, 0.3)
+    report = evaluate_buckets(scores, labels, range_bounds(scores[sample < 0.1], 4))
+    with pytest.raises(ValueError, match="bootstrap resamples the cases"):
+        report.interval("roc_auc", method="bootstrap")
+    with pytest.raises(ValueError, match="at a threshold need the cases"):
+        report.interval("precision", method="wilson", threshold=0.5)
+    with pytest.raises(ValueError, match="precision was computed at ranks"):
+        report.interval("precision_at", k=7)
+    # The local evaluator's DeLong interval, bit for bit (the helper checks every method).
+    local = evaluator_of(labels, scores).interval("roc_auc")
+    assert report.interval("roc_auc") == local

@@ -55,10 +55,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from rankeval import formulas
+from rankeval import formulas, intervals
 from rankeval import points as contract
 from rankeval.checks import check_beta, check_int, check_rank
 from rankeval.formulas import TiePolicy
+from rankeval.intervals import Interval
 from rankeval.points import (
     BoolArray,
     FloatArray,
@@ -69,6 +70,7 @@ from rankeval.points import (
 from rankeval.scored import curves
 from rankeval.scored.readers import summary_of
 from rankeval.scored.sorting import run_starts, sort_cases
+from rankeval.scored.uncertainty import interval_of
 
 __all__ = [
     "BucketPart",
@@ -213,6 +215,7 @@ class BucketPart:
     curve_tp: IntArray
     curve_fp: IntArray
     curve_scores: FloatArray
+    placements: intervals.PlacementSums = field(default_factory=intervals.PlacementSums)
 
 
 @dataclass(frozen=True)
@@ -343,6 +346,9 @@ def _part(bucket: int, blocks: _Blocks, layout: Layout) -> tuple[BucketPart, Buc
     fp0, tp0 = layout.above(bucket)
     # Each negative loses to the positives above its block, and to half of its own (doubled).
     pairs = int(np.dot(neg, 2 * tp - pos)) if tp.shape[0] else 0
+    # DeLong's sums, in global counts: exact integers, so the buckets' add up to the local ones.
+    placements = intervals.placement_sums(pos, neg, tp - pos, layout.neg_added - fp,
+                                          layout.neg_missed)
 
     # Compressed points: where tp grows (the first point compared with tp0),
     # the point before each, and the last.
@@ -389,7 +395,7 @@ def _part(bucket: int, blocks: _Blocks, layout: Layout) -> tuple[BucketPart, Buc
     steps = recall_steps(compressed.recall, _recall_of(tp0, layout.num_pos))
     best = float(compressed.precision[steps].max()) if steps.shape[0] else -math.inf
     part = BucketPart(bucket, pairs, int(steps.shape[0]), best, max_f, precision, reciprocal,
-                      held.tp, held.fp, held.scores)
+                      held.tp, held.fp, held.scores, placements)
     return part, BucketPoints(bucket, compressed.tp, compressed.fp, compressed.scores)
 
 
@@ -476,6 +482,7 @@ class PartitionedReport:
             joined("curve_scores", np.float64), layout.num_pos, layout.num_neg,
         )
         self._doubled_pairs = sum(part.doubled_pairs for part in ordered)
+        self._placements = sum((part.placements for part in ordered), intervals.PlacementSums())
         self._max_f = {}
         for i, beta in enumerate(request.betas):
             best = 0.0
@@ -627,6 +634,18 @@ class PartitionedReport:
     def reciprocal_rank(self) -> float:
         return self._reciprocal_rank
 
+    def interval(self, measure: str = "roc_auc", level: float = 0.95,
+                 method: str | None = None, *, k: int | None = None,
+                 threshold: float | None = None) -> Interval:
+        """The local evaluator's :meth:`~rankeval.ScoredPrecisionRecallEvaluation.interval`,
+        bit for bit: DeLong's from the buckets' exact integer placement sums, the AP and
+        proportion intervals from the values above (``k`` among the ranks asked for).
+
+        The bootstrap and the threshold reads need the cases themselves, which the report does
+        not hold: they are refused (``collect_evaluator`` brings a sample's cases).
+        """
+        return interval_of(_ReportSource(self), measure, level, method, k=k, threshold=threshold)
+
     # ------------------------------------------------------------------ curves
     def pr_curve(self, interpolate: bool = False) -> FloatArray:
         """The local ``pr_curve(interpolate, max_points=curve_points)``."""
@@ -669,6 +688,33 @@ class PartitionedReport:
         layout = self._layout
         return (f"PartitionedReport(ties={layout.ties!r}, ranked={layout.ranked}, "
                 f"buckets={layout.buckets})")
+
+
+class _ReportSource:
+    """A report as an :class:`~rankeval.scored.uncertainty.IntervalSource`."""
+
+    def __init__(self, report: PartitionedReport) -> None:
+        self.report = report
+        self.area_under_roc_curve = report.area_under_roc_curve
+        self.average_precision = report.average_precision
+        self.precision_at = report.precision_at
+        self.r_precision = report.r_precision
+        self.reciprocal_rank = report.reciprocal_rank
+        self.num_positive_ref = report.num_positive_ref
+
+    def delong(self) -> intervals.DeLong:
+        layout = self.report._layout
+        return intervals.delong_from_sums(self.report._placements, layout.pos_added,
+                                          layout.neg_added, layout.pos_missed, layout.neg_missed,
+                                          self.report.area_under_roc_curve())
+
+    def ranking(self) -> tuple[FloatArray, BoolArray, bool, int, int]:
+        raise ValueError("the bootstrap resamples the cases, which a partitioned report does "
+                         "not hold: use the delong, logit, binomial or proportion methods")
+
+    def counts_above(self, threshold: float) -> tuple[int, int]:
+        raise ValueError("precision and recall at a threshold need the cases, which a "
+                         "partitioned report does not hold")
 
 
 def assemble(layout: Layout, parts: Iterable[BucketPart],

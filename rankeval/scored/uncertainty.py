@@ -26,7 +26,7 @@ from rankeval.checks import check_choice, check_int, check_rank, check_real
 from rankeval.intervals import Interval
 
 __all__ = ["BOOTSTRAP_MEASURES", "INTERVAL_METHODS", "MAX_RESAMPLES", "IntervalReads",
-           "bootstrap"]
+           "IntervalSource", "bootstrap", "interval_of"]
 
 #: The most resamples the bootstrap takes.
 MAX_RESAMPLES = 1_000_000
@@ -50,7 +50,24 @@ INTERVAL_METHODS: dict[str, tuple[str, ...]] = {
 BOOTSTRAP_MEASURES = tuple(m for m, methods in INTERVAL_METHODS.items() if "bootstrap" in methods)
 
 
-class _Ranked(Protocol):
+class IntervalSource(Protocol):
+    """What :func:`interval_of` reads: the evaluator's values, and the ranking's parts."""
+
+    def area_under_roc_curve(self) -> float: ...
+    def average_precision(self) -> float: ...
+    def precision_at(self, rank: int) -> float: ...
+    def r_precision(self) -> float: ...
+    def reciprocal_rank(self) -> float: ...
+    def num_positive_ref(self) -> int: ...
+    def delong(self) -> intervals.DeLong: ...
+    def ranking(self) -> tuple[FloatArray, BoolArray, bool, int, int]:
+        """The ranked keys and labels, whether ties group, and the positive and negative
+        misses (what the bootstrap resamples)."""
+    def counts_above(self, threshold: float) -> tuple[int, int]:
+        """The positives and the cases scoring at least ``threshold``."""
+
+
+class _Evaluator(Protocol):
     """What the intervals read of an evaluator."""
 
     _lock: threading.RLock
@@ -68,10 +85,37 @@ class _Ranked(Protocol):
     def num_positive_ref(self) -> int: ...
 
 
+class _StoreSource:
+    """An evaluator's store as an :class:`IntervalSource` (read under the evaluator's lock)."""
+
+    def __init__(self, ev: _Evaluator) -> None:
+        self.ev = ev
+        self.area_under_roc_curve = ev.area_under_roc_curve
+        self.average_precision = ev.average_precision
+        self.precision_at = ev.precision_at
+        self.r_precision = ev.r_precision
+        self.reciprocal_rank = ev.reciprocal_rank
+        self.num_positive_ref = ev.num_positive_ref
+
+    def ranking(self) -> tuple[FloatArray, BoolArray, bool, int, int]:
+        keys, labels = self.ev._merged().ranking()
+        return keys, labels, self.ev.ties == "grouped", self.ev._pos_missed, self.ev._neg_missed
+
+    def delong(self) -> intervals.DeLong:
+        keys, labels, grouped, pos_missed, neg_missed = self.ranking()
+        return intervals.delong(keys, labels, grouped, pos_missed, neg_missed,
+                                self.ev.area_under_roc_curve())
+
+    def counts_above(self, threshold: float) -> tuple[int, int]:
+        keys, labels = self.ev._merged().ranking()
+        above = int(np.searchsorted(keys, -threshold, side="right"))
+        return int(np.count_nonzero(labels[:above])), above
+
+
 class IntervalReads:
     """``interval()``: every scalar readout with its confidence interval."""
 
-    def interval(self: _Ranked, measure: str = "roc_auc", level: float = 0.95,
+    def interval(self: _Evaluator, measure: str = "roc_auc", level: float = 0.95,
                  method: str | None = None, *, k: int | None = None,
                  threshold: float | None = None, resamples: int = 2000,
                  seed: int = 0) -> Interval:
@@ -113,55 +157,56 @@ class IntervalReads:
         Complexity: O(n) (DeLong, the AP intervals), O(log n) (proportions), O(B·n) for B
         resamples.
         """
-        measure = check_choice(measure, "measure", tuple(INTERVAL_METHODS))
-        allowed = INTERVAL_METHODS[measure]
-        chosen = allowed[0] if method is None else check_choice(method, "method", allowed)
-        level = intervals.check_level(level)
-        if measure == "precision_at":
-            if k is None:
-                raise ValueError("precision_at needs k= (the rank)")
-            k = check_rank(k)
-        elif k is not None:
-            raise ValueError(f"k= applies to precision_at, not to {measure}")
-        if measure in ("precision", "recall"):
-            if threshold is None:
-                raise ValueError(f"{measure} needs threshold= (the lowest score counted)")
-            threshold = check_real(threshold, "threshold")
-        elif threshold is not None:
-            raise ValueError(f"threshold= applies to precision and recall, not to {measure}")
         with self._lock:
-            if chosen == "bootstrap":
-                keys, labels = self._merged().ranking()
-                value = _value(self, measure, k)
-                return bootstrap(keys, labels, self.ties == "grouped", self._pos_missed,
-                                 self._neg_missed, measure, value, level, k=k,
-                                 resamples=check_int(resamples, "resamples", minimum=2,
-                                                     maximum=MAX_RESAMPLES),
-                                 seed=check_int(seed, "seed", minimum=0))
-            if measure == "roc_auc":
-                keys, labels = self._merged().ranking()
-                parts = intervals.delong(keys, labels, self.ties == "grouped", self._pos_missed,
-                                         self._neg_missed, self.area_under_roc_curve())
-                return intervals.delong_interval(parts, level)
-            if measure == "average_precision":
-                return _ap_interval(self.average_precision(), self.num_positive_ref(), level,
-                                    chosen)
-            if measure == "precision_at":
-                assert k is not None
-                return _proportion(self.precision_at(k), k, level, chosen)
-            if measure == "r_precision":
-                r = self.num_positive_ref()
-                return _proportion(self.r_precision(), r, level, chosen)
-            assert threshold is not None
-            keys, labels = self._merged().ranking()
-            above = int(np.searchsorted(keys, -threshold, side="right"))
-            tp = int(np.count_nonzero(labels[:above]))
-            if measure == "precision":
-                return _counted(tp, above, level, chosen)
-            return _counted(tp, int(labels.sum()) + self._pos_missed, level, chosen)
+            return interval_of(_StoreSource(self), measure, level, method, k=k,
+                               threshold=threshold, resamples=resamples, seed=seed)
 
 
-def _value(ev: _Ranked, measure: str, k: int | None) -> float:
+def interval_of(source: IntervalSource, measure: str = "roc_auc", level: float = 0.95,
+                method: str | None = None, *, k: int | None = None,
+                threshold: float | None = None, resamples: int = 2000,
+                seed: int = 0) -> Interval:
+    """:meth:`IntervalReads.interval` of any :class:`IntervalSource`: the evaluator's store or a
+    partitioned report (:class:`rankeval.scored.partitioned.PartitionedReport`)."""
+    measure = check_choice(measure, "measure", tuple(INTERVAL_METHODS))
+    allowed = INTERVAL_METHODS[measure]
+    chosen = allowed[0] if method is None else check_choice(method, "method", allowed)
+    level = intervals.check_level(level)
+    if measure == "precision_at":
+        if k is None:
+            raise ValueError("precision_at needs k= (the rank)")
+        k = check_rank(k)
+    elif k is not None:
+        raise ValueError(f"k= applies to precision_at, not to {measure}")
+    if measure in ("precision", "recall"):
+        if threshold is None:
+            raise ValueError(f"{measure} needs threshold= (the lowest score counted)")
+        threshold = check_real(threshold, "threshold")
+    elif threshold is not None:
+        raise ValueError(f"threshold= applies to precision and recall, not to {measure}")
+    if chosen == "bootstrap":
+        resamples = check_int(resamples, "resamples", minimum=2, maximum=MAX_RESAMPLES)
+        seed = check_int(seed, "seed", minimum=0)
+        keys, labels, grouped, pos_missed, neg_missed = source.ranking()
+        return bootstrap(keys, labels, grouped, pos_missed, neg_missed, measure,
+                         _value(source, measure, k), level, k=k, resamples=resamples, seed=seed)
+    if measure == "roc_auc":
+        return intervals.delong_interval(source.delong(), level)
+    if measure == "average_precision":
+        return _ap_interval(source.average_precision(), source.num_positive_ref(), level, chosen)
+    if measure == "precision_at":
+        assert k is not None
+        return _proportion(source.precision_at(k), k, level, chosen)
+    if measure == "r_precision":
+        return _proportion(source.r_precision(), source.num_positive_ref(), level, chosen)
+    assert threshold is not None
+    tp, above = source.counts_above(threshold)
+    if measure == "precision":
+        return _counted(tp, above, level, chosen)
+    return _counted(tp, source.num_positive_ref(), level, chosen)
+
+
+def _value(ev: IntervalSource, measure: str, k: int | None) -> float:
     reads: dict[str, Callable[[], float]] = {
         "roc_auc": ev.area_under_roc_curve, "average_precision": ev.average_precision,
         "r_precision": ev.r_precision, "reciprocal_rank": ev.reciprocal_rank,
