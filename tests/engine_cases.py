@@ -93,6 +93,39 @@ def check_collect(engine: Engine) -> None:
     assert collected.ties == "grouped"
 
 
+def grouped_rows(seed: int, n: int, groups: list[Any]) -> pd.DataFrame:
+    """Scored rows in groups of very different sizes and score ranges, one group with a
+    single class and one with a single row."""
+    rng = np.random.default_rng(seed)
+    rows = scored_rows(seed, n, 40, 0.3)
+    weights = np.arange(1, len(groups) + 1, dtype=np.float64) ** 2
+    index = rng.choice(len(groups), size=n, p=weights / weights.sum())
+    rows["segment"] = np.array(groups)[index]  # int64 or str
+    shifted = index == 1  # one group's scores sit above everyone else's
+    rows.loc[shifted, "score"] += 10.0
+    rows.loc[index == 2, "label"] = True  # no negatives
+    rows.loc[rows.index[0], "segment"] = "lonely" if isinstance(groups[0], str) else -1
+    return rows
+
+
+def check_groups(engine: Engine, groups: list[Any], ties: str, stream: bool) -> None:
+    """Every group's report equals a local evaluator fed that group's rows, bit for bit."""
+    rows = grouped_rows(len(groups) + int(stream), 5000, groups)
+    extra: dict[str, Any] = {"ties": ties}
+    if ties == "insertion":
+        extra["order_col"] = "arrival"
+    reports = engine.module.evaluate(engine.frame(rows, 4), group_col="segment", buckets=5,
+                                     precision_at=RANKS, curve_points=60, **extra)
+    present = sorted(rows["segment"].unique().tolist())
+    assert list(reports) == present
+    for key in present:
+        local = local_evaluator(rows[rows["segment"] == key], ties)
+        assert_report_matches(reports[key], local, RANKS, 60)
+    frame = reports.summary_frame()
+    assert frame["segment"].tolist() == present
+    assert frame["cases"].tolist() == [float((rows["segment"] == k).sum()) for k in present]
+
+
 def check_refusals(engine: Engine) -> None:
     module = engine.module
     good = scored_rows(10, 50, 5, 0.5)
@@ -111,6 +144,13 @@ def check_refusals(engine: Engine) -> None:
         module.evaluate(engine.frame(good.iloc[:0], 1))
     with pytest.raises(TypeError, match="score column 'label' must be numeric"):
         module.evaluate(table, score_col="label", label_col="score")
+    grouped = good.assign(segment=np.where(good.index == 4, None, "a"))
+    with pytest.raises(ValueError, match="group column 'segment' holds 1 missing values"):
+        module.evaluate(engine.frame(grouped, 2), group_col="segment")
+    with pytest.raises(ValueError, match="group_col='nope': no such column"):
+        module.evaluate(table, group_col="nope")
+    with pytest.raises(ValueError, match="misses and negative_misses belong to one evaluator"):
+        module.evaluate(table, group_col="score", misses=1)
 
 
 def run_tables(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:

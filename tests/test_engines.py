@@ -36,7 +36,11 @@ def engine(request: pytest.FixtureRequest) -> Engine:
     def spark_frame(rows: pd.DataFrame, partitions: int) -> Any:
         # parallelize keeps the rows' order: partition i holds the i-th slice.
         schema = ", ".join(f"`{name}` {_TYPES[dtype.kind]}" for name, dtype in rows.dtypes.items())
-        records = [tuple(row) for row in rows.astype(object).itertuples(index=False)]
+        values = rows.astype(object)
+        for name, dtype in rows.dtypes.items():  # a missing string is null, not "NaN"
+            if dtype.kind in "OT":
+                values[name] = values[name].where(rows[name].notna(), None)
+        records = [tuple(row) for row in values.itertuples(index=False)]
         data = spark.sparkContext.parallelize(records, numSlices=partitions)
         return spark.createDataFrame(data, schema, verifySchema=False)
 
@@ -61,6 +65,19 @@ def test_ranked_in_tasks(engine: Engine, distinct: int, stream: bool,
     if stream:
         monkeypatch.setattr(rankeval.adapters.common, "DRIVER_POINTS", 0)
     engine_cases.check_scored(engine, 5, 6, distinct, 0.3)
+
+
+@pytest.mark.parametrize(("groups", "ties", "stream"), [
+    (["de", "fr", "it", "nl", "pl"], "grouped", False),
+    ([3, 1, 2, 7], "grouped", True),
+    (["x", "y", "z"], "insertion", False),
+])
+def test_every_group_equals_a_local_evaluator(engine: Engine, groups: list[Any], ties: str,
+                                              stream: bool,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    if stream:  # the driver reads the points one (group, bucket) at a time
+        monkeypatch.setattr(rankeval.adapters.common, "DRIVER_POINTS", 0)
+    engine_cases.check_groups(engine, groups, ties, stream)
 
 
 def test_skewed_partitions_and_misses(engine: Engine) -> None:

@@ -9,9 +9,10 @@ each task's NumPy columns to :func:`scored_totals`, :func:`scored_parts` or
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -34,10 +35,13 @@ from rankeval.scored.partitioned import (
     bucket_part_from_counts,
     bucket_totals,
 )
+from rankeval.scored.segments import SegmentReports
 
 __all__ = [
     "SAMPLE_SIZE",
     "ScoredTableOptions",
+    "assemble_group_triples",
+    "assemble_groups",
     "assemble_pairs",
     "bucket_count",
     "bucket_rows",
@@ -51,6 +55,10 @@ __all__ = [
     "evaluate",
     "evaluate_run",
     "first_seen",
+    "group_layouts",
+    "group_order",
+    "group_parts",
+    "groups_points_bound",
     "labels_of",
     "points_bound",
     "points_fit",
@@ -85,13 +93,14 @@ def check_columns(present: Iterable[str], wanted: Mapping[str, str | None]) -> N
 
 
 def check_found(found: Mapping[str, Any], score_col: str, label_col: str,
-                order_col: str | None) -> None:
+                order_col: str | None, group_col: str | None = None) -> None:
     """Refuse what an engine's checking pass found in a scored table: no row, missing
     values (counts under ``score``, ``label``, ``order``), labels other than 0/1
     (``bad_label``). Each message names the column."""
     if not found["rows"]:
         raise ValueError("the table has no rows: there is nothing to evaluate")
-    for argument, column in (("score", score_col), ("label", label_col), ("order", order_col)):
+    for argument, column in (("score", score_col), ("label", label_col), ("order", order_col),
+                             ("group", group_col)):
         if found.get(argument):
             raise ValueError(f"{argument} column {column!r} holds {found[argument]} missing "
                              "values (null or NaN)")
@@ -141,7 +150,7 @@ class ScoredTableOptions:
     which precisions at k and maximum F measures to compute and how many points the
     downsampled curves keep; ``misses`` and ``negative_misses`` are those of ``add_misses``
     and ``add_negative_misses``; about ``sample_size`` scores, drawn with ``seed``, set the
-    bucket bounds.
+    bucket bounds; ``group_col`` asks for one report per value of that column.
 
     >>> ScoredTableOptions(ties="insertion", order_col="t").request.curve_points
     1000
@@ -163,17 +172,24 @@ class ScoredTableOptions:
     negative_misses: int = 0
     sample_size: int = SAMPLE_SIZE
     seed: int = 0
+    group_col: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("score_col", "label_col"):
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"{name} must be a column name (str), got "
                                 f"{type(getattr(self, name)).__name__}")
+        if self.group_col is not None and not isinstance(self.group_col, str):
+            raise TypeError(f"group_col must be a column name (str), got "
+                            f"{type(self.group_col).__name__}")
         set_ = object.__setattr__
         set_(self, "ties", check_order(self.ties, self.order_col))
         misses, negative = check_misses(self.misses, self.negative_misses)
         set_(self, "misses", misses)
         set_(self, "negative_misses", negative)
+        if self.group_col is not None and (misses or negative):
+            raise ValueError("misses and negative_misses belong to one evaluator, not to "
+                             "every group: leave them out with group_col=")
         if self.buckets is not None:
             set_(self, "buckets", check_int(self.buckets, "buckets", minimum=1))
         set_(self, "sample_size", check_int(self.sample_size, "sample_size", minimum=1))
@@ -331,8 +347,129 @@ def first_seen(chunks: Iterable[Iterable[str]]) -> list[str]:
     return list(dict.fromkeys(q for chunk in chunks for q in chunk))
 
 
+# ---------------------------------------------------------------------------------------------
+# one report per group: every group's cases ranked in the same global buckets
+#
+# The buckets are closed ranges of keys, so a group's cases in bucket b are one range of that
+# group's own ranking, whole tie blocks included: each group is a partitioned evaluation of
+# its own, over the same bucket bounds. Its layout comes from its totals per bucket, its parts
+# from its cases in each bucket, and its report from the same assemble, bit for bit.
+
+
+def group_order(groups: Iterable[Any]) -> list[Any]:
+    """The groups sorted (by type name then repr when their values do not compare)."""
+    found = list(groups)
+    try:
+        return sorted(found)
+    except TypeError:
+        return sorted(found, key=lambda g: (type(g).__name__, repr(g)))
+
+
+def group_layouts(rows: Iterable[tuple[Any, int, int, int]], buckets: int,
+                  o: ScoredTableOptions) -> tuple[list[Any], list[Layout]]:
+    """The groups, sorted, and each one's layout, from rows ``(group, bucket, negatives,
+    positives)`` (several rows of one group and bucket add up)."""
+    totals: dict[Any, IntArray] = {}
+    for group, bucket, negatives, positives in rows:
+        counts = totals.get(group)
+        if counts is None:
+            counts = totals[group] = np.zeros((buckets, 2), dtype=np.int64)
+        counts[bucket] += (negatives, positives)
+    groups = group_order(totals)
+    return groups, [Layout(totals[g], o.ties, 0, 0, o.request) for g in groups]
+
+
+def group_parts(group_index: IntArray, ids: IntArray, scores: FloatArray, labels: BoolArray,
+                layouts: Sequence[Layout], order: NDArray[Any] | None = None
+                ) -> list[tuple[int, BucketPart, BucketPoints]]:
+    """:func:`scored_parts` of one task's cases of many groups: ``(group index, part,
+    points)`` for each (group, bucket) the task holds whole."""
+    buckets = layouts[0].buckets if layouts else 1
+    found = []
+    for composite, rows in bucket_rows(group_index * buckets + ids):
+        group, bucket = divmod(composite, buckets)
+        part, points = bucket_part(bucket, scores[rows], labels[rows], layouts[group],
+                                   None if order is None else order[rows])
+        found.append((group, part, points))
+    return found
+
+
+def groups_points_bound(layouts: Sequence[Layout]) -> int:
+    """:func:`points_bound` of every group together."""
+    return sum(points_bound(layout) for layout in layouts)
+
+
+def assemble_groups(groups: Sequence[Any], layouts: Sequence[Layout],
+                    parts: Iterable[tuple[int, BucketPart]],
+                    points: Iterable[tuple[int, BucketPoints]]) -> SegmentReports:
+    """Every group's report from all parts (any order) and the points in (group index,
+    bucket) order, read once: one group's points at a time."""
+    by_group: list[list[BucketPart]] = [[] for _ in groups]
+    for group, part in parts:
+        by_group[group].append(part)
+    reports: dict[Any, PartitionedReport] = {}
+    stream = itertools.groupby(points, key=lambda pair: pair[0])
+    for group, pairs in stream:
+        reports[groups[group]] = assemble(layouts[group], by_group[group],
+                                          (chunk for _, chunk in pairs))
+    if len(reports) != len(groups):
+        raise ValueError(f"expected the points of {len(groups)} groups, got {len(reports)}")
+    return SegmentReports({g: reports[g] for g in groups})
+
+
+def assemble_group_triples(groups: Sequence[Any], layouts: Sequence[Layout],
+                           triples: Iterable[tuple[int, BucketPart, BucketPoints]]
+                           ) -> SegmentReports:
+    """:func:`assemble_groups` of every ``(group index, part, points)``, collected."""
+    ordered = sorted(triples, key=lambda t: (t[0], t[1].bucket))
+    return assemble_groups(groups, layouts, ((g, part) for g, part, _ in ordered),
+                           ((g, points) for g, _, points in ordered))
+
+
 # The engines' one evaluate (after every check it calls is defined).
 _DEFAULT = ScoredTableOptions()
+
+
+@overload
+def evaluate(
+    df: Any,
+    score_col: str = _DEFAULT.score_col,
+    label_col: str = _DEFAULT.label_col,
+    *,
+    ties: TiePolicy = _DEFAULT.ties,
+    order_col: str | None = _DEFAULT.order_col,
+    buckets: int | None = _DEFAULT.buckets,
+    precision_at: Sequence[int] = _DEFAULT.precision_at,
+    beta: float | Sequence[float] = _DEFAULT.beta,
+    curve_points: int = _DEFAULT.curve_points,
+    misses: int = _DEFAULT.misses,
+    negative_misses: int = _DEFAULT.negative_misses,
+    sample_size: int = _DEFAULT.sample_size,
+    seed: int = _DEFAULT.seed,
+    group_col: None = None,
+    betas: Sequence[float] | None = None,
+) -> PartitionedReport: ...
+
+
+@overload
+def evaluate(
+    df: Any,
+    score_col: str = _DEFAULT.score_col,
+    label_col: str = _DEFAULT.label_col,
+    *,
+    ties: TiePolicy = _DEFAULT.ties,
+    order_col: str | None = _DEFAULT.order_col,
+    buckets: int | None = _DEFAULT.buckets,
+    precision_at: Sequence[int] = _DEFAULT.precision_at,
+    beta: float | Sequence[float] = _DEFAULT.beta,
+    curve_points: int = _DEFAULT.curve_points,
+    misses: int = _DEFAULT.misses,
+    negative_misses: int = _DEFAULT.negative_misses,
+    sample_size: int = _DEFAULT.sample_size,
+    seed: int = _DEFAULT.seed,
+    group_col: str,
+    betas: Sequence[float] | None = None,
+) -> SegmentReports: ...
 
 
 def evaluate(
@@ -350,8 +487,9 @@ def evaluate(
     negative_misses: int = _DEFAULT.negative_misses,
     sample_size: int = _DEFAULT.sample_size,
     seed: int = _DEFAULT.seed,
+    group_col: str | None = None,
     betas: Sequence[float] | None = None,
-) -> PartitionedReport:
+) -> PartitionedReport | SegmentReports:
     """Evaluate a Spark or Dask DataFrame of scored cases exactly: ``rankeval.spark.evaluate``
     and ``rankeval.dask.evaluate`` are this one function.
 
@@ -361,18 +499,29 @@ def evaluate(
     DataFrame's library picks the engine (``evaluate_table`` of :mod:`rankeval.spark` or
     :mod:`rankeval.dask`, whose texts say how each runs).
 
+    With ``group_col``, one report per value of that column (a
+    :class:`~rankeval.scored.segments.SegmentReports`, groups sorted), each equal to a local
+    evaluator fed that group's rows, bit for bit; no group is collected to the driver. The
+    groups share the bucket bounds (a group's cases in a bucket are one range of its own
+    ranking), so every task ranks a bucket of one group at a time.
+
     Raises
     ------
     ValueError
         A missing column, a null or NaN value, a label other than 0/1, an empty table,
-        ``ties="insertion"`` without ``order_col``, or tied rows with one order value.
+        ``ties="insertion"`` without ``order_col``, tied rows with one order value, or misses
+        with ``group_col``.
     TypeError
         Not a Spark or Dask DataFrame, or a column of the wrong type.
     """
     options = ScoredTableOptions(score_col, label_col, ties, order_col, buckets, precision_at,
                                  betas_of(beta, betas), curve_points, misses, negative_misses,
-                                 sample_size, seed)
-    result: PartitionedReport = _engine_of(df, "evaluate").evaluate_table(df, options)
+                                 sample_size, seed, group_col)
+    engine = _engine_of(df, "evaluate")
+    if group_col is not None:
+        grouped: SegmentReports = engine.evaluate_groups(df, options)
+        return grouped
+    result: PartitionedReport = engine.evaluate_table(df, options)
     return result
 
 

@@ -44,6 +44,7 @@ from rankeval.scored.partitioned import (
     bucket_ids,
     range_bounds,
 )
+from rankeval.scored.segments import SegmentReports
 
 __all__ = ["collect_evaluator", "evaluate", "evaluate_run"]
 
@@ -56,13 +57,13 @@ evaluate = engines.evaluate
 evaluate_run = engines.evaluate_run
 collect_evaluator = engines.collect_evaluator
 
-def _scored_columns(df: Any, score_col: str, label_col: str, order_col: str | None
-                    ) -> tuple[Any, int]:
+def _scored_columns(df: Any, score_col: str, label_col: str, order_col: str | None,
+                    group_col: str | None = None) -> tuple[Any, int]:
     """The needed columns, checked (names, types, no missing value, labels 0/1, not empty),
     and the number of rows."""
     engines.check_columns(df.columns, {"score_col": score_col, "label_col": label_col,
-                                       "order_col": order_col})
-    columns = [score_col, label_col] + ([order_col] if order_col else [])
+                                       "order_col": order_col, "group_col": group_col})
+    columns = [score_col, label_col] + [c for c in (order_col, group_col) if c]
     table = df[columns]
     if table.dtypes[score_col].kind not in "fiu":
         raise TypeError(f"score column {score_col!r} must be numeric, got dtype "
@@ -79,8 +80,10 @@ def _scored_columns(df: Any, score_col: str, label_col: str, order_col: str | No
         checks["bad_label"] = (~table[label_col].isin([0, 1])).sum()
     if order_col:
         checks["order"] = table[order_col].isna().sum()
+    if group_col:
+        checks["group"] = table[group_col].isna().sum()
     found = dict(zip(checks, compute(*checks.values()), strict=True))
-    engines.check_found(found, score_col, label_col, order_col)
+    engines.check_found(found, score_col, label_col, order_col, group_col)
     return table, int(found["rows"])
 
 
@@ -142,6 +145,82 @@ def evaluate_table(df: Any, o: engines.ScoredTableOptions) -> PartitionedReport:
             yield compute(delayed(_points_of)(found[where[bucket]], bucket))[0]
 
     return assemble(layout, [part for chunk in small for part in chunk], points())
+
+
+def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
+    """:func:`evaluate_table` with ``o.group_col``: every group's report (see
+    :func:`rankeval.adapters.common.evaluate`).
+
+    Tasks count each partition's cases per (group, bucket); the driver adds them into each
+    group's layout; the table is shuffled on (group, bucket) and each task ranks the
+    (group, bucket)s it holds. The driver collects the points when every group's fit, else
+    reads them one (group, bucket) at a time, in order.
+    """
+    score_col, label_col, order_col, group_col = o.score_col, o.label_col, o.order_col, \
+        o.group_col
+    assert group_col is not None
+    table, rows = _scored_columns(df, score_col, label_col, order_col, group_col)
+    count = engines.bucket_count(o.buckets, rows, table.npartitions)
+    fraction = min(1.0, o.sample_size / rows)
+    sample = table[score_col].sample(frac=fraction, random_state=o.seed).compute()
+    bounds = range_bounds(sample.to_numpy(dtype=np.float64), count)
+    buckets = int(bounds.shape[0]) + 1
+    per_task = compute(*[delayed(_group_totals)(chunk, o, bounds)
+                         for chunk in table.to_delayed()])
+    groups, layouts = engines.group_layouts((row for rows_ in per_task for row in rows_),
+                                            buckets, o)
+    bucketed = table.map_partitions(_with_bucket, score_col, bounds)
+    shuffled = bucketed.shuffle(on=[group_col, _BUCKET], npartitions=buckets)
+    tasks = [delayed(_group_parts)(chunk, o, groups, layouts) for chunk in shuffled.to_delayed()]
+    if engines.points_fit(engines.groups_points_bound(layouts)):
+        return engines.assemble_group_triples(groups, layouts, [
+            triple for chunk in compute(*tasks) for triple in chunk])
+    found = persist(*tasks)
+    small = compute(*[delayed(_group_small)(chunk) for chunk in found])
+    where = {(g, part.bucket): i for i, chunk in enumerate(small) for g, part in chunk}
+
+    def points() -> Iterator[tuple[int, BucketPoints]]:
+        for key in sorted(where):
+            yield key[0], compute(delayed(_group_points_of)(found[where[key]], key))[0]
+
+    return engines.assemble_groups(groups, layouts, [pair for chunk in small for pair in chunk],
+                                   points())
+
+
+def _group_totals(frame: Any, o: engines.ScoredTableOptions, bounds: np.ndarray
+                  ) -> list[tuple[Any, int, int, int]]:
+    """``(group, bucket, negatives, positives)`` of one partition's cases."""
+    import pandas as pd
+
+    scores, labels = _arrays(frame, o.score_col, o.label_col)
+    codes, uniques = pd.factorize(frame[o.group_col], sort=False)
+    values = list(uniques.tolist())  # Python values, not NumPy scalars
+    buckets = bounds.shape[0] + 1
+    counts = np.bincount((codes * buckets + bucket_ids(scores, bounds)) * 2 + labels,
+                         minlength=2 * buckets * len(values)).reshape(-1, buckets, 2)
+    held = np.argwhere(counts.sum(axis=2))
+    return [(values[g], int(b), int(counts[g, b, 0]), int(counts[g, b, 1])) for g, b in held]
+
+
+def _group_parts(frame: Any, o: engines.ScoredTableOptions, groups: list[Any],
+                 layouts: list[Layout]) -> list[tuple[int, BucketPart, BucketPoints]]:
+    import pandas as pd
+
+    scores, labels = _arrays(frame, o.score_col, o.label_col)
+    order = frame[o.order_col].to_numpy() if o.order_col else None
+    index = pd.Index(groups).get_indexer(frame[o.group_col]).astype(np.int64)
+    return engines.group_parts(index, frame[_BUCKET].to_numpy(dtype=np.int64), scores, labels,
+                               layouts, order)
+
+
+def _group_small(found: list[tuple[int, BucketPart, BucketPoints]]
+                 ) -> list[tuple[int, BucketPart]]:
+    return [(g, part) for g, part, _ in found]
+
+
+def _group_points_of(found: list[tuple[int, BucketPart, BucketPoints]],
+                     key: tuple[int, int]) -> BucketPoints:
+    return next(points for g, part, points in found if (g, part.bucket) == key)
 
 
 def _small(found: list[tuple[BucketPart, BucketPoints]]) -> list[BucketPart]:

@@ -54,6 +54,7 @@ from rankeval.scored.partitioned import (
     bucket_points,
     range_bounds,
 )
+from rankeval.scored.segments import SegmentReports
 
 __all__ = ["collect_evaluator", "curve_frame", "evaluate", "evaluate_run", "per_query_frame",
            "session"]
@@ -153,16 +154,19 @@ def _numeric(data_type: Any) -> bool:
     return isinstance(data_type, types.NumericType)
 
 
-def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
-                  ) -> tuple[Any, int]:
-    """Columns ``s`` (double), ``l`` (bool) and ``o``, checked before any evaluation job,
-    and the number of rows."""
+def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None,
+                  group_col: str | None = None) -> tuple[Any, int]:
+    """Columns ``s`` (double), ``l`` (bool), ``o`` and ``g``, checked before any evaluation
+    job, and the number of rows."""
     from pyspark.sql import functions as F  # noqa: N812 - PySpark's own convention
     from pyspark.sql import types
 
     engines.check_columns(df.columns, {"score_col": score_col, "label_col": label_col,
-                                       "order_col": order_col})
+                                       "order_col": order_col, "group_col": group_col})
     schema = {field.name: field.dataType for field in df.schema.fields}
+    if group_col and isinstance(schema[group_col], (types.ArrayType, types.MapType)):
+        raise TypeError(f"group column {group_col!r} must hold hashable values, got "
+                        f"{schema[group_col]}")
     if not _numeric(schema[score_col]):
         raise TypeError(f"score column {score_col!r} must be numeric, got {schema[score_col]}")
     label_type = schema[label_col]
@@ -184,12 +188,16 @@ def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
                       .alias("bad_label"))
     if order_col:
         checks.append(missing(order_col).alias("order"))
+    if group_col:
+        checks.append(missing(group_col).alias("group"))
     found = _collect(df.agg(*checks))[0].asDict()
-    engines.check_found(found, score_col, label_col, order_col)
+    engines.check_found(found, score_col, label_col, order_col, group_col)
     columns = [F.col(score_col).cast("double").alias("s"),
                F.col(label_col).cast("boolean").alias("l")]
     if order_col:
         columns.append(F.col(order_col).alias("o"))
+    if group_col:
+        columns.append(F.col(group_col).alias("g"))
     return df.select(*columns), int(found["rows"])
 
 
@@ -239,7 +247,7 @@ def _bucket_expression(bounds: np.ndarray) -> Any:
 def _prepare(df: Any, o: engines.ScoredTableOptions) -> tuple[Any, int, bool]:
     """The checked table with each row's bucket in column ``b``, the number of buckets and
     whether the scores repeat a lot (the checks and the sample have run)."""
-    table, rows = _scored_table(df, o.score_col, o.label_col, o.order_col)
+    table, rows = _scored_table(df, o.score_col, o.label_col, o.order_col, o.group_col)
     parallelism = table.sparkSession.sparkContext.defaultParallelism
     count = engines.bucket_count(o.buckets, rows, parallelism)
     bounds, tied = _bounds(table, rows, count, o.sample_size, o.seed)
@@ -327,6 +335,73 @@ def evaluate_table(df: Any, o: engines.ScoredTableOptions) -> PartitionedReport:
 
 
 _PARTS = "bucket long, part binary, points binary"
+
+
+def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
+    """:func:`evaluate_table` with ``o.group_col``: every group's report (see
+    :func:`rankeval.adapters.common.evaluate`).
+
+    Jobs: the checks, the sample, the totals per (group, bucket) (counted in the JVM: at most
+    groups x buckets rows reach the driver) and the ranking of each (group, bucket) in
+    Python tasks. When the points of every group fit on the driver one job collects them,
+    else the small parts are collected and the points read one (group, bucket) at a time, in
+    order. Each group's report is that of a local evaluator fed its rows, bit for bit.
+    """
+    import pyarrow.compute as pc
+    from pyspark.sql import functions as F  # noqa: N812
+
+    bucketed, parallel, _ = _prepare(df, o)
+    rows = _collect(bucketed.groupBy("g", "b").agg(F.sum(F.col("l").cast("long")).alias("p"),
+                                                   F.count(F.lit(1)).alias("n")))
+    groups, layouts = engines.group_layouts(
+        ((row["g"], row["b"], row["n"] - row["p"], row["p"]) for row in rows), parallel, o)
+    order_col = o.order_col
+
+    def parts(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        whole = _whole(batches)
+        if whole is None:
+            return
+        column = whole.column("g")
+        index = pc.index_in(column, value_set=pa.array(groups, type=column.type))
+        scores, labels = (whole.column(c).to_numpy() for c in ("s", "l"))
+        order = whole.column("o").to_numpy() if order_col else None
+        found = engines.group_parts(index.to_numpy().astype(np.int64),
+                                    whole.column("b").to_numpy(), scores, labels, layouts,
+                                    order)
+        yield pa.RecordBatch.from_pydict({
+            "group": [group for group, _, _ in found],
+            "bucket": [part.bucket for _, part, _ in found],
+            "part": [pickle.dumps(part, protocol=5) for _, part, _ in found],
+            "points": [pickle.dumps(points, protocol=5) for _, _, points in found],
+        })
+
+    table = _map_in_arrow(bucketed.repartition(parallel, "g", "b"), parts,
+                          "group long, bucket long, part binary, points binary")
+    if engines.points_fit(engines.groups_points_bound(layouts)):
+        return engines.assemble_group_triples(groups, layouts, [
+            (row["group"], pickle.loads(row["part"]), pickle.loads(row["points"]))
+            for row in _collect(table)])
+    table = table.cache()
+    try:
+        small = [(row["group"], pickle.loads(row["part"]))
+                 for row in _collect(table.select("group", "part"))]
+        # Enough partitions that each stays near the driver's share of points.
+        share = max(1, engines.DRIVER_POINTS)
+        reads = min(len(small), max(parallel, -(-engines.groups_points_bound(layouts) // share)))
+
+        def points() -> Iterator[tuple[int, BucketPoints]]:
+            ordered = (table.select("group", "bucket", "points")
+                       .repartitionByRange(reads, F.col("group"), F.col("bucket"))
+                       .sortWithinPartitions("group", "bucket"))
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", "unclosed <socket", ResourceWarning)
+                for row in ordered.toLocalIterator(prefetchPartitions=False):
+                    yield row["group"], pickle.loads(row["points"])
+                gc.collect()
+
+        return engines.assemble_groups(groups, layouts, small, points())
+    finally:
+        table.unpersist()
 
 
 def _part_rows(found: list[tuple[BucketPart, BucketPoints]]) -> pa.RecordBatch:

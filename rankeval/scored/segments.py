@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -25,10 +25,65 @@ from numpy.typing import ArrayLike
 
 from rankeval.checks import check_case_arrays
 
-__all__ = ["SegmentedEvaluation"]
+__all__ = ["SegmentReports", "SegmentedEvaluation"]
 
 
-class SegmentedEvaluation:
+class _SummaryTable:
+    """``summaries()`` and ``summary_frame()`` of segments' readers (``_readers()``)."""
+
+    def _readers(self) -> list[tuple[Hashable, Any]]:
+        raise NotImplementedError
+
+    def summaries(self, **options: Any) -> dict[Hashable, dict[str, float]]:
+        """Every segment's ``summary(**options)``, in order of first sight."""
+        return {key: ev.summary(**options) for key, ev in self._readers()}
+
+    def summary_frame(self, backend: str = "pandas", **options: Any) -> Any:
+        """Every segment's ``summary()`` as a table, a row a segment (column ``segment``
+        first); ``backend`` is ``"pandas"``, ``"polars"`` or ``"pyarrow"`` (narwhals and the
+        backend needed).
+
+        Complexity: that of the summaries.
+        """
+        from rankeval.ranking.frames import to_frame
+
+        rows = self.summaries(**options)
+        columns: dict[str, list[Any]] = {"segment": list(rows)}
+        for summary in rows.values():
+            for name in summary:
+                columns.setdefault(name, [])
+        for summary in rows.values():
+            for name in list(columns)[1:]:
+                columns[name].append(summary.get(name, float("nan")))
+        return to_frame(columns, backend)
+
+
+class SegmentReports(_SummaryTable, Mapping[Hashable, Any]):
+    """Every segment's report, read-only: what ``rankeval.spark.evaluate`` and
+    ``rankeval.dask.evaluate`` return with ``group_col=`` (a
+    :class:`~rankeval.scored.partitioned.PartitionedReport` a group, in the groups' order).
+    """
+
+    def __init__(self, reports: Mapping[Hashable, Any]) -> None:
+        self._reports = dict(reports)
+
+    def __getitem__(self, segment: Hashable) -> Any:
+        return self._reports[segment]
+
+    def __iter__(self) -> Iterator[Hashable]:
+        return iter(self._reports)
+
+    def __len__(self) -> int:
+        return len(self._reports)
+
+    def _readers(self) -> list[tuple[Hashable, Any]]:
+        return list(self._reports.items())
+
+    def __repr__(self) -> str:
+        return f"SegmentReports({len(self)} segments)"
+
+
+class SegmentedEvaluation(_SummaryTable):
     """An evaluator per segment (see the module text).
 
     >>> from rankeval import ScoredPrecisionRecallEvaluation
@@ -109,6 +164,9 @@ class SegmentedEvaluation:
         with self._lock:
             return list(self._segments.items())
 
+    def _readers(self) -> list[tuple[Hashable, Any]]:
+        return self.items()
+
     def merge(self, other: SegmentedEvaluation) -> None:
         """Merge ``other``'s evaluators into this one's, segment by segment (a segment only
         ``other`` has gets a new evaluator). Complexity: that of the merges."""
@@ -116,29 +174,6 @@ class SegmentedEvaluation:
             raise TypeError(f"can only merge a SegmentedEvaluation, got {type(other).__name__}")
         for key, theirs in other.items():
             self._get(key).merge(theirs)
-
-    def summaries(self, **options: Any) -> dict[Hashable, dict[str, float]]:
-        """Every segment's ``summary(**options)``, in order of first sight."""
-        return {key: ev.summary(**options) for key, ev in self.items()}
-
-    def summary_frame(self, backend: str = "pandas", **options: Any) -> Any:
-        """Every segment's ``summary()`` as a table, a row a segment (column ``segment``
-        first); ``backend`` is ``"pandas"``, ``"polars"`` or ``"pyarrow"`` (narwhals and the
-        backend needed).
-
-        Complexity: that of the summaries.
-        """
-        from rankeval.ranking.frames import to_frame
-
-        rows = self.summaries(**options)
-        columns: dict[str, list[Any]] = {"segment": list(rows)}
-        for summary in rows.values():
-            for name in summary:
-                columns.setdefault(name, [])
-        for summary in rows.values():
-            for name in list(columns)[1:]:
-                columns[name].append(summary.get(name, float("nan")))
-        return to_frame(columns, backend)
 
     # ------------------------------------------------------------------ files
     def save(self, directory: str | os.PathLike[str]) -> None:
