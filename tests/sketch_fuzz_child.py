@@ -16,8 +16,9 @@ import sys
 
 import numpy as np
 
+from rankeval.container import _HEADER
 from rankeval.errors import PersistenceError
-from rankeval.scored.sketch import _HEADER, SketchEvaluation
+from rankeval.scored.sketch import SketchEvaluation
 
 # (offset within a section, width) of the REQ fields a mutation aims at besides random bytes:
 # preamble, version, family, flags, k, levels, raw items; n, min, max; a level's state,

@@ -182,3 +182,106 @@ def test_merge_is_the_cases_of_both() -> None:
         roc_auc_score(labels, scores, multi_class="ovo"), abs=1e-12)
     with pytest.raises(ValueError, match="other categories"):
         a.merge(ScoredClassifierEvaluation(NAMES[:3]))
+
+
+def _same_cases(a: ScoredClassifierEvaluation, b: ScoredClassifierEvaluation) -> bool:
+    (la, sa), (lb, sb) = a._arrays(), b._arrays()
+    return (a.categories, a.ties, a.multi_label) == (b.categories, b.ties, b.multi_label) and \
+        np.array_equal(la, lb) and np.array_equal(sa, sb)
+
+
+@pytest.mark.parametrize("multi_label", [False, True])
+def test_save_load_and_pickle_keep_every_case(tmp_path: object, multi_label: bool) -> None:
+    import pathlib
+    import pickle
+
+    labels, scores = _data(4, 120)
+    ev = ScoredClassifierEvaluation(NAMES, ties="insertion", multi_label=multi_label)
+    ev.add_cases(np.eye(4, dtype=bool)[labels] | (scores > 0.4) if multi_label else labels,
+                 scores)
+    path = pathlib.Path(str(tmp_path)) / "classifier.rkc"
+    ev.save(path)
+    for back in (ScoredClassifierEvaluation.load(path), pickle.loads(pickle.dumps(ev))):
+        assert _same_cases(back, ev)
+        assert back.roc_auc(average=None) == ev.roc_auc(average=None)
+    empty = ScoredClassifierEvaluation(NAMES)
+    assert _same_cases(ScoredClassifierEvaluation.from_bytes(empty.to_bytes()), empty)
+
+
+def _crafted(data: bytes, **changes: str) -> bytes:
+    """``data`` with metadata members replaced (raw JSON text) and a valid checksum."""
+    import hashlib
+    import json
+
+    from rankeval import container
+
+    _, version, meta_len = container._HEADER.unpack_from(data)
+    start = container._HEADER.size
+    meta = json.loads(data[start:start + meta_len])
+    text = json.dumps(meta, sort_keys=True)
+    for key, raw in changes.items():
+        text = text.replace(f'"{key}": {json.dumps(meta[key])}', f'"{key}": {raw}')
+    body = (container._HEADER.pack(data[:8], version, len(text.encode())) + text.encode()
+            + data[start + meta_len:-32])
+    return body + hashlib.sha256(body).digest()
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"cases": "5"}, "do not hold 5 cases"),
+    ({"cases": "-1"}, "not a count"),
+    ({"labels": '"i8"'}, "labels stored as 'i8'"),
+    ({"categories": '["a"]'}, "at least two categories"),
+    ({"categories": '["a", "a", "b", "c"]'}, "distinct"),
+    ({"ties": '"random"'}, "ties"),
+    ({"multi_label": "1"}, "multi_label a boolean"),
+])
+def test_crafted_classifier_files_are_refused(changes: dict[str, str], message: str) -> None:
+    from rankeval import PersistenceError
+
+    labels, scores = _data(5, 20)
+    ev = ScoredClassifierEvaluation(NAMES)
+    ev.add_cases(labels, scores)
+    data = ev.to_bytes()
+    with pytest.raises(PersistenceError, match=message):
+        ScoredClassifierEvaluation.from_bytes(_crafted(data, **changes))
+    with pytest.raises(PersistenceError, match="checksum mismatch"):
+        ScoredClassifierEvaluation.from_bytes(data[:40] + bytes([data[40] ^ 1]) + data[41:])
+    with pytest.raises(PersistenceError, match="not a rankeval classifier file"):
+        ScoredClassifierEvaluation.from_bytes(b"\x89RKQ\r\n\x1a\n" + data[8:])
+    # A category code out of range, or a NaN score, in a file with a valid checksum.
+    codes = 20 + len(_crafted(data).split(b"}", 1)[0]) + 1  # the labels section's start
+    bad = bytearray(data[:-32])
+    bad[codes:codes + 2] = (7).to_bytes(2, "little")
+    import hashlib
+
+    with pytest.raises(PersistenceError, match="category index 7"):
+        ScoredClassifierEvaluation.from_bytes(bytes(bad) + hashlib.sha256(bad).digest())
+
+
+def test_threads_adding_and_reading_lose_no_case() -> None:
+    import threading
+
+    labels, scores = _data(6, 4000)
+    ev = ScoredClassifierEvaluation(NAMES)
+    chunks = np.array_split(np.arange(labels.shape[0]), 40)
+    errors: list[BaseException] = []
+
+    def add(part: list[np.ndarray]) -> None:
+        try:
+            for rows in part:
+                ev.add_cases(labels[rows], scores[rows])
+                ev.roc_auc()  # a read between adds sees a consistent state
+        except BaseException as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=add, args=(chunks[i::4],)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert ev.num_cases() == labels.shape[0]
+    # Grouped ties: the values do not depend on the order the threads added in.
+    assert ev.roc_auc(average=None) == pytest.approx(
+        dict(zip(NAMES, roc_auc_score(labels, scores, multi_class="ovr", average=None),
+                 strict=True)), abs=1e-12)

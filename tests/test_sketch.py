@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankeval import PersistenceError, ScoredPrecisionRecallEvaluation
+from rankeval import PersistenceError, ScoredPrecisionRecallEvaluation, container
 from rankeval.scored import sketch as sketch_module
 from rankeval.scored.sketch import Estimate, SketchEvaluation
 
@@ -276,13 +276,13 @@ def _rewritten(data: bytes, **changes: Any) -> bytes:
     import hashlib
     import json
 
-    _, version, meta_len = sketch_module._HEADER.unpack_from(data)
-    meta = json.loads(data[sketch_module._HEADER.size:sketch_module._HEADER.size + meta_len])
-    rest = data[sketch_module._HEADER.size + meta_len:-32]
+    _, version, meta_len = container._HEADER.unpack_from(data)
+    meta = json.loads(data[container._HEADER.size:container._HEADER.size + meta_len])
+    rest = data[container._HEADER.size + meta_len:-32]
     text = json.dumps(meta, sort_keys=True)
     for key, raw in changes.items():
         text = text.replace(f'"{key}": {json.dumps(meta[key])}', f'"{key}": {raw}')
-    body = (sketch_module._HEADER.pack(sketch_module._MAGIC, version, len(text.encode()))
+    body = (container._HEADER.pack(sketch_module._MAGIC, version, len(text.encode()))
             + text.encode() + rest)
     return body + hashlib.sha256(body).digest()
 
@@ -297,7 +297,7 @@ def _rewritten(data: bytes, **changes: Any) -> bytes:
     (0, {"k": "true"}, "not an integer"),
     (0, {"phase": '"folded"'}, "unknown phase"),
     (10**6, {"exact_until": "10"}, "more than exact_until"),
-    (0, {"blobs": "[1, 2, 3]"}, "not two section sizes"),
+    (0, {"blobs": "[1, 2, 3]"}, "the sections do not fill the file"),
     (0, {"exact_until": "1" + "0" * 400}, None),  # a huge budget is a valid setting
 ])
 def test_crafted_metadata_is_refused(exact_until: int, changes: dict[str, str],
@@ -318,8 +318,8 @@ def test_a_deeply_nested_metadata_is_refused() -> None:
     import hashlib
 
     text = b"[" * 100_000 + b"]" * 100_000
-    body = sketch_module._HEADER.pack(sketch_module._MAGIC, 1, len(text)) + text
-    with pytest.raises(PersistenceError, match="invalid sketch state"):
+    body = container._HEADER.pack(sketch_module._MAGIC, 1, len(text)) + text
+    with pytest.raises(PersistenceError, match="invalid sketch metadata"):
         SketchEvaluation.from_bytes(body + hashlib.sha256(body).digest())
 
 

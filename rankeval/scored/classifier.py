@@ -32,6 +32,7 @@ it, and the averages leave it out; never an exception.
 
 from __future__ import annotations
 
+import os
 import threading
 import warnings
 from collections.abc import Iterable, Sequence
@@ -40,7 +41,9 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from rankeval import container
 from rankeval.checks import check_choice, check_flag, check_int
+from rankeval.errors import PersistenceError
 from rankeval.formulas import TiePolicy
 from rankeval.scored.calibration import check_probabilities
 from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
@@ -51,6 +54,8 @@ FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 Average = Literal["macro", "weighted", "micro"] | None
 _AVERAGES: tuple[Average, ...] = ("macro", "weighted", "micro", None)
+_MAGIC = b"\x89RKC\r\n\x1a\n"
+_VERSION = 1
 
 
 class ScoredClassifierEvaluation:
@@ -199,6 +204,73 @@ class ScoredClassifierEvaluation:
             self._labels.append(labels.copy())
             self._scores.append(scores.copy())
             self._cache = {}
+
+    # ------------------------------------------------------------------ files
+    def to_bytes(self) -> bytes:
+        """The whole state in :mod:`rankeval.container`'s self-checking format: the settings
+        as JSON, then each case's category (int16/int32 codes, or a byte per membership
+        under ``multi_label``) and its row of float64 scores. Complexity: O(n·C)."""
+        with self._lock:
+            labels, scores = self._arrays()
+            kind = "u1" if self.multi_label else "i2" if len(self.categories) < 2**15 else "i4"
+            meta = {"categories": list(self.categories), "ties": self.ties,
+                    "multi_label": self.multi_label, "cases": int(labels.shape[0]),
+                    "labels": kind}
+            blobs = [np.ascontiguousarray(labels, dtype="<" + kind).tobytes(),
+                     np.ascontiguousarray(scores, dtype="<f8").tobytes()]
+        return container.pack(_MAGIC, _VERSION, meta, blobs)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, name: str = "<bytes>") -> ScoredClassifierEvaluation:
+        """The evaluation :meth:`to_bytes` wrote; :class:`~rankeval.PersistenceError` names
+        the file and the first fault of a truncated, corrupted or crafted state."""
+        meta, blobs = container.unpack(data, _MAGIC, _VERSION, "classifier", name)
+        try:
+            expected = {"categories", "ties", "multi_label", "cases", "labels"}
+            if set(meta) != expected:
+                raise ValueError(f"metadata fields {sorted(meta)}, expected {sorted(expected)}")
+            n, names, flag = meta["cases"], meta["categories"], meta["multi_label"]
+            if type(n) is not int or n < 0:
+                raise ValueError(f"cases is {n!r}, not a count")
+            if not isinstance(names, list) or type(flag) is not bool:
+                raise ValueError("categories must be a list and multi_label a boolean")
+            ev = cls(names, ties=meta["ties"], multi_label=flag)
+            width = len(ev.categories)
+            kind = meta["labels"]
+            if kind not in (("u1",) if flag else ("i2", "i4")):
+                raise ValueError(f"labels stored as {kind!r}")
+            dtype = np.dtype(np.uint8) if flag else np.dtype("<" + kind)
+            per_case = dtype.itemsize * (width if flag else 1)
+            if len(blobs) != 2 or len(blobs[0]) != n * per_case or len(blobs[1]) != 8 * n * width:
+                raise ValueError(f"the sections do not hold {n} cases of {width} categories")
+            labels = np.frombuffer(blobs[0], dtype=dtype)
+            if flag:
+                if labels.shape[0] and int(labels.max()) > 1:
+                    raise ValueError("a membership byte is neither 0 nor 1")
+                labels = labels.reshape(n, width).astype(np.bool_)
+            scores = np.frombuffer(blobs[1], dtype="<f8").reshape(n, width)
+            if n:
+                ev.add_cases(labels.astype(np.int64) if not flag else labels, scores)
+        except (ValueError, TypeError) as error:
+            raise PersistenceError(name, f"invalid classifier state: {error}") from None
+        return ev
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`to_bytes` to ``path`` atomically (the old file or the whole new one
+        survives a crash). Complexity: O(n·C)."""
+        container.write_file(path, self.to_bytes())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> ScoredClassifierEvaluation:
+        """Read an evaluation :meth:`save` wrote; a FIFO, a device or a file larger than
+        memory is refused before a byte is read (:func:`rankeval.container.read_file`)."""
+        return cls.from_bytes(container.read_file(path), os.fspath(path))
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"state": self.to_bytes()}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(ScoredClassifierEvaluation.from_bytes(state["state"]).__dict__)
 
     def num_cases(self) -> int:
         """Cases added. Complexity: O(1) after a read."""

@@ -36,17 +36,16 @@ that the exact value of the rounded scores always lies in ``[low, high]``.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import os
 import struct
 import threading
-from typing import Any, NamedTuple, NoReturn
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from rankeval import container
 from rankeval.checks import (
     MAX_COUNT,
     check_case_arrays,
@@ -76,7 +75,6 @@ MAX_K = 254
 # Adds a sketch takes at once; add_case's wait in a list until then (or a read).
 _PENDING = 4096
 _MAGIC = b"\x89RKQ\r\n\x1a\n"
-_HEADER = struct.Struct("<8sIQ")  # magic, version, metadata length
 _VERSION = 1
 
 
@@ -353,28 +351,14 @@ class SketchEvaluation:
             else:
                 blobs = [sketch.serialize() for sketch in self._sketches]
                 meta["phase"] = "sketch"
-            meta["blobs"] = [len(blob) for blob in blobs]
-        text = json.dumps(meta, sort_keys=True).encode()
-        body = _HEADER.pack(_MAGIC, _VERSION, len(text)) + text + b"".join(blobs)
-        return body + hashlib.sha256(body).digest()
+        return container.pack(_MAGIC, _VERSION, meta, blobs)
 
     @classmethod
     def from_bytes(cls, data: bytes, name: str = "<bytes>") -> SketchEvaluation:
         """The evaluator :meth:`to_bytes` wrote; :class:`PersistenceError` names any fault."""
-        def fail(problem: str) -> PersistenceError:
-            return PersistenceError(name, problem)
-
-        if len(data) < _HEADER.size + 32 or data[:8] != _MAGIC:
-            raise fail("not a rankeval sketch file (bad magic or too short)")
-        if hashlib.sha256(data[:-32]).digest() != data[-32:]:
-            raise fail("checksum mismatch (the file is corrupted)")
-        _, version, meta_len = _HEADER.unpack_from(data)
-        if version != _VERSION:
-            raise fail(f"unsupported sketch format version {version} (this rankeval reads 1)")
+        meta, blobs = container.unpack(data, _MAGIC, _VERSION, "sketch", name)
         try:
-            meta = json.loads(data[_HEADER.size:_HEADER.size + meta_len],
-                              parse_constant=_no_constant)
-            ev, counts, blobs = _checked_meta(meta, data, _HEADER.size + meta_len)
+            ev, counts = _checked_meta(meta, blobs)
             if meta["phase"] == "exact":
                 held = ev._load_exact(blobs)
             else:
@@ -389,7 +373,7 @@ class SketchEvaluation:
             raise
         except (ValueError, KeyError, TypeError, IndexError, RuntimeError, OverflowError,
                 RecursionError) as error:
-            raise fail(f"invalid sketch state: {error}") from None
+            raise PersistenceError(name, f"invalid sketch state: {error}") from None
         ev._pos, ev._neg, ev._pos_missed, ev._neg_missed = counts
         return ev
 
@@ -417,31 +401,13 @@ class SketchEvaluation:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write :meth:`to_bytes` atomically (the old file or the whole new one survives)."""
-        from rankeval.io import atomic_output
-
-        data = self.to_bytes()
-        with atomic_output(path, binary=True) as out:
-            out.write(data)
+        container.write_file(path, self.to_bytes())
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> SketchEvaluation:
-        """Read an evaluator :meth:`save` wrote. A FIFO, a device or anything else that is
-        not a regular file is refused before a byte is read (it could block forever or never
-        end), and so is a file larger than this machine's memory."""
-        from rankeval.io import physical_memory
-        from rankeval.scored.state_file import open_regular
-
-        name = os.fspath(path)
-
-        def fail(problem: str) -> NoReturn:
-            raise PersistenceError(name, problem)
-
-        with open_regular(name, fail) as f:
-            size = os.fstat(f.fileno()).st_size
-            memory = physical_memory()
-            if memory is not None and size > memory:
-                fail(f"{size} bytes, more than this machine's memory ({memory} bytes)")
-            return cls.from_bytes(f.read(), name)
+        """Read an evaluator :meth:`save` wrote (:func:`rankeval.container.read_file` refuses
+        what is not a regular file, or is larger than this machine's memory)."""
+        return cls.from_bytes(container.read_file(path), os.fspath(path))
 
     def __getstate__(self) -> dict[str, Any]:
         return {"state": self.to_bytes()}
@@ -450,18 +416,12 @@ class SketchEvaluation:
         self.__dict__.update(SketchEvaluation.from_bytes(state["state"]).__dict__)
 
 
-def _no_constant(name: str) -> None:
-    raise ValueError(f"{name} in the metadata")
-
-
-def _checked_meta(meta: Any, data: bytes, at: int
-                  ) -> tuple[SketchEvaluation, list[int], list[bytes]]:
-    """A fresh evaluator with the metadata's ``k`` and ``exact_until``, the four counts, and
-    the sections; every field checked (``ValueError`` names the first fault)."""
-    if not isinstance(meta, dict):
-        raise ValueError("the metadata is not an object")
+def _checked_meta(meta: dict[str, Any], blobs: list[bytes]
+                  ) -> tuple[SketchEvaluation, list[int]]:
+    """A fresh evaluator with the metadata's ``k`` and ``exact_until``, and the four counts;
+    every field checked (``ValueError`` names the first fault)."""
     expected = {"k", "exact_until", "positives", "negatives", "pos_missed", "neg_missed",
-                "phase", "blobs"}
+                "phase"}
     if set(meta) != expected:
         raise ValueError(f"metadata fields {sorted(meta)}, expected {sorted(expected)}")
     for key in ("k", "exact_until"):
@@ -478,18 +438,13 @@ def _checked_meta(meta: Any, data: bytes, at: int
     check_total(counts[1] + counts[3], "numNegativeRef")
     if meta["phase"] not in ("exact", "sketch"):
         raise ValueError(f"unknown phase {meta['phase']!r}")
-    sizes = meta["blobs"]
-    if not (isinstance(sizes, list) and len(sizes) == 2
-            and all(type(size) is int and size >= 0 for size in sizes)):
-        raise ValueError(f"blobs is {sizes!r}, not two section sizes")
-    if at + sum(sizes) != len(data) - 32:
-        raise ValueError("the sections do not fill the file")
-    blobs = [data[at:at + sizes[0]], data[at + sizes[0]:at + sizes[0] + sizes[1]]]
+    if len(blobs) != 2:
+        raise ValueError(f"{len(blobs)} sections, not two")
     ev = SketchEvaluation(k=meta["k"], exact_until=meta["exact_until"])
     if meta["phase"] == "exact" and counts[0] + counts[1] > ev._exact_until:
         raise ValueError(f"an exact phase of {counts[0] + counts[1]} cases, more than "
                          f"exact_until ({ev._exact_until})")
-    return ev, counts, blobs
+    return ev, counts
 
 
 # ------------------------------------------------------------ reading a REQ blob
