@@ -108,14 +108,16 @@ def grouped_rows(seed: int, n: int, groups: list[Any]) -> pd.DataFrame:
     return rows
 
 
-def check_groups(engine: Engine, groups: list[Any], ties: str, stream: bool) -> None:
+def check_groups(engine: Engine, groups: list[Any], ties: str, stream: bool,
+                 buckets: int | None) -> None:
     """Every group's report equals a local evaluator fed that group's rows, bit for bit."""
     rows = grouped_rows(len(groups) + int(stream), 5000, groups)
     extra: dict[str, Any] = {"ties": ties}
     if ties == "insertion":
         extra["order_col"] = "arrival"
-    reports = engine.module.evaluate(engine.frame(rows, 4), group_col="segment", buckets=5,
-                                     precision_at=RANKS, curve_points=60, **extra)
+    reports = engine.module.evaluate(engine.frame(rows, 4), group_col="segment",
+                                     buckets=buckets, precision_at=RANKS, curve_points=60,
+                                     **extra)
     present = sorted(rows["segment"].unique().tolist())
     assert list(reports) == present
     for key in present:

@@ -67,17 +67,21 @@ def test_ranked_in_tasks(engine: Engine, distinct: int, stream: bool,
     engine_cases.check_scored(engine, 5, 6, distinct, 0.3)
 
 
-@pytest.mark.parametrize(("groups", "ties", "stream"), [
-    (["de", "fr", "it", "nl", "pl"], "grouped", False),
-    ([3, 1, 2, 7], "grouped", True),
-    (["x", "y", "z"], "insertion", False),
+@pytest.mark.parametrize(("groups", "ties", "stream", "buckets"), [
+    (["de", "fr", "it", "nl", "pl"], "grouped", False, 5),
+    (["de", "fr", "it", "nl", "pl"], "grouped", False, None),
+    ([3, 1, 2, 7], "grouped", True, 5),
+    (["x", "y", "z"], "insertion", False, 5),
+    (["x", "y", "z"], "insertion", False, None),
 ])
 def test_every_group_equals_a_local_evaluator(engine: Engine, groups: list[Any], ties: str,
-                                              stream: bool,
+                                              stream: bool, buckets: int | None,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    if stream:  # the driver reads the points one (group, bucket) at a time
+    """Buckets given: the groups share bucket bounds (with ``stream``, the driver reads the
+    points one (group, bucket) at a time); by default, small groups are a bucket each."""
+    if stream:
         monkeypatch.setattr(rankeval.adapters.common, "DRIVER_POINTS", 0)
-    engine_cases.check_groups(engine, groups, ties, stream)
+    engine_cases.check_groups(engine, groups, ties, stream, buckets)
 
 
 def test_skewed_partitions_and_misses(engine: Engine) -> None:

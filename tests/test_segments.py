@@ -93,3 +93,24 @@ def test_save_and_load_round_trip(tmp_path: object) -> None:
     (folder / "segments.json").write_text('{"format": "something else"}')
     with pytest.raises(PersistenceError, match="malformed index"):
         SegmentedEvaluation.load(folder, _factory)
+
+
+@pytest.mark.parametrize("kind", ["int", "str", "bool", "object"])
+def test_every_key_array_groups_as_the_cases_one_by_one(kind: str) -> None:
+    """NumPy-grouped keys (integers, text, booleans) and keys of any other kind give each
+    segment its cases in the order given, segments in order of first sight."""
+    rng = np.random.default_rng(3)
+    raw = rng.integers(0, 7, 400)
+    keys: object = {"int": raw, "str": raw.astype(str), "bool": raw > 3,
+                    "object": [(int(k), "x") for k in raw]}[kind]
+    labels, scores = rng.random(400) < 0.4, rng.integers(0, 5, 400) / 4
+    seg = SegmentedEvaluation(lambda: ScoredPrecisionRecallEvaluation(ties="insertion"))
+    seg.add_cases(keys, labels, scores)
+    one = SegmentedEvaluation(lambda: ScoredPrecisionRecallEvaluation(ties="insertion"))
+    listed = keys.tolist() if isinstance(keys, np.ndarray) else keys
+    for key, label, score in zip(listed, labels.tolist(), scores.tolist(), strict=True):
+        one.add_case(key, label, score)
+    assert list(seg) == list(one)
+    assert all(seg[key] == one[key] for key in one)
+    with pytest.raises(ValueError, match="3 segments for 400 cases"):
+        seg.add_cases(np.array([1, 2, 3]), labels, scores)

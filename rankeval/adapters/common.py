@@ -58,6 +58,7 @@ __all__ = [
     "group_layouts",
     "group_order",
     "group_parts",
+    "group_reports",
     "groups_points_bound",
     "labels_of",
     "points_bound",
@@ -392,6 +393,17 @@ def group_parts(group_index: IntArray, ids: IntArray, scores: FloatArray, labels
                                    None if order is None else order[rows])
         found.append((group, part, points))
     return found
+
+
+def group_reports(group_index: IntArray, scores: FloatArray, labels: BoolArray,
+                  layouts: Sequence[Layout], order: NDArray[Any] | None = None
+                  ) -> list[tuple[int, PartitionedReport]]:
+    """Each whole group's report, from one task's cases of groups that are one bucket each
+    (every layout has one bucket): ``(group index, report)``."""
+    return [(group, assemble(layouts[group], [part], [points]))
+            for group, part, points in group_parts(group_index,
+                                                   np.zeros_like(group_index), scores,
+                                                   labels, layouts, order)]
 
 
 def groups_points_bound(layouts: Sequence[Layout]) -> int:

@@ -155,9 +155,11 @@ def _numeric(data_type: Any) -> bool:
 
 
 def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None,
-                  group_col: str | None = None) -> tuple[Any, int]:
+                  group_col: str | None = None, groups: list[Any] | None = None
+                  ) -> tuple[Any, int]:
     """Columns ``s`` (double), ``l`` (bool), ``o`` and ``g``, checked before any evaluation
-    job, and the number of rows."""
+    job, and the number of rows. With ``groups`` (a list to fill), the checking job also
+    counts each group's rows and positives: ``(group, rows, positives)`` are appended."""
     from pyspark.sql import functions as F  # noqa: N812 - PySpark's own convention
     from pyspark.sql import types
 
@@ -190,7 +192,16 @@ def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
         checks.append(missing(order_col).alias("order"))
     if group_col:
         checks.append(missing(group_col).alias("group"))
-    found = _collect(df.agg(*checks))[0].asDict()
+    if groups is None:
+        found = _collect(df.agg(*checks))[0].asDict()
+    else:  # one job checks and counts every group (a row a group reaches the driver)
+        assert group_col is not None
+        positives = F.sum(F.when(F.col(label_col).cast("boolean"), 1).otherwise(0))
+        rows = [row.asDict() for row in _collect(
+            df.groupBy(F.col(group_col).alias("__g")).agg(*checks, positives.alias("__p")))]
+        found = {key: sum(row[key] for row in rows) for key in rows[0]
+                 if key not in ("__g", "__p")} if rows else {"rows": 0}
+        groups.extend((row["__g"], row["rows"], row["__p"]) for row in rows)
     engines.check_found(found, score_col, label_col, order_col, group_col)
     columns = [F.col(score_col).cast("double").alias("s"),
                F.col(label_col).cast("boolean").alias("l")]
@@ -248,6 +259,12 @@ def _prepare(df: Any, o: engines.ScoredTableOptions) -> tuple[Any, int, bool]:
     """The checked table with each row's bucket in column ``b``, the number of buckets and
     whether the scores repeat a lot (the checks and the sample have run)."""
     table, rows = _scored_table(df, o.score_col, o.label_col, o.order_col, o.group_col)
+    return _prepare_table(table, rows, o)
+
+
+def _prepare_table(table: Any, rows: int, o: engines.ScoredTableOptions
+                   ) -> tuple[Any, int, bool]:
+    """:func:`_prepare` of a table already checked."""
     parallelism = table.sparkSession.sparkContext.defaultParallelism
     count = engines.bucket_count(o.buckets, rows, parallelism)
     bounds, tied = _bounds(table, rows, count, o.sample_size, o.seed)
@@ -341,33 +358,55 @@ def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
     """:func:`evaluate_table` with ``o.group_col``: every group's report (see
     :func:`rankeval.adapters.common.evaluate`).
 
-    Jobs: the checks, the sample, the totals per (group, bucket) (counted in the JVM: at most
-    groups x buckets rows reach the driver) and the ranking of each (group, bucket) in
-    Python tasks. When the points of every group fit on the driver one job collects them,
-    else the small parts are collected and the points read one (group, bucket) at a time, in
-    order. Each group's report is that of a local evaluator fed its rows, bit for bit.
+    The first job checks the table and counts each group's rows and positives. When every
+    group has at most 1,000,000 rows (and ``buckets`` is not given), each group is one
+    bucket: the table is shuffled by group and each task ranks its groups and returns their
+    finished reports (O(curve points) each), so the driver receives no points at all.
+    Otherwise the groups share bucket bounds from a sample: the totals per (group, bucket)
+    are counted in the JVM and each task ranks a (group, bucket); when the points of every
+    group fit on the driver one job collects them, else they are read one (group, bucket)
+    at a time, in order. Either way each group's report is that of a local evaluator fed
+    its rows, bit for bit.
     """
-    import pyarrow.compute as pc
     from pyspark.sql import functions as F  # noqa: N812
 
-    bucketed, parallel, _ = _prepare(df, o)
-    rows = _collect(bucketed.groupBy("g", "b").agg(F.sum(F.col("l").cast("long")).alias("p"),
-                                                   F.count(F.lit(1)).alias("n")))
-    groups, layouts = engines.group_layouts(
-        ((row["g"], row["b"], row["n"] - row["p"], row["p"]) for row in rows), parallel, o)
+    counted: list[Any] = []
+    table, rows = _scored_table(df, o.score_col, o.label_col, o.order_col, o.group_col,
+                                counted)
     order_col = o.order_col
+    if o.buckets is None and max(n for _, n, _ in counted) <= engines.CASES_PER_BUCKET:
+        groups, layouts = engines.group_layouts(
+            ((g, 0, n - p, p) for g, n, p in counted), 1, o)
+
+        def whole_groups(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            whole = _whole(batches)
+            if whole is None:
+                return
+            index, scores, labels, order = _group_columns(whole, groups, order_col)
+            found = engines.group_reports(index, scores, labels, layouts, order)
+            yield pa.RecordBatch.from_pydict({
+                "group": [g for g, _ in found],
+                "report": [pickle.dumps(report, protocol=5) for _, report in found]})
+
+        parallel = table.sparkSession.sparkContext.defaultParallelism * 2
+        out = _collect(_map_in_arrow(table.repartition(parallel, "g"), whole_groups,
+                                     "group long, report binary"))
+        reports = {row["group"]: pickle.loads(row["report"]) for row in out}
+        return SegmentReports({g: reports[i] for i, g in enumerate(groups)})
+
+    bucketed, parallel, _ = _prepare_table(table, rows, o)
+    totals = _collect(bucketed.groupBy("g", "b").agg(F.sum(F.col("l").cast("long")).alias("p"),
+                                                     F.count(F.lit(1)).alias("n")))
+    groups, layouts = engines.group_layouts(
+        ((row["g"], row["b"], row["n"] - row["p"], row["p"]) for row in totals), parallel, o)
 
     def parts(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         whole = _whole(batches)
         if whole is None:
             return
-        column = whole.column("g")
-        index = pc.index_in(column, value_set=pa.array(groups, type=column.type))
-        scores, labels = (whole.column(c).to_numpy() for c in ("s", "l"))
-        order = whole.column("o").to_numpy() if order_col else None
-        found = engines.group_parts(index.to_numpy().astype(np.int64),
-                                    whole.column("b").to_numpy(), scores, labels, layouts,
-                                    order)
+        index, scores, labels, order = _group_columns(whole, groups, order_col)
+        found = engines.group_parts(index, whole.column("b").to_numpy(), scores, labels,
+                                    layouts, order)
         yield pa.RecordBatch.from_pydict({
             "group": [group for group, _, _ in found],
             "bucket": [part.bucket for _, part, _ in found],
@@ -375,22 +414,22 @@ def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
             "points": [pickle.dumps(points, protocol=5) for _, _, points in found],
         })
 
-    table = _map_in_arrow(bucketed.repartition(parallel, "g", "b"), parts,
+    found = _map_in_arrow(bucketed.repartition(parallel, "g", "b"), parts,
                           "group long, bucket long, part binary, points binary")
     if engines.points_fit(engines.groups_points_bound(layouts)):
         return engines.assemble_group_triples(groups, layouts, [
             (row["group"], pickle.loads(row["part"]), pickle.loads(row["points"]))
-            for row in _collect(table)])
-    table = table.cache()
+            for row in _collect(found)])
+    found = found.cache()
     try:
         small = [(row["group"], pickle.loads(row["part"]))
-                 for row in _collect(table.select("group", "part"))]
+                 for row in _collect(found.select("group", "part"))]
         # Enough partitions that each stays near the driver's share of points.
         share = max(1, engines.DRIVER_POINTS)
         reads = min(len(small), max(parallel, -(-engines.groups_points_bound(layouts) // share)))
 
         def points() -> Iterator[tuple[int, BucketPoints]]:
-            ordered = (table.select("group", "bucket", "points")
+            ordered = (found.select("group", "bucket", "points")
                        .repartitionByRange(reads, F.col("group"), F.col("bucket"))
                        .sortWithinPartitions("group", "bucket"))
             with warnings.catch_warnings():
@@ -401,7 +440,18 @@ def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
 
         return engines.assemble_groups(groups, layouts, small, points())
     finally:
-        table.unpersist()
+        found.unpersist()
+
+
+def _group_columns(whole: pa.Table, groups: list[Any], order_col: str | None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """A task's group indices (into the sorted ``groups``), scores, labels and orders."""
+    import pyarrow.compute as pc
+
+    column = whole.column("g")
+    index = pc.index_in(column, value_set=pa.array(groups, type=column.type))
+    return (index.to_numpy().astype(np.int64), whole.column("s").to_numpy(),
+            whole.column("l").to_numpy(), whole.column("o").to_numpy() if order_col else None)
 
 
 def _part_rows(found: list[tuple[BucketPart, BucketPoints]]) -> pa.RecordBatch:

@@ -563,10 +563,14 @@ class Run:
         doc_ids : sequence, optional
             Document j's id; default the integers 0, 1, ...
 
+        Notes
+        -----
+        Complexity: O(n).
+
+        Examples
+        --------
         >>> Run.from_scores([[0.1, 0.9]], doc_ids=["a", "b"]).docid.tolist()
         ['a', 'b']
-
-        Complexity: O(n).
         """
         items = scores.items() if isinstance(scores, Mapping) else enumerate(scores)
         names: list[str] = []

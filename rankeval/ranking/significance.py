@@ -274,14 +274,18 @@ def compare(
     options
         :func:`rankeval.ranking.evaluate_run`'s options, the same for every run.
 
+    Notes
+    -----
+    Complexity: the evaluations, plus O(pairs x measures x permutations x queries).
+
+    Examples
+    --------
     >>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 1}}
     >>> good = {"q1": {"a": 2.0, "x": 1.0}, "q2": {"b": 2.0, "x": 1.0}, "q3": {"c": 2.0, "x": 1.0}}
     >>> bad = {"q1": {"a": 1.0, "x": 2.0}, "q2": {"b": 1.0, "x": 2.0}, "q3": {"c": 1.0, "x": 2.0}}
     >>> c = compare(qrels, {"good": good, "bad": bad}, "recip_rank", test="randomization")
     >>> c.tests[0].difference, c.tests[0].p_value  # 2 of the 8 swap patterns as extreme
     (0.5, 0.25)
-
-    Complexity: the evaluations, plus O(pairs x measures x permutations x queries).
     """
     stats = _scipy_stats()
     test = check_choice(test, "test", TESTS)

@@ -306,8 +306,13 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             A time window only: the case's time in the clock's seconds (default: the clock
             now), for replaying logs; never earlier than the previous case's.
 
-        Raises ``TypeError``/``ValueError`` without changing anything on bad input.
+        Raises
+        ------
+        TypeError, ValueError
+            On bad input, without changing anything.
 
+        Notes
+        -----
         Complexity: O(1) amortised; the case is sorted in by the next read.
         """
         if (correct is True or correct is False) and type(score) is float and score == score:

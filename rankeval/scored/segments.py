@@ -21,7 +21,7 @@ from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from rankeval.checks import check_case_arrays
 
@@ -129,18 +129,7 @@ class SegmentedEvaluation(_SummaryTable):
         Complexity: O(k log k) for k cases, plus one call per segment present.
         """
         labels, values = check_case_arrays(correct, scores)
-        keys = list(np.asarray(segments, dtype=object).tolist()
-                    if not isinstance(segments, list) else segments)
-        if len(keys) != labels.shape[0]:
-            raise ValueError(f"{len(keys)} segments for {labels.shape[0]} cases")
-        groups: dict[Hashable, list[int]] = {}
-        for i, key in enumerate(keys):
-            try:
-                groups.setdefault(key, []).append(i)
-            except TypeError:
-                raise TypeError(f"segment {i} is not hashable: {type(key).__name__}") from None
-        for key, rows in groups.items():
-            take = np.asarray(rows, dtype=np.int64)
+        for key, take in _grouped(segments, labels.shape[0]):
             self._get(key).add_cases(labels[take], values[take])
 
     def __getitem__(self, segment: Hashable) -> Any:
@@ -224,6 +213,37 @@ class SegmentedEvaluation(_SummaryTable):
                 raise PersistenceError(index, f"segment file {name!r} is not in the directory")
             seg._segments[key] = ScoredPrecisionRecallEvaluation.load(os.path.join(folder, name))
         return seg
+
+
+def _grouped(segments: ArrayLike, count: int) -> list[tuple[Hashable, NDArray[np.int64]]]:
+    """Each segment with the positions of its cases (in order), segments in order of first
+    sight. Integer or text keys are grouped by NumPy (O(k log k)); others one by one."""
+    array = np.asarray(segments) if not isinstance(segments, list) else None
+    if array is not None and array.ndim == 1 and array.dtype.kind in "biuU":
+        if array.shape[0] != count:
+            raise ValueError(f"{array.shape[0]} segments for {count} cases")
+        uniques, first, inverse = np.unique(array, return_index=True, return_inverse=True)
+        seen = np.argsort(first, kind="stable")  # the segments in order of first sight
+        rank = np.empty_like(seen)
+        rank[seen] = np.arange(seen.shape[0])
+        codes = rank[inverse]
+        by_segment = np.argsort(codes, kind="stable")
+        sizes = np.bincount(codes, minlength=seen.shape[0])
+        ends = np.cumsum(sizes)
+        keys: list[Hashable] = uniques[seen].tolist()
+        return [(key, by_segment[a:b].astype(np.int64))
+                for key, a, b in zip(keys, (ends - sizes).tolist(), ends.tolist(), strict=True)]
+    listed = list(np.asarray(segments, dtype=object).tolist()
+                  if not isinstance(segments, list) else segments)
+    if len(listed) != count:
+        raise ValueError(f"{len(listed)} segments for {count} cases")
+    groups: dict[Hashable, list[int]] = {}
+    for i, key in enumerate(listed):
+        try:
+            groups.setdefault(key, []).append(i)
+        except TypeError:
+            raise TypeError(f"segment {i} is not hashable: {type(key).__name__}") from None
+    return [(key, np.asarray(rows, dtype=np.int64)) for key, rows in groups.items()]
 
 
 def _encoded(key: Hashable) -> Any:

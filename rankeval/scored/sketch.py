@@ -127,8 +127,12 @@ class SketchEvaluation:
         Keep the cases themselves, and exact values, until there are more than this many;
         then move them into the sketches (default 100,000: about a megabyte).
 
+    Notes
+    -----
     Thread safety: every method holds one lock. See the module text for the bounds.
 
+    Examples
+    --------
     >>> ev = SketchEvaluation(exact_until=2)
     >>> ev.add_cases([True, False, True], [0.9, 0.5, 0.25])
     >>> ev.exact, ev.area_under_roc_curve().value
