@@ -699,6 +699,25 @@ class TestDemo:
             assert png_size(out_dir / name) == (1200, 600)
             assert f"wrote {out_dir / name}\n" in out
 
+    def test_demo_without_matplotlib_prints_the_values_and_succeeds(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """On the plain install (no matplotlib) the demo's values are printed, one line says
+        how to get the plots, and it exits 0 without creating the output directory."""
+        import importlib.util
+
+        real = importlib.util.find_spec
+        monkeypatch.setattr(importlib.util, "find_spec",
+                            lambda name, *a: None if name == "matplotlib" else real(name, *a))
+        out_dir = tmp_path / "demo"
+        status, out, err = run(capsys, "demo", "--output-dir", str(out_dir))
+        assert (status, err) == (0, "")
+        assert EXPECTED_REPORT in out
+        assert out.endswith("no plots: matplotlib is not installed (pip install "
+                            "'rankeval[plot]' draws them)\n")
+        assert not out_dir.exists()
+
 
 class TestEntryPoints:
     def test_python_dash_m(self) -> None:

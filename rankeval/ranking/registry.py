@@ -24,10 +24,12 @@ tests). The order of :data:`MEASURES` is trec_eval's output order.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from rankeval.ranking import measures as m
+from rankeval.scored.lingpipe import LINGPIPE_NAMES
 
 __all__ = [
     "AVERAGE_TIES_MEASURES",
@@ -120,6 +122,8 @@ class Measure:
         already knew, for coverage and novelty).
     reference : str
         What the definition follows.
+    formula, edges : str
+        The catalogue's formula (ASCII math) and its tie and edge-case semantics.
     """
 
     name: str
@@ -137,6 +141,8 @@ class Measure:
     average_ties: bool = False
     inputs: tuple[str, ...] = ()
     reference: str = ""
+    formula: str = ""
+    edges: str = ""
 
     @property
     def is_trec(self) -> bool:
@@ -279,6 +285,84 @@ MEASURES: tuple[Measure, ...] = (
             reference="ir_measures' accuracy provider"),
 )
 
+# The catalogue's formula and edge cases of each measure (ASCII math; the notation is the
+# catalogue's: rel(i) is 1 when the document at rank i is relevant, R the query's relevant
+# documents, n the documents retrieved, P@k precision at k). Every measure has both.
+_TEXT: dict[str, tuple[str, str]] = {
+    "runid": ("the run id (the last one read)", "not a number: printed on the all line only"),
+    "num_q": ("number of queries evaluated", "counts queries with judgments in the qrels"),
+    "num_ret": ("n = number of documents retrieved", "summed over queries on the all line"),
+    "num_rel": ("R = number of relevant documents in the qrels", "summed over queries"),
+    "num_rel_ret": ("sum over i <= n of rel(i)", "summed over queries"),
+    "map": ("AP = (1/R) * sum over i <= n with rel(i) = 1 of P@i",
+            "R = 0: 0; relevant documents never retrieved add 0 (still counted in R)"),
+    "gm_map": ("exp(mean over queries of log(max(AP, 1e-5)))",
+               "the floor keeps a query with AP = 0 from zeroing the mean"),
+    "Rprec": ("P@R = (1/R) * sum over i <= R of rel(i)", "R = 0: 0; ranks past n count as "
+              "non-relevant"),
+    "bpref": ("(1/R) * sum over retrieved relevant r of (1 - min(R, nonrel above r) / "
+              "min(R, judged non-relevant))", "only judged documents count; R = 0: 0"),
+    "recip_rank": ("1 / (rank of the first relevant document)", "none retrieved: 0"),
+    "iprec_at_recall": ("max over i with recall(i) >= level of P@i", "no such i: 0"),
+    "P": ("P@k = (1/k) * sum over i <= k of rel(i)", "k > n: the missing ranks count as "
+          "non-relevant (the denominator stays k)"),
+    "relstring": ("the relevance grades of ranks 1..N as text", "unjudged documents print "
+                  "as '-'"),
+    "recall": ("recall@k = (1/R) * sum over i <= k of rel(i)", "R = 0: 0"),
+    "infAP": ("Yilmaz and Aslam's expected AP under sampled judgments", "unjudged documents "
+              "are inferred from the judged ones above them; R = 0: 0"),
+    "gm_bpref": ("exp(mean over queries of log(max(bpref, 1e-5)))", "as gm_map"),
+    "Rprec_mult": ("P@(m * R) for each multiple m", "R = 0: 0"),
+    "utility": ("a * rel_ret + b * nonrel_ret + c * rel_nonret + d * nonrel_nonret",
+                "unjudged retrieved documents count as non-relevant"),
+    "11pt_avg": ("mean over the levels l of iprec_at_recall(l)", "the levels default to "
+                 "0.0, 0.1, ..., 1.0"),
+    "binG": ("(1/R) * sum over retrieved relevant r of 1 / log2(2 + nonrel above r)",
+             "R = 0: 0"),
+    "G": ("sum of gains of the retrieved documents / sum of gains of an ideal ranking",
+          "gains default to the relevance grades; no gain: 0"),
+    "dcg": ("sum over i <= n of gain(i) / log2(max(i, 2))",
+            "negative grades count 0 unless a gain table says otherwise"),
+    "ideal_dcg": ("the dcg of the judged documents sorted by gain", "as dcg"),
+    "ndcg": ("dcg / ideal_dcg over the full ranking", "ideal_dcg = 0: 0"),
+    "ndcg_rel": ("mean of ndcg over the ranks of the relevant documents", "R = 0: 0"),
+    "Rndcg": ("mean of ndcg at each level of R in the ideal ranking", "R = 0: 0"),
+    "ndcg_cut": ("dcg@k / ideal_dcg@k", "ideal_dcg@k = 0: 0; ties='average' averages the "
+                 "gains of a tied block"),
+    "map_cut": ("(1/R) * sum over i <= k with rel(i) = 1 of P@i", "divided by R, not by "
+                "min(R, k); R = 0: 0"),
+    "relative_P": ("P@k / (min(R, k) / k)", "R = 0: 0"),
+    "success": ("1 if sum over i <= k of rel(i) > 0, else 0", "nothing retrieved: 0"),
+    "judged": ("(1/min(k, n)) * number of judged documents in the top min(k, n)",
+               "n = 0: 0"),
+    "set_P": ("num_rel_ret / n", "n = 0: 0"),
+    "set_relative_P": ("num_rel_ret / min(n, R)", "min(n, R) = 0: 0"),
+    "set_recall": ("num_rel_ret / R", "R = 0: 0"),
+    "set_map": ("num_rel_ret^2 / (n * R)", "n = 0 or R = 0: 0"),
+    "set_F": ("(beta^2 + 1) * P * recall / (beta^2 * P + recall), P and recall of the set",
+              "P + recall = 0: 0"),
+    "num_nonrel_judged_ret": ("number of retrieved documents judged non-relevant",
+                              "summed over queries"),
+    "rbp": ("(1 - p) * sum over i <= n of rel(i) * p^(i - 1)", "unjudged documents count "
+            "as non-relevant"),
+    "rbp_resid": ("(1 - p) * sum over unjudged i <= n of p^(i - 1) + p^n",
+                  "the most RBP could rise if every unjudged document were relevant"),
+    "unj": ("(1/k) * number of unjudged documents in the top k", "ranks past n count as "
+            "judged"),
+    "coverage": ("|relevant retrieved and known| / |relevant and known|",
+                 "no known relevant document: 0"),
+    "novelty": ("|relevant retrieved and not known| / |relevant retrieved|",
+                "nothing relevant retrieved: 0"),
+    "Compat": ("rank-biased overlap (persistence p) of the run with an ideal ranking, "
+               "normalized by the ideal's own", "ir_measures' definition; R = 0: 0"),
+    "Accuracy": ("share of (relevant, non-relevant) pairs in the top k ranked in that order",
+                 "no pair: 0"),
+}
+if set(_TEXT) != {x.name for x in MEASURES}:  # pragma: no cover - caught by every import
+    raise RuntimeError("every registered measure needs a catalogue formula and edge cases")
+MEASURES = tuple(dataclasses.replace(x, formula=_TEXT[x.name][0], edges=_TEXT[x.name][1])
+                 for x in MEASURES)
+
 #: Measures defined under ``ties="average"`` (linear in the relevance at each rank).
 AVERAGE_TIES_MEASURES = frozenset(x.name for x in MEASURES if x.average_ties)
 
@@ -361,11 +445,20 @@ def catalogue_markdown() -> str:
         "\"map\")`, `rankeval trec -m map`) or by an ir_measures name (`\"AP@10\"`). Tie and "
         "edge-case semantics: [semantics.md](semantics.md).",
         "",
+        "Notation: rel(i) is 1 when the document at rank i is relevant (its grade at least "
+        "`relevance_level`, default 1), R the query's relevant documents in the qrels, n the "
+        "documents retrieved, P@i the precision at rank i. Within a query, documents are "
+        "ranked by score, ties broken as the chosen trec_eval release does (docno "
+        "descending) or, with `ties=\"average\"`, averaged over each tied block. A query with "
+        "no relevant document scores as its edge case says and counts in the mean unless "
+        "`no_relevant=\"skip\"`.",
+        "",
     ]
     for measure in MEASURES:
         lines += [f"## `{measure.name}`" if measure.is_trec else f"## `{measure.name}` "
                   "(ir_measures only)", "", measure.doc, ""]
-        rows = []
+        rows = [("formula", "`" + measure.formula.replace("|", "\\|") + "`"),
+                ("edge cases", measure.edges)]
         if measure.is_trec:
             rows.append(("trec_eval name", f"`{measure.name}`" + _param_syntax(measure)))
         if measure.params != "none" and measure.default:
@@ -375,6 +468,8 @@ def catalogue_markdown() -> str:
         if measure.python:
             rows.append(("Python (one ranking)", ", ".join(
                 f"`ScoredPrecisionRecallEvaluation.{name}`" for name in measure.python)))
+            rows.append(("LingPipe", ", ".join(
+                f"`{java}`" for java, name in LINGPIPE_NAMES.items() if name in measure.python)))
         rows.append(("trec_eval releases", ", ".join(measure.releases) or "none (rankeval's)"))
         rows.append(("printed / aggregated", f"{measure.printed} / {measure.aggregate}"))
         if measure.average_ties:
