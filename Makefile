@@ -2,8 +2,13 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+# torch (for the torchmetrics oracle) from PyTorch's CPU index: PyPI's Linux wheel of torch
+# pulls the CUDA libraries, gigabytes a laptop does not need. Where that index cannot be
+# reached, pip takes torch from its other indexes and local wheels.
+TORCH  := torch==2.13.0
+TORCH_INDEX := https://download.pytorch.org/whl/cpu
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test lint docs dist clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +19,7 @@ $(VENV)/.installed-base: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --retries 1 --timeout 20 $(TORCH) --index-url $(TORCH_INDEX)
 	$(BIN)/python -m pip install --quiet -e '.[test,plot]'
 	touch $@
 
@@ -21,10 +27,11 @@ demo: $(VENV)/.installed-base
 	$(BIN)/python -m pip install --quiet -e '.[plot]'
 	$(BIN)/rankeval demo --output-dir demo-output
 
-# The whole suite, then lint: what CI runs (.ci/run calls this).
+# The whole suite, then lint and the docs build: what CI runs (.ci/run calls this).
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q
 	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory docs
 
 # mypy --strict, ruff, and a static check that nothing needs a Python newer than the
 # oldest one pyproject.toml promises (only one Python is installed on the build machines).
@@ -33,5 +40,26 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check rankeval tests benchmarks examples
 	$(BIN)/vermin --no-tips --violations --eval-annotations -t=3.10- rankeval tests benchmarks examples
 
+# The documentation site, strict: any warning (a broken link, a docstring mkdocstrings cannot
+# parse, a page missing from the navigation) fails the build.
+docs: $(VENV)/.installed-test
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
+
+# Wheel and sdist; the wheel installed into a fresh venv runs `rankeval demo` and
+# `rankeval --version` from another directory; the sdist's own tests run from its unpacked
+# tree (the fast suite, in a venv of its test extras).
+dist: $(VENV)/.installed-test
+	rm -rf dist .dist-check
+	$(BIN)/python -m build --outdir dist . > /dev/null
+	ls -l dist
+	$(BIN)/python -c "import collections, glob, zipfile; names = zipfile.ZipFile(glob.glob('dist/*.whl')[0]).namelist(); print(len(names), 'files in the wheel:', dict(collections.Counter(n.split('/')[1] if n.count('/') > 1 else n.split('/')[0] for n in names)))"
+	$(PYTHON) -m venv .dist-check/wheel-venv
+	.dist-check/wheel-venv/bin/python -m pip install --quiet dist/*.whl
+	cd .dist-check && wheel-venv/bin/rankeval --version && wheel-venv/bin/rankeval demo --output-dir demo-output
+	mkdir -p .dist-check/sdist && tar xzf dist/*.tar.gz -C .dist-check/sdist
+	$(PYTHON) -m venv .dist-check/sdist-venv
+	.dist-check/sdist-venv/bin/python -m pip install --quiet --retries 1 --timeout 20 $(TORCH) --index-url $(TORCH_INDEX)
+	cd .dist-check/sdist/rankeval-* && ../../sdist-venv/bin/python -m pip install --quiet '.[test,plot]' && ../../sdist-venv/bin/python -m pytest -q -p no:cacheprovider -m "not slow" -x
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .hypothesis demo-output
+	rm -rf $(VENV) build dist .dist-check site *.egg-info .pytest_cache .mypy_cache .hypothesis demo-output

@@ -118,7 +118,7 @@ def coverage_rows(n: int, datasets: int, boot_datasets: int, resamples: int,
             "recall", threshold=threshold)),
     }
     hits = dict.fromkeys(checks, 0)
-    boot_hits = 0
+    boot_hits = {"roc_auc": 0, "average_precision": 0}
     for d in range(datasets):
         labels, scores = binormal(rng, n, mu)
         ev = ScoredPrecisionRecallEvaluation(ties="grouped")
@@ -126,18 +126,20 @@ def coverage_rows(n: int, datasets: int, boot_datasets: int, resamples: int,
         for name, (truth, read) in checks.items():
             hits[name] += truth in read(ev)
         if d < boot_datasets:
-            boot_hits += auc in ev.interval("roc_auc", method="bootstrap",
-                                            resamples=resamples, seed=d)
+            for measure, truth in (("roc_auc", auc), ("average_precision", true_ap)):
+                boot_hits[measure] += truth in ev.interval(measure, method="bootstrap",
+                                                           resamples=resamples, seed=d)
     rows: list[list[object]] = []
     for name in checks:
         share = hits[name] / datasets
         se = math.sqrt(0.95 * 0.05 / datasets)
         rows.append([n, name, datasets, f"{100 * share:.1f} %",
                      common.verdict(abs(share - 0.95) <= 0.015), f"+-{100 * 2 * se:.1f} %"])
-    share = boot_hits / max(boot_datasets, 1)
-    rows.append([n, f"roc_auc, bootstrap ({resamples} resamples)", boot_datasets,
-                 f"{100 * share:.1f} %", common.verdict(abs(share - 0.95) <= 0.015),
-                 f"+-{100 * 2 * math.sqrt(0.95 * 0.05 / max(boot_datasets, 1)):.1f} %"])
+    for measure, count in boot_hits.items():
+        share = count / max(boot_datasets, 1)
+        rows.append([n, f"{measure}, bootstrap ({resamples} resamples)", boot_datasets,
+                     f"{100 * share:.1f} %", common.verdict(abs(share - 0.95) <= 0.015),
+                     f"+-{100 * 2 * math.sqrt(0.95 * 0.05 / max(boot_datasets, 1)):.1f} %"])
     return rows
 
 

@@ -80,7 +80,7 @@ __getattr__, __dir__ = lazy_names("rankeval", globals(), _WHERE,
                                   {"RunEvaluation": "RunReport"})
 
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = [
     "Comparison",
     "CostMatrix",

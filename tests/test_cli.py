@@ -555,7 +555,13 @@ class TestUsageErrors:
         status, out, _ = run(capsys, "scored", "--help")
         assert status == 0
         assert "--negative-misses N" in out
-        assert run(capsys, "--version") == (0, "rankeval 0.1.0\n", "")
+        import importlib.metadata
+
+        import rankeval
+
+        # One version source: the package's __version__, which the build reads.
+        assert importlib.metadata.version("rankeval") == rankeval.__version__
+        assert run(capsys, "--version") == (0, f"rankeval {rankeval.__version__}\n", "")
 
 
 class TestTrecDispatch:

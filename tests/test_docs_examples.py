@@ -1,9 +1,27 @@
-"""The docs' examples run and print what the docs show (doctest), and the numbers they show
-are the oracles' on the same data."""
+"""Every code block of the README and the docs runs and shows what it prints.
+
+* ``python`` blocks are doctests (``>>>``), run page by page from the repository root;
+* ``console`` blocks are commands (``$ rankeval ...``) run in a fresh process, their output
+  compared byte for byte;
+* ``sh`` blocks are install lines: each ``make`` target must exist in the Makefile and each
+  ``pip install`` extra in pyproject.toml (installing is what ``make test`` and ``make dist``
+  do for real);
+* ``text`` blocks are literal text; a block of any other kind, or a ``python`` block without
+  ``>>>``, fails.
+
+The numbers the pages show are then recomputed here by the oracles (scikit-learn, statsmodels,
+an O(n^2) DeLong) on the same data.
+"""
 
 from __future__ import annotations
 
 import doctest
+import importlib.util
+import math
+import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,16 +34,200 @@ from sklearn.metrics import (
     top_k_accuracy_score,
 )
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
-PAGES = sorted(p.name for p in DOCS.glob("*.md") if ">>> " in p.read_text(encoding="utf-8"))
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+PAGES = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in DOCS.rglob("*.md"))]
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.S | re.M)
+
+
+def _blocks(page: str) -> list[tuple[str, str]]:
+    return [(m.group(1), m.group(2)) for m in FENCE.finditer((ROOT / page).read_text("utf-8"))]
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_the_page_runs_as_shown(page: str) -> None:
-    result = doctest.testfile(str(DOCS / page), module_relative=False,
+def test_every_block_is_of_a_kind_that_runs(page: str) -> None:
+    for kind, body in _blocks(page):
+        assert kind in ("python", "console", "sh", "text"), (page, kind, body[:80])
+        if kind == "python":
+            assert ">>> " in body, (page, "a python block must be a doctest", body[:80])
+        if kind == "console":
+            assert body.startswith("$ "), (page, body[:80])
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if any(kind == "sh" for kind, _ in
+                                                         _blocks(p))])
+def test_install_lines_name_real_targets_and_extras(page: str) -> None:
+    targets = set(re.findall(r"^([a-z][\w-]*):", (ROOT / "Makefile").read_text(), re.M))
+    section = (ROOT / "pyproject.toml").read_text().split("[project.optional-dependencies]")[1]
+    extras = set(re.findall(r"^([a-z][\w-]*) = \[", section.split("\n[")[0], re.M))
+    for kind, body in _blocks(page):
+        if kind != "sh":
+            continue
+        for line in body.splitlines():
+            command = line.split("#", 1)[0].strip()
+            if not command:
+                continue
+            words = shlex.split(command)
+            if words[0] == "make":
+                assert set(words[1:]) <= targets, (page, command)
+            else:
+                assert words[:2] == ["pip", "install"], (page, command)
+                for spec in words[2:]:
+                    found = re.fullmatch(r"(?:rankeval|\.|-e \.)(?:\[([\w,]+)\])?", spec)
+                    assert found, (page, spec)
+                    assert set((found.group(1) or "").split(",")) - {""} <= extras, (page, spec)
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if ">>> " in (ROOT / p).read_text("utf-8")])
+def test_the_page_runs_as_shown(page: str, monkeypatch: pytest.MonkeyPatch,
+                                request: pytest.FixtureRequest) -> None:
+    if "rankeval import spark" in (ROOT / page).read_text("utf-8"):
+        request.getfixturevalue("spark")  # the suite's one Spark session, stopped at the end
+    monkeypatch.chdir(ROOT)
+    result = doctest.testfile(str(ROOT / page), module_relative=False,
                               optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def _console(page: str) -> list[tuple[str, str]]:
+    found = []
+    for kind, body in _blocks(page):
+        if kind == "console":
+            for chunk in re.split(r"^\$ ", body, flags=re.M)[1:]:
+                command, _, output = chunk.partition("\n")
+                found.append((command, output))
+    return found
+
+
+@pytest.mark.parametrize(("page", "command", "output"),
+                         [(p, c, o) for p in PAGES for c, o in _console(p)])
+def test_console_commands_print_what_the_page_shows(page: str, command: str,
+                                                    output: str) -> None:
+    words = shlex.split(command)
+    assert words[0] == "rankeval", (page, command)
+    done = subprocess.run([sys.executable, "-m", "rankeval", *words[1:]], cwd=ROOT,
+                          capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == output
+
+
+def test_the_bundled_trec_example_is_its_script_output() -> None:
+    spec = importlib.util.spec_from_file_location(
+        "make_trec_example", ROOT / "rankeval" / "data" / "make_trec_example.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for name, text in module.trec_example().items():
+        assert (ROOT / "rankeval" / "data" / name).read_text("utf-8") == text
+
+
+# ---------------------------------------------------------------------------------------------
+# the pages' numbers, by the oracles
+
+
+def _delong(labels: np.ndarray, scores: np.ndarray) -> tuple[float, float]:
+    """The ROC area and DeLong's standard error, from the O(n^2) matrix of pairs (1988)."""
+    pos, neg = scores[labels], scores[~labels]
+    psi = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
+    v10, v01 = psi.mean(axis=1), psi.mean(axis=0)
+    auc = float(psi.mean())
+    return auc, math.sqrt(v10.var(ddof=1) / pos.size + v01.var(ddof=1) / neg.size)
+
+
+def _z() -> float:
+    from scipy.stats import norm
+
+    return float(norm.ppf(0.975))
+
+
+def test_the_home_page_shows_the_oracles_numbers() -> None:
+    rng = np.random.default_rng(0)
+    labels = rng.random(1000) < 0.3
+    scores = labels + rng.normal(0.0, 1.0, 1000)
+    assert round(roc_auc_score(labels, scores), 4) == 0.766
+    assert round(average_precision_score(labels, scores), 4) == 0.5774
+    auc, se = _delong(labels, scores)
+    assert (round(auc - _z() * se, 4), round(auc + _z() * se, 4)) == (0.7339, 0.7981)
+
+
+def test_the_classifier_loop_page_shows_the_oracles_numbers() -> None:
+    from statsmodels.stats.proportion import proportion_confint
+
+    rng = np.random.default_rng(1)
+    batches = []
+    for _ in range(10):
+        labels = rng.random(500) < 0.2
+        scores = np.round(1 / (1 + np.exp(-(2 * labels - 1 + rng.normal(0, 1.2, 500)))), 3)
+        batches.append((labels, scores))
+    labels = np.concatenate([b[0] for b in batches])
+    scores = np.concatenate([b[1] for b in batches])
+    assert int(labels.sum()) == 973
+    assert round(roc_auc_score(labels, scores), 4) == 0.8746
+    assert round(average_precision_score(labels, scores), 4) == 0.681
+    auc, se = _delong(labels, scores)
+    assert (round(auc - _z() * se, 4), round(auc + _z() * se, 4)) == (0.8625, 0.8868)
+    low, high = proportion_confint(91, 100, method="wilson")  # P@100 = 0.91, no tie at 100
+    assert (round(low, 4), round(high, 4)) == (0.8377, 0.9519)
+    # The paired test's difference of areas (its p-value: tests/test_roc_test.py).
+    pair = rng.random(2000) < 0.3
+    a = pair + rng.normal(0, 1.0, 2000)
+    b = pair + rng.normal(0, 1.6, 2000)
+    assert round(roc_auc_score(pair, a) - roc_auc_score(pair, b), 4) == 0.072
+    names = np.array([0, 1, 2, 1])
+    probabilities = np.array([[0.7, 0.2, 0.1], [0.3, 0.6, 0.1], [0.2, 0.2, 0.6],
+                              [0.5, 0.4, 0.1]])
+    assert roc_auc_score(names, probabilities, multi_class="ovr") == 1.0
+    assert top_k_accuracy_score(names, probabilities, k=1) == 0.75
+    onehot = np.eye(3)[names]
+    assert round(float(((probabilities - onehot) ** 2).sum(axis=1).mean()), 4) == 0.315
+
+
+def test_the_data_lake_page_shows_the_oracles_numbers() -> None:
+    rng = np.random.default_rng(7)
+    labels = rng.random(20_000) < 0.25
+    scores = np.round(labels + rng.normal(0, 1, 20_000), 2)
+    country = rng.choice(["de", "fr", "it"], 20_000)
+    assert round(roc_auc_score(labels, scores), 4) == 0.7652
+    assert round(average_precision_score(labels, scores), 4) == 0.5278
+    auc, se = _delong(labels, scores)
+    assert round(auc - _z() * se, 4) == 0.7576
+    got = [[c, float((country == c).sum()), round(roc_auc_score(labels[country == c],
+                                                                 scores[country == c]), 4)]
+           for c in ("de", "fr", "it")]
+    assert got == [["de", 6707.0, 0.7605], ["fr", 6645.0, 0.7685], ["it", 6648.0, 0.7663]]
+
+
+def _trec_file(name: str, run: bool) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for line in (ROOT / "rankeval" / "data" / name).read_text().splitlines():
+        fields = line.split()
+        value = float(fields[4]) if run else int(fields[3])
+        out.setdefault(fields[0], {})[fields[2]] = value
+    return out
+
+
+def test_the_ir_pages_show_pytrec_evals_numbers() -> None:
+    """The README's and the IR guide's numbers, by pytrec_eval (trec_eval 9.0.8-2020)."""
+    import pytrec_eval
+
+    def means(qrels: object, run: object, measures: set[str]) -> dict[str, float]:
+        per_query = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+        names = next(iter(per_query.values()))
+        return {m: sum(q[m] for q in per_query.values()) / len(per_query) for m in names}
+
+    small = means({"q1": {"d1": 2, "d2": 0, "d3": 1}, "q2": {"d4": 1}},
+                  {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d5": 2.0, "d4": 1.0}},
+                  {"map", "P_2", "recip_rank"})
+    assert (small["map"], small["P_2"], small["recip_rank"]) == (0.6666666666666666, 0.5, 0.75)
+    qrels = _trec_file("example.qrels", run=False)
+    wanted = {"map", "P_5", "P_10", "ndcg_cut_10"}
+    bm25 = means(qrels, _trec_file("bm25.run", run=True), wanted)
+    dense = means(qrels, _trec_file("dense.run", run=True), wanted)
+    assert [f"{bm25[m]:.4f}" for m in ("map", "P_5", "P_10", "ndcg_cut_10")] == [
+        "0.7228", "0.9280", "0.8120", "0.7512"]
+    assert [f"{dense[m]:.4f}" for m in ("map", "ndcg_cut_10")] == ["0.8584", "0.8951"]
 
 
 def test_the_categories_page_shows_the_oracles_numbers() -> None:
@@ -46,3 +248,22 @@ def test_the_categories_page_shows_the_oracles_numbers() -> None:
     prob_true, prob_pred = calibration_curve(y, p, n_bins=2)
     assert (prob_true.round(4).tolist(), prob_pred.round(4).tolist()) == ([0.3333, 1.0],
                                                                           [0.3, 0.8])
+
+
+def test_the_intervals_page_shows_the_oracles_numbers() -> None:
+    from statsmodels.stats.proportion import proportion_confint
+
+    labels = np.array([True, False, True, False, True])
+    scores = np.array([0.9, 0.8, 0.7, 0.4, 0.3])
+    auc, se = _delong(labels, scores)
+    assert (auc, round(se, 12)) == (0.5, round(1 / 3, 12))
+    low, high = proportion_confint(2, 3, method="wilson")  # P@3: 2 of 3
+    assert (round(low, 4), round(high, 4)) == (0.2077, 0.9385)
+
+
+def test_the_service_page_shows_hand_computed_numbers() -> None:
+    """a + b: positives 0.9, 0.3, 0.1 and negatives 0.8, 0.4; only 0.9 outranks them: 2 of 6
+    pairs. The count window's last three cases: 0.8 (negative), 0.7 (positive), 0.1
+    (negative): the positive beats one of two negatives."""
+    assert roc_auc_score([1, 0, 1, 0, 1], [0.9, 0.4, 0.3, 0.8, 0.1]) == pytest.approx(1 / 3)
+    assert roc_auc_score([0, 1, 0], [0.8, 0.7, 0.1]) == 0.5
