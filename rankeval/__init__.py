@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from rankeval.scored import ScoredPrecisionRecallEvaluation
     from rankeval.scored.classifier import ScoredClassifierEvaluation
     from rankeval.scored.paired import PairedEvaluation, RocTest, roc_test
-    from rankeval.scored.segments import SegmentedEvaluation
+    from rankeval.scored.segments import SegmentedEvaluation, SegmentReports
     from rankeval.scored.sketch import Estimate, SketchEvaluation
 
 # Names are imported when first used (PEP 562): ``rankeval trec`` and a service that only
@@ -71,7 +71,7 @@ _WHERE = {
     **dict.fromkeys(("Estimate", "SketchEvaluation"), "rankeval.scored.sketch"),
     "Interval": "rankeval.intervals",
     "ScoredClassifierEvaluation": "rankeval.scored.classifier",
-    "SegmentedEvaluation": "rankeval.scored.segments",
+    **dict.fromkeys(("SegmentedEvaluation", "SegmentReports"), "rankeval.scored.segments"),
     **dict.fromkeys(("PairedEvaluation", "RocTest", "roc_test"), "rankeval.scored.paired"),
 }
 
@@ -99,6 +99,7 @@ __all__ = [
     "RunReport",
     "ScoredClassifierEvaluation",
     "ScoredPrecisionRecallEvaluation",
+    "SegmentReports",
     "SegmentedEvaluation",
     "SketchEvaluation",
     "__version__",

@@ -70,7 +70,7 @@ from rankeval.points import (
 from rankeval.scored import curves
 from rankeval.scored.readers import summary_of
 from rankeval.scored.sorting import run_starts, sort_cases
-from rankeval.scored.uncertainty import interval_of
+from rankeval.scored.uncertainty import ValueReads, interval_of
 
 __all__ = [
     "BucketPart",
@@ -690,17 +690,12 @@ class PartitionedReport:
                 f"buckets={layout.buckets})")
 
 
-class _ReportSource:
+class _ReportSource(ValueReads):
     """A report as an :class:`~rankeval.scored.uncertainty.IntervalSource`."""
 
     def __init__(self, report: PartitionedReport) -> None:
+        super().__init__(report)
         self.report = report
-        self.area_under_roc_curve = report.area_under_roc_curve
-        self.average_precision = report.average_precision
-        self.precision_at = report.precision_at
-        self.r_precision = report.r_precision
-        self.reciprocal_rank = report.reciprocal_rank
-        self.num_positive_ref = report.num_positive_ref
 
     def delong(self) -> intervals.DeLong:
         layout = self.report._layout

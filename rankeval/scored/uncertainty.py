@@ -26,7 +26,7 @@ from rankeval.checks import check_choice, check_int, check_rank, check_real
 from rankeval.intervals import Interval
 
 __all__ = ["BOOTSTRAP_MEASURES", "INTERVAL_METHODS", "MAX_RESAMPLES", "IntervalReads",
-           "IntervalSource", "bootstrap", "interval_of"]
+           "IntervalSource", "ValueReads", "bootstrap", "interval_of"]
 
 #: The most resamples the bootstrap takes.
 MAX_RESAMPLES = 1_000_000
@@ -85,17 +85,25 @@ class _Evaluator(Protocol):
     def num_positive_ref(self) -> int: ...
 
 
-class _StoreSource:
+class ValueReads:
+    """The value reads of an :class:`IntervalSource`, taken from a reader (an evaluator or a
+    partitioned report); a source adds ``delong``, ``ranking`` and ``counts_above``."""
+
+    def __init__(self, reader: Any) -> None:
+        self.area_under_roc_curve: Callable[[], float] = reader.area_under_roc_curve
+        self.average_precision: Callable[[], float] = reader.average_precision
+        self.precision_at: Callable[[int], float] = reader.precision_at
+        self.r_precision: Callable[[], float] = reader.r_precision
+        self.reciprocal_rank: Callable[[], float] = reader.reciprocal_rank
+        self.num_positive_ref: Callable[[], int] = reader.num_positive_ref
+
+
+class _StoreSource(ValueReads):
     """An evaluator's store as an :class:`IntervalSource` (read under the evaluator's lock)."""
 
     def __init__(self, ev: _Evaluator) -> None:
+        super().__init__(ev)
         self.ev = ev
-        self.area_under_roc_curve = ev.area_under_roc_curve
-        self.average_precision = ev.average_precision
-        self.precision_at = ev.precision_at
-        self.r_precision = ev.r_precision
-        self.reciprocal_rank = ev.reciprocal_rank
-        self.num_positive_ref = ev.num_positive_ref
 
     def ranking(self) -> tuple[FloatArray, BoolArray, bool, int, int]:
         keys, labels = self.ev._merged().ranking()
