@@ -151,7 +151,9 @@ def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
     """:func:`evaluate_table` with ``o.group_col``: every group's report (see
     :func:`rankeval.adapters.common.evaluate`).
 
-    Tasks count each partition's cases per (group, bucket); the driver adds them into each
+    When ``buckets`` is not given and every group has at most 1,000,000 rows, the table is
+    shuffled by group and each task ranks whole groups into finished reports. Otherwise tasks
+    count each partition's cases per (group, bucket); the driver adds them into each
     group's layout; the table is shuffled on (group, bucket) and each task ranks the
     (group, bucket)s it holds. The driver collects the points when every group's fit, else
     reads them one (group, bucket) at a time, in order.
@@ -160,6 +162,19 @@ def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
         o.group_col
     assert group_col is not None
     table, rows = _scored_columns(df, score_col, label_col, order_col, group_col)
+    if o.buckets is None:
+        sizes = table.groupby(group_col)[label_col].agg(["count", "sum"]).compute()
+        if int(sizes["count"].max()) <= engines.CASES_PER_BUCKET:
+            # Every group one bucket: tasks rank whole groups and return finished reports.
+            counted = zip(sizes.index.tolist(), sizes["count"].tolist(), sizes["sum"].tolist(),
+                          strict=True)
+            groups, layouts = engines.group_layouts(
+                ((g, 0, int(n) - int(p), int(p)) for g, n, p in counted), 1, o)
+            shuffled = table.shuffle(on=group_col, npartitions=table.npartitions)
+            found = compute(*[delayed(_whole_groups)(chunk, o, groups, layouts)
+                              for chunk in shuffled.to_delayed()])
+            reports = {g: report for chunk in found for g, report in chunk}
+            return SegmentReports({g: reports[i] for i, g in enumerate(groups)})
     count = engines.bucket_count(o.buckets, rows, table.npartitions)
     fraction = min(1.0, o.sample_size / rows)
     sample = table[score_col].sample(frac=fraction, random_state=o.seed).compute()
@@ -211,6 +226,16 @@ def _group_parts(frame: Any, o: engines.ScoredTableOptions, groups: list[Any],
     index = pd.Index(groups).get_indexer(frame[o.group_col]).astype(np.int64)
     return engines.group_parts(index, frame[_BUCKET].to_numpy(dtype=np.int64), scores, labels,
                                layouts, order)
+
+
+def _whole_groups(frame: Any, o: engines.ScoredTableOptions, groups: list[Any],
+                  layouts: list[Layout]) -> list[tuple[int, PartitionedReport]]:
+    import pandas as pd
+
+    scores, labels = _arrays(frame, o.score_col, o.label_col)
+    order = frame[o.order_col].to_numpy() if o.order_col else None
+    index = pd.Index(groups).get_indexer(frame[o.group_col]).astype(np.int64)
+    return engines.group_reports(index, scores, labels, layouts, order)
 
 
 def _group_small(found: list[tuple[int, BucketPart, BucketPoints]]
