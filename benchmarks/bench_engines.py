@@ -46,7 +46,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from _common import machine_line, make_cases  # noqa: E402
+from _common import git_commit, machine_line, make_cases  # noqa: E402
 
 SCORED = ("rankeval.spark", "spark BinaryClassificationEvaluator",
           "spark BinaryClassificationMetrics (pyspark)",
@@ -399,6 +399,7 @@ def main() -> None:
     folder = Path(args.data_dir)
     folder.mkdir(parents=True, exist_ok=True)
     only = [name.strip() for name in args.only.split(",")] if args.only else None
+    print(f"commit: {git_commit()}")
     print(machine_line())
     print(f"command: python {' '.join(sys.argv)}\n")
     variants = [True, False] if args.data == "both" else [args.data == "ties"]

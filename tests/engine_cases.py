@@ -155,11 +155,23 @@ def check_refusals(engine: Engine) -> None:
         module.evaluate(table, group_col="score", misses=1)
 
 
+# Ids that a careless check would read as numbers, NaN or infinite: ids all the same.
+_ODD_IDS = {0: "NaN", 1: "nan", 2: "Infinity", 3: "-inf", 4: "1e5"}
+
+
+def _query(q: int) -> str:
+    return _ODD_IDS.get(q, f"q{q}")
+
+
+def _doc(d: int) -> str:
+    return _ODD_IDS.get(d, f"d{d}")
+
+
 def run_tables(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     rng = np.random.default_rng(seed)
-    qrels = [(f"q{q}", f"d{d}", int(rng.integers(0, 4))) for q in range(120)
+    qrels = [(_query(q), _doc(d), int(rng.integers(0, 4))) for q in range(120)
              for d in rng.choice(80, 15, replace=False) if q % 9 != 4]
-    run = [(f"q{q}", f"d{d}", float(rng.integers(0, 8))) for q in rng.permutation(130)[:110]
+    run = [(_query(q), _doc(d), float(rng.integers(0, 8))) for q in rng.permutation(130)[:110]
            for d in rng.choice(80, 30, replace=False)]
     return (pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]),
             pd.DataFrame(run, columns=["query_id", "doc_id", "score"]))

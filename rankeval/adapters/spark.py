@@ -585,10 +585,19 @@ def collect_table(df: Any, score_col: str, label_col: str, policy: TiePolicy,
 def _run_table(df: Any, wanted: dict[str, str]) -> None:
     from pyspark.sql import functions as F  # noqa: N812
 
+    from pyspark.sql import types
+
     engines.check_columns(df.columns, wanted)
-    def missing(column: str) -> Any:  # null, or NaN (a string column casts to null)
+    schema = {field.name: field.dataType for field in df.schema.fields}
+
+    def missing(column: str) -> Any:
+        """Null, or NaN in a floating-point column. A text id is never cast: "NaN" is a
+        valid query or document id, and casting ten million ids costs seconds."""
         value = F.col(column)
-        return F.sum(F.when(value.isNull() | F.isnan(value.cast("double")), 1).otherwise(0))
+        bad = value.isNull()
+        if isinstance(schema[column], (types.FloatType, types.DoubleType)):
+            bad = bad | F.isnan(value)
+        return F.sum(F.when(bad, 1).otherwise(0))
 
     found = _collect(df.agg(*[missing(c).alias(argument)
                               for argument, c in wanted.items()]))[0].asDict()
