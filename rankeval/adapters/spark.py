@@ -584,7 +584,6 @@ def collect_table(df: Any, score_col: str, label_col: str, policy: TiePolicy,
 
 def _run_table(df: Any, wanted: dict[str, str]) -> None:
     from pyspark.sql import functions as F  # noqa: N812
-
     from pyspark.sql import types
 
     engines.check_columns(df.columns, wanted)
