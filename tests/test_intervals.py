@@ -274,3 +274,19 @@ def test_windows_give_the_intervals_of_the_cases_they_hold(ties: str) -> None:
             assert ev.interval(measure, **extra) == fresh.interval(measure, **extra)
         assert ev.interval("roc_auc", method="bootstrap", resamples=50, seed=2) == \
             fresh.interval("roc_auc", method="bootstrap", resamples=50, seed=2)
+
+
+def test_exact_dot_is_python_integer_arithmetic() -> None:
+    """The chunked int64 sums of DeLong's placement sums equal Python's exact integers, for
+    weights up to 2^40 and values up to 2^62 (single products far past int64)."""
+    from rankeval.intervals import exact_dot
+
+    rng = np.random.default_rng(11)
+    for _ in range(500):
+        n = int(rng.integers(1, 60))
+        top = int(rng.choice([10, 2**20, 2**31, 2**40, 2**62]))
+        weights = rng.integers(0, min(top, 2**40), size=n)
+        values = rng.integers(0, top, size=n)
+        want = sum(int(w) * int(v) for w, v in zip(weights, values, strict=True))
+        assert exact_dot(weights, values) == want
+    assert exact_dot(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)) == 0
