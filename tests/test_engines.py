@@ -73,6 +73,8 @@ def test_ranked_in_tasks(engine: Engine, distinct: int, stream: bool,
     ([3, 1, 2, 7], "grouped", True, 5),
     (["x", "y", "z"], "insertion", False, 5),
     (["x", "y", "z"], "insertion", False, None),
+    ([0.0, -0.0, 2.5, 7.0], "grouped", False, None),  # -0.0 and 0.0: one group
+    ([0.0, -0.0, 2.5, 7.0], "grouped", False, 5),
 ])
 def test_every_group_equals_a_local_evaluator(engine: Engine, groups: list[Any], ties: str,
                                               stream: bool, buckets: int | None,

@@ -386,6 +386,9 @@ def group_parts(group_index: IntArray, ids: IntArray, scores: FloatArray, labels
     """:func:`scored_parts` of one task's cases of many groups: ``(group index, part,
     points)`` for each (group, bucket) the task holds whole."""
     buckets = layouts[0].buckets if layouts else 1
+    if group_index.shape[0] and int(group_index.min()) < 0:
+        raise RuntimeError("a task holds a group value the checking job did not count: the "
+                           "table changed between the jobs (evaluate a stable table)")
     found = []
     for composite, rows in bucket_rows(group_index * buckets + ids):
         group, bucket = divmod(composite, buckets)

@@ -208,7 +208,10 @@ def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
     if order_col:
         columns.append(F.col(order_col).alias("o"))
     if group_col:
-        columns.append(F.col(group_col).alias("g"))
+        group = F.col(group_col)
+        if isinstance(schema[group_col], (types.FloatType, types.DoubleType)):
+            group = group + F.lit(0.0).cast(schema[group_col])  # -0.0 is the group 0.0
+        columns.append(group.alias("g"))
     return df.select(*columns), int(found["rows"])
 
 
@@ -449,7 +452,7 @@ def _group_columns(whole: pa.Table, groups: list[Any], order_col: str | None
     import pyarrow.compute as pc
 
     column = whole.column("g")
-    index = pc.index_in(column, value_set=pa.array(groups, type=column.type))
+    index = pc.index_in(column, value_set=pa.array(groups, type=column.type)).fill_null(-1)
     return (index.to_numpy().astype(np.int64), whole.column("s").to_numpy(),
             whole.column("l").to_numpy(), whole.column("o").to_numpy() if order_col else None)
 
