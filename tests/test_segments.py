@@ -114,3 +114,13 @@ def test_every_key_array_groups_as_the_cases_one_by_one(kind: str) -> None:
     assert all(seg[key] == one[key] for key in one)
     with pytest.raises(ValueError, match="3 segments for 400 cases"):
         seg.add_cases(np.array([1, 2, 3]), labels, scores)
+
+
+def test_a_nan_segment_is_refused_and_nothing_is_added() -> None:
+    seg = SegmentedEvaluation(lambda: ScoredPrecisionRecallEvaluation(ties="grouped"))
+    with pytest.raises(ValueError, match="segment 2 is NaN"):
+        seg.add_cases([1.0, 2.0, float("nan")], [True, False, True], [0.3, 0.2, 0.1])
+    assert len(seg) == 0
+    with pytest.raises(ValueError, match="must equal itself"):
+        seg.add_case(float("nan"), True, 0.5)
+    assert len(seg) == 0

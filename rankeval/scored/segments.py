@@ -111,6 +111,8 @@ class SegmentedEvaluation(_SummaryTable):
             except TypeError:
                 raise TypeError(f"a segment key must be hashable, got "
                                 f"{type(segment).__name__}") from None
+            if segment != segment:
+                raise ValueError("a segment key must equal itself (NaN does not)")
             with self._lock:
                 ev = self._segments.get(segment)
                 if ev is None:
@@ -243,6 +245,8 @@ def _grouped(segments: ArrayLike, count: int) -> list[tuple[Hashable, NDArray[np
             groups.setdefault(key, []).append(i)
         except TypeError:
             raise TypeError(f"segment {i} is not hashable: {type(key).__name__}") from None
+        if key != key:  # NaN is unequal to itself: every NaN would make a segment of its own
+            raise ValueError(f"segment {i} is NaN: a segment key must equal itself")
     return [(key, np.asarray(rows, dtype=np.int64)) for key, rows in groups.items()]
 
 
