@@ -51,3 +51,12 @@ def test_collect_evaluator_that_gets_no_rows_says_so(spark: Any,
     monkeypatch.setattr(rs, "_unblob", lambda rows: [])  # a job that lost its results
     with pytest.raises(RuntimeError, match="Spark returned none of the table's 2 rows"):
         rs.collect_evaluator(frame)
+
+
+def test_a_group_column_of_arrays_or_structs_is_refused(spark: Any) -> None:
+    df = spark.createDataFrame([(0.5, True, [1, 2], (1, "a"))],
+                               "score double, label boolean, a array<int>, "
+                               "s struct<x:int, y:string>")
+    for column in ("a", "s"):
+        with pytest.raises(TypeError, match=f"group column '{column}' must hold plain values"):
+            rs.evaluate(df, group_col=column)

@@ -166,9 +166,10 @@ def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
     engines.check_columns(df.columns, {"score_col": score_col, "label_col": label_col,
                                        "order_col": order_col, "group_col": group_col})
     schema = {field.name: field.dataType for field in df.schema.fields}
-    if group_col and isinstance(schema[group_col], (types.ArrayType, types.MapType)):
-        raise TypeError(f"group column {group_col!r} must hold hashable values, got "
-                        f"{schema[group_col]}")
+    if group_col and isinstance(schema[group_col], (types.ArrayType, types.MapType,
+                                                    types.StructType)):
+        raise TypeError(f"group column {group_col!r} must hold plain values (numbers, text, "
+                        f"dates), got {schema[group_col]}")
     if not _numeric(schema[score_col]):
         raise TypeError(f"score column {score_col!r} must be numeric, got {schema[score_col]}")
     label_type = schema[label_col]
