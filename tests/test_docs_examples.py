@@ -245,6 +245,9 @@ def test_the_categories_page_shows_the_oracles_numbers() -> None:
     y = np.array([1, 0, 1, 1, 0])
     p = np.array([0.9, 0.4, 0.7, 0.3, 0.2])
     assert round(brier_score_loss(y, p), 4) == 0.158
+    # The segments example: de holds (T, 0.9), (F, 0.3), (T, 0.2); fr (T, 0.8), (F, 0.1).
+    assert roc_auc_score([1, 0, 1], [0.9, 0.3, 0.2]) == 0.5
+    assert roc_auc_score([1, 0], [0.8, 0.1]) == 1.0
     prob_true, prob_pred = calibration_curve(y, p, n_bins=2)
     assert (prob_true.round(4).tolist(), prob_pred.round(4).tolist()) == ([0.3333, 1.0],
                                                                           [0.3, 0.8])
