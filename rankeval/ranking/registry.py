@@ -349,9 +349,9 @@ _TEXT: dict[str, tuple[str, str]] = {
                   "the most RBP could rise if every unjudged document were relevant"),
     "unj": ("(1/k) * number of unjudged documents in the top k", "ranks past n count as "
             "judged"),
-    "coverage": ("|relevant retrieved and known| / |relevant and known|",
+    "coverage": ("#(relevant, retrieved, known) / #(relevant, known), # counting documents",
                  "no known relevant document: 0"),
-    "novelty": ("|relevant retrieved and not known| / |relevant retrieved|",
+    "novelty": ("#(relevant, retrieved, not known) / #(relevant, retrieved)",
                 "nothing relevant retrieved: 0"),
     "Compat": ("rank-biased overlap (persistence p) of the run with an ideal ranking, "
                "normalized by the ideal's own", "ir_measures' definition; R = 0: 0"),
@@ -457,8 +457,7 @@ def catalogue_markdown() -> str:
     for measure in MEASURES:
         lines += [f"## `{measure.name}`" if measure.is_trec else f"## `{measure.name}` "
                   "(ir_measures only)", "", measure.doc, ""]
-        rows = [("formula", "`" + measure.formula.replace("|", "\\|") + "`"),
-                ("edge cases", measure.edges)]
+        rows = [("formula", f"`{measure.formula}`"), ("edge cases", measure.edges)]
         if measure.is_trec:
             rows.append(("trec_eval name", f"`{measure.name}`" + _param_syntax(measure)))
         if measure.params != "none" and measure.default:
