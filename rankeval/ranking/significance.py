@@ -55,7 +55,7 @@ scipy is needed (``pip install rankeval[stats]``).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
@@ -446,9 +446,7 @@ def mean_interval(values: FloatArray, mean: float, level: float, resamples: int,
         return Interval(mean, math.nan, math.nan, level, "bootstrap", math.nan)
     rng = np.random.default_rng(seed)
     means = np.empty(resamples, dtype=np.float64)
-    rows = max(1, _PATTERNS_AT_ONCE // max(n, 1))
-    for start in range(0, resamples, rows):
-        count = min(resamples - start, rows)
+    for start, count in _blocks_of(resamples, n):
         means[start:start + count] = values[rng.integers(0, n, size=(count, n))].mean(axis=1)
     low, high = np.quantile(means, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
     return Interval(mean, float(low), float(high), level, "bootstrap",
@@ -463,6 +461,14 @@ def _slack(diff: FloatArray) -> float:
 
 # Swap patterns handled at once (rows of signs times queries stay near 4 MB).
 _PATTERNS_AT_ONCE = 1 << 19
+
+
+def _blocks_of(total: int, n: int) -> Iterator[tuple[int, int]]:
+    """``(start, rows)`` of the blocks of ``total`` patterns (or resamples) of ``n`` queries
+    handled at once: about :data:`_PATTERNS_AT_ONCE` cells a block."""
+    step = max(1, _PATTERNS_AT_ONCE // max(n, 1))
+    for start in range(0, total, step):
+        yield start, min(total - start, step)
 
 
 def randomization_p(diff: FloatArray, permutations: int, rng: np.random.Generator) -> float:
@@ -483,14 +489,13 @@ def randomization_p(diff: FloatArray, permutations: int, rng: np.random.Generato
     if n < 63 and 2**n <= permutations:
         count = 0
         codes = np.arange(2**n, dtype=np.int64)
-        for start in range(0, 2**n, max(1, _PATTERNS_AT_ONCE // max(n, 1))):
-            block = codes[start:start + max(1, _PATTERNS_AT_ONCE // max(n, 1))]
+        for start, rows in _blocks_of(2**n, n):
+            block = codes[start:start + rows]
             signs = 1.0 - 2.0 * ((block[:, None] >> np.arange(n)) & 1)
             count += int(np.count_nonzero(np.abs(signs @ diff) >= observed - slack))
         return float(count / 2**n)
     count = 0
-    for start in range(0, permutations, max(1, _PATTERNS_AT_ONCE // max(n, 1))):
-        rows = min(permutations - start, max(1, _PATTERNS_AT_ONCE // max(n, 1)))
+    for _, rows in _blocks_of(permutations, n):
         signs = rng.choice(np.array([-1.0, 1.0]), size=(rows, n))
         count += int(np.count_nonzero(np.abs(signs @ diff) >= observed - slack))
     return (count + 1) / (permutations + 1)
@@ -512,8 +517,7 @@ def bootstrap_p(diff: FloatArray, resamples: int, rng: np.random.Generator) -> f
     observed = abs(float(diff.sum()))
     slack = _slack(diff) + _slack(centred)
     count = 0
-    for start in range(0, resamples, max(1, _PATTERNS_AT_ONCE // max(n, 1))):
-        rows = min(resamples - start, max(1, _PATTERNS_AT_ONCE // max(n, 1)))
+    for _, rows in _blocks_of(resamples, n):
         draws = rng.integers(0, n, size=(rows, n))
         count += int(np.count_nonzero(np.abs(centred[draws].sum(axis=1)) >= observed - slack))
     return (count + 1) / (resamples + 1)
