@@ -154,6 +154,34 @@ def _numeric(data_type: Any) -> bool:
     return isinstance(data_type, types.NumericType)
 
 
+def _missing(column: str, data_type: Any) -> Any:
+    """The count of a column's missing values, as a Spark aggregate: nulls, and NaN in a
+    floating-point column (no other type holds NaN). Nothing is cast: "NaN" is a valid text
+    id, and casting ten million ids costs seconds."""
+    from pyspark.sql import functions as F  # noqa: N812
+    from pyspark.sql import types
+
+    value = F.col(column)
+    bad = value.isNull()
+    if isinstance(data_type, (types.FloatType, types.DoubleType)):
+        bad = bad | F.isnan(value)
+    return F.sum(F.when(bad, 1).otherwise(0))
+
+
+def _in_key_order(table: Any, keys: tuple[str, ...], partitions: int) -> Iterator[Any]:
+    """The rows of ``table`` (its ``keys`` and ``points`` columns) in key order, read by the
+    driver one partition at a time (``toLocalIterator``), so that it never holds them all."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    ordered = (table.select(*keys, "points")
+               .repartitionByRange(partitions, *(F.col(key) for key in keys))
+               .sortWithinPartitions(*keys))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "unclosed <socket", ResourceWarning)
+        yield from ordered.toLocalIterator(prefetchPartitions=False)
+        gc.collect()
+
+
 def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None,
                   group_col: str | None = None, groups: list[Any] | None = None
                   ) -> tuple[Any, int]:
@@ -178,11 +206,7 @@ def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
                         f"{label_type}")
 
     def missing(column: str) -> Any:
-        value = F.col(column)
-        bad = value.isNull()
-        if _numeric(schema[column]):
-            bad = bad | F.isnan(value.cast("double"))
-        return F.sum(F.when(bad, 1).otherwise(0))
+        return _missing(column, schema[column])
 
     checks = [F.count(F.lit(1)).alias("rows"), missing(score_col).alias("score"),
               missing(label_col).alias("label")]
@@ -432,17 +456,10 @@ def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
         share = max(1, engines.DRIVER_POINTS)
         reads = min(len(small), max(parallel, -(-engines.groups_points_bound(layouts) // share)))
 
-        def points() -> Iterator[tuple[int, BucketPoints]]:
-            ordered = (found.select("group", "bucket", "points")
-                       .repartitionByRange(reads, F.col("group"), F.col("bucket"))
-                       .sortWithinPartitions("group", "bucket"))
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", "unclosed <socket", ResourceWarning)
-                for row in ordered.toLocalIterator(prefetchPartitions=False):
-                    yield row["group"], pickle.loads(row["points"])
-                gc.collect()
-
-        return engines.assemble_groups(groups, layouts, small, points())
+        ordered = _in_key_order(found, ("group", "bucket"), reads)
+        return engines.assemble_groups(groups, layouts, small,
+                                       ((row["group"], pickle.loads(row["points"]))
+                                        for row in ordered))
     finally:
         found.unpersist()
 
@@ -475,26 +492,14 @@ def _report(layout: Layout, parts: Any, rows_bound: int) -> PartitionedReport:
     are collected and the points read one bucket after another (one partition a bucket,
     ``toLocalIterator``), so that the driver never holds all of them.
     """
-    from pyspark.sql import functions as F  # noqa: N812
-
     if engines.points_fit(rows_bound):
         return engines.assemble_pairs(layout, [
             (pickle.loads(row["part"]), pickle.loads(row["points"])) for row in _collect(parts)])
     parts = parts.cache()
     try:
         small = [pickle.loads(row["part"]) for row in _collect(parts.select("part"))]
-
-        def points() -> Iterator[BucketPoints]:
-            ordered = (parts.select("bucket", "points")
-                       .repartitionByRange(len(small), F.col("bucket"))
-                       .sortWithinPartitions("bucket"))
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", "unclosed <socket", ResourceWarning)
-                for row in ordered.toLocalIterator(prefetchPartitions=False):
-                    yield pickle.loads(row["points"])
-                gc.collect()
-
-        return assemble(layout, small, points())
+        ordered = _in_key_order(parts, ("bucket",), len(small))
+        return assemble(layout, small, (pickle.loads(row["points"]) for row in ordered))
     finally:
         parts.unpersist()
 
@@ -587,22 +592,9 @@ def collect_table(df: Any, score_col: str, label_col: str, policy: TiePolicy,
 
 
 def _run_table(df: Any, wanted: dict[str, str]) -> None:
-    from pyspark.sql import functions as F  # noqa: N812
-    from pyspark.sql import types
-
     engines.check_columns(df.columns, wanted)
     schema = {field.name: field.dataType for field in df.schema.fields}
-
-    def missing(column: str) -> Any:
-        """Null, or NaN in a floating-point column. A text id is never cast: "NaN" is a
-        valid query or document id, and casting ten million ids costs seconds."""
-        value = F.col(column)
-        bad = value.isNull()
-        if isinstance(schema[column], (types.FloatType, types.DoubleType)):
-            bad = bad | F.isnan(value)
-        return F.sum(F.when(bad, 1).otherwise(0))
-
-    found = _collect(df.agg(*[missing(c).alias(argument)
+    found = _collect(df.agg(*[_missing(c, schema[c]).alias(argument)
                               for argument, c in wanted.items()]))[0].asDict()
     engines.check_missing(wanted, [found[argument] for argument in wanted])
 
