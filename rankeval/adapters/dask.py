@@ -58,9 +58,11 @@ evaluate_run = engines.evaluate_run
 collect_evaluator = engines.collect_evaluator
 
 def _scored_columns(df: Any, score_col: str, label_col: str, order_col: str | None,
-                    group_col: str | None = None) -> tuple[Any, int]:
+                    group_col: str | None = None, groups: list[Any] | None = None
+                    ) -> tuple[Any, int]:
     """The needed columns, checked (names, types, no missing value, labels 0/1, not empty),
-    and the number of rows."""
+    and the number of rows. With ``groups`` (a list to fill), the same pass also counts each
+    group's rows and positives: ``(group, rows, positives)`` are appended."""
     engines.check_columns(df.columns, {"score_col": score_col, "label_col": label_col,
                                        "order_col": order_col, "group_col": group_col})
     columns = [score_col, label_col] + [c for c in (order_col, group_col) if c]
@@ -82,9 +84,23 @@ def _scored_columns(df: Any, score_col: str, label_col: str, order_col: str | No
         checks["order"] = table[order_col].isna().sum()
     if group_col:
         checks["group"] = table[group_col].isna().sum()
+    if groups is not None:
+        checks["sizes"] = table.groupby(group_col)[label_col].agg(["count", "sum"])
     found = dict(zip(checks, compute(*checks.values()), strict=True))
     engines.check_found(found, score_col, label_col, order_col, group_col)
+    if groups is not None:
+        sizes = found["sizes"]
+        groups.extend(zip(sizes.index.tolist(), sizes["count"].tolist(), sizes["sum"].tolist(),
+                          strict=True))
     return table, int(found["rows"])
+
+
+def _sample_bounds(table: Any, rows: int, o: engines.ScoredTableOptions) -> np.ndarray:
+    """The bucket bounds, from about ``o.sample_size`` of the checked table's scores."""
+    count = engines.bucket_count(o.buckets, rows, table.npartitions)
+    fraction = min(1.0, o.sample_size / rows)
+    sample = table[o.score_col].sample(frac=fraction, random_state=o.seed).compute()
+    return range_bounds(sample.to_numpy(dtype=np.float64), count)
 
 
 def _arrays(frame: Any, score_col: str, label_col: str) -> tuple[np.ndarray, np.ndarray]:
@@ -121,10 +137,7 @@ def evaluate_table(df: Any, o: engines.ScoredTableOptions) -> PartitionedReport:
     """
     score_col, label_col, order_col = o.score_col, o.label_col, o.order_col
     table, rows = _scored_columns(df, score_col, label_col, order_col)
-    count = engines.bucket_count(o.buckets, rows, table.npartitions)
-    fraction = min(1.0, o.sample_size / rows)
-    sample = table[score_col].sample(frac=fraction, random_state=o.seed).compute()
-    bounds = range_bounds(sample.to_numpy(dtype=np.float64), count)
+    bounds = _sample_bounds(table, rows, o)
     per_task = compute(*[delayed(_totals)(chunk, score_col, label_col, bounds)
                               for chunk in table.to_delayed()])
     layout = Layout(np.sum(per_task, axis=0), o.ties, o.misses, o.negative_misses, o.request)
@@ -158,33 +171,27 @@ def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
     (group, bucket)s it holds. The driver collects the points when every group's fit, else
     reads them one (group, bucket) at a time, in order.
     """
-    score_col, label_col, order_col, group_col = o.score_col, o.label_col, o.order_col, \
-        o.group_col
+    group_col = o.group_col
     assert group_col is not None
-    table, rows = _scored_columns(df, score_col, label_col, order_col, group_col)
-    if o.buckets is None:
-        sizes = table.groupby(group_col)[label_col].agg(["count", "sum"]).compute()
-        if int(sizes["count"].max()) <= engines.CASES_PER_BUCKET:
-            # Every group one bucket: tasks rank whole groups and return finished reports.
-            counted = zip(sizes.index.tolist(), sizes["count"].tolist(), sizes["sum"].tolist(),
-                          strict=True)
-            groups, layouts = engines.group_layouts(
-                ((g, 0, int(n) - int(p), int(p)) for g, n, p in counted), 1, o)
-            shuffled = table.shuffle(on=group_col, npartitions=table.npartitions)
-            found = compute(*[delayed(_whole_groups)(chunk, o, groups, layouts)
-                              for chunk in shuffled.to_delayed()])
-            reports = {g: report for chunk in found for g, report in chunk}
-            return SegmentReports({g: reports[i] for i, g in enumerate(groups)})
-    count = engines.bucket_count(o.buckets, rows, table.npartitions)
-    fraction = min(1.0, o.sample_size / rows)
-    sample = table[score_col].sample(frac=fraction, random_state=o.seed).compute()
-    bounds = range_bounds(sample.to_numpy(dtype=np.float64), count)
+    counted: list[Any] = []
+    table, rows = _scored_columns(df, o.score_col, o.label_col, o.order_col, group_col,
+                                  counted if o.buckets is None else None)
+    if counted and max(int(n) for _, n, _ in counted) <= engines.CASES_PER_BUCKET:
+        # Every group one bucket: tasks rank whole groups and return finished reports.
+        groups, layouts = engines.group_layouts(
+            ((g, 0, int(n) - int(p), int(p)) for g, n, p in counted), 1, o)
+        shuffled = table.shuffle(on=group_col, npartitions=table.npartitions)
+        found = compute(*[delayed(_whole_groups)(chunk, o, groups, layouts)
+                          for chunk in shuffled.to_delayed()])
+        reports = {g: report for chunk in found for g, report in chunk}
+        return SegmentReports({g: reports[i] for i, g in enumerate(groups)})
+    bounds = _sample_bounds(table, rows, o)
     buckets = int(bounds.shape[0]) + 1
     per_task = compute(*[delayed(_group_totals)(chunk, o, bounds)
                          for chunk in table.to_delayed()])
     groups, layouts = engines.group_layouts((row for rows_ in per_task for row in rows_),
                                             buckets, o)
-    bucketed = table.map_partitions(_with_bucket, score_col, bounds)
+    bucketed = table.map_partitions(_with_bucket, o.score_col, bounds)
     shuffled = bucketed.shuffle(on=[group_col, _BUCKET], npartitions=buckets)
     tasks = [delayed(_group_parts)(chunk, o, groups, layouts) for chunk in shuffled.to_delayed()]
     if engines.points_fit(engines.groups_points_bound(layouts)):
@@ -217,24 +224,27 @@ def _group_totals(frame: Any, o: engines.ScoredTableOptions, bounds: np.ndarray
     return [(values[g], int(b), int(counts[g, b, 0]), int(counts[g, b, 1])) for g, b in held]
 
 
-def _group_parts(frame: Any, o: engines.ScoredTableOptions, groups: list[Any],
-                 layouts: list[Layout]) -> list[tuple[int, BucketPart, BucketPoints]]:
+def _group_columns(frame: Any, o: engines.ScoredTableOptions, groups: list[Any]
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """A task's group indices (into the sorted ``groups``), scores, labels and orders."""
     import pandas as pd
 
     scores, labels = _arrays(frame, o.score_col, o.label_col)
     order = frame[o.order_col].to_numpy() if o.order_col else None
     index = pd.Index(groups).get_indexer(frame[o.group_col]).astype(np.int64)
+    return index, scores, labels, order
+
+
+def _group_parts(frame: Any, o: engines.ScoredTableOptions, groups: list[Any],
+                 layouts: list[Layout]) -> list[tuple[int, BucketPart, BucketPoints]]:
+    index, scores, labels, order = _group_columns(frame, o, groups)
     return engines.group_parts(index, frame[_BUCKET].to_numpy(dtype=np.int64), scores, labels,
                                layouts, order)
 
 
 def _whole_groups(frame: Any, o: engines.ScoredTableOptions, groups: list[Any],
                   layouts: list[Layout]) -> list[tuple[int, PartitionedReport]]:
-    import pandas as pd
-
-    scores, labels = _arrays(frame, o.score_col, o.label_col)
-    order = frame[o.order_col].to_numpy() if o.order_col else None
-    index = pd.Index(groups).get_indexer(frame[o.group_col]).astype(np.int64)
+    index, scores, labels, order = _group_columns(frame, o, groups)
     return engines.group_reports(index, scores, labels, layouts, order)
 
 
