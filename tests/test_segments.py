@@ -124,3 +124,22 @@ def test_a_nan_segment_is_refused_and_nothing_is_added() -> None:
     with pytest.raises(ValueError, match="must equal itself"):
         seg.add_case(float("nan"), True, 0.5)
     assert len(seg) == 0
+
+
+def test_segments_of_another_evaluator_class_load_back(tmp_path: object) -> None:
+    """A directory of SketchEvaluation segments is read back by that class, not by the
+    binary evaluator's load (which refused the sketch's files)."""
+    from pathlib import Path
+
+    from rankeval import SketchEvaluation
+
+    segments, labels, scores = _data(4)
+    seg = SegmentedEvaluation(lambda: SketchEvaluation(exact_until=10))
+    seg.add_cases(segments, labels, scores)
+    folder = Path(str(tmp_path)) / "sketches"
+    seg.save(folder)
+    back = SegmentedEvaluation.load(folder, lambda: SketchEvaluation(exact_until=10))
+    assert list(back) == list(seg)
+    for key in seg:
+        assert isinstance(back[key], SketchEvaluation)
+        assert back[key].to_bytes() == seg[key].to_bytes()

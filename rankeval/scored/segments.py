@@ -189,13 +189,13 @@ class SegmentedEvaluation(_SummaryTable):
     def load(cls, directory: str | os.PathLike[str],
              factory: Callable[[], Any]) -> SegmentedEvaluation:
         """Read a directory :meth:`save` wrote; ``factory`` makes the evaluators of segments
-        first seen from now on. Every segment is read with
-        :meth:`ScoredPrecisionRecallEvaluation.load`.
+        first seen from now on, and its evaluators' class reads every saved segment (its
+        ``load``: :meth:`ScoredPrecisionRecallEvaluation.load`,
+        :meth:`~rankeval.SketchEvaluation.load`, ...).
 
         Raises :class:`~rankeval.PersistenceError` for a missing or malformed index.
         """
         from rankeval.errors import PersistenceError
-        from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
 
         folder = os.fspath(directory)
         index = os.path.join(folder, "segments.json")
@@ -210,10 +210,11 @@ class SegmentedEvaluation(_SummaryTable):
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise PersistenceError(index, f"malformed index: {error}") from None
         seg = cls(factory)
+        kind = type(factory())  # the class that saved the segments reads them
         for key, name in entries:
             if os.path.basename(name) != name:
                 raise PersistenceError(index, f"segment file {name!r} is not in the directory")
-            seg._segments[key] = ScoredPrecisionRecallEvaluation.load(os.path.join(folder, name))
+            seg._segments[key] = kind.load(os.path.join(folder, name))
         return seg
 
 
