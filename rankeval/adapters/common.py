@@ -268,7 +268,7 @@ def check_run_options(measures: str | Sequence[str], runid: object,
         raise TypeError(f"runid must be a str, got {type(runid).__name__} {runid!r}")
     one = np.array(["q"])
     local.evaluate_run(Qrels.from_arrays(one, one, np.array([1])),
-                 Run.from_arrays(one, one, np.array([1.0])), measures, **options)
+                       Run.from_arrays(one, one, np.array([1.0])), measures, **options)
 
 
 def request_of(precision_at: Sequence[int], beta: float | Sequence[float],
