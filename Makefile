@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 TORCH  := torch==2.13.0
 TORCH_INDEX := https://download.pytorch.org/whl/cpu
 
-.PHONY: demo test lint docs dist clean
+.PHONY: demo test fuzz lint docs dist clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,18 @@ test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory docs
+
+# Fresh seeds for the property tests, again and again until FUZZ_SECONDS have passed (the
+# suite itself draws the same examples every run). What fails prints its example: add it to
+# the test as an @example, so that the suite keeps it.
+FUZZ_SECONDS ?= 600
+FUZZ_TESTS = $(shell grep -l '@given' tests/test_*.py)
+fuzz: $(VENV)/.installed-test
+	@end=$$(( $$(date +%s) + $(FUZZ_SECONDS) )); round=0; \
+	while [ $$(date +%s) -lt $$end ]; do \
+	  round=$$((round + 1)); echo "fuzz round $$round"; \
+	  RANKEVAL_HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q -x -m "not slow" $(FUZZ_TESTS) || exit 1; \
+	done
 
 # mypy --strict, ruff, and a static check that nothing needs a Python newer than the
 # oldest one pyproject.toml promises (only one Python is installed on the build machines).

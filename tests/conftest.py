@@ -4,15 +4,27 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
 
 from rankeval import ScoredPrecisionRecallEvaluation
 
 DATA = Path(__file__).parent / "data"
+
+# The suite is reproducible: `make test` and CI draw the same examples every run
+# (derandomize, no example database), so a red run is never luck. `make fuzz` loads the
+# "fuzz" profile instead: fresh seeds every run, a database under .hypothesis/ to replay what
+# it found; a failure found there is added to the suite as an @example.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True,
+                          deadline=None)
+settings.register_profile("fuzz", derandomize=False, print_blob=True, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("RANKEVAL_HYPOTHESIS_PROFILE", "ci"))
 
 RUNNING_EXAMPLE = [
     (False, -1.21), (True, -1.27), (False, -1.39), (True, -1.47), (True, -1.6),

@@ -5,6 +5,7 @@ Murphy's decomposition against its definition."""
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -97,3 +98,24 @@ def test_scores_outside_the_unit_interval_are_refused_for_calibration_only() -> 
     empty = ScoredPrecisionRecallEvaluation()
     assert math.isnan(empty.brier_score())
     assert math.isnan(empty.calibration_error())
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_no_scored_case_reads_empty_under_every_strategy(strategy: str) -> None:
+    """Found by a fresh-clone run: the quantile bins of no score raised IndexError."""
+    for misses in (0, 2):
+        ev = ScoredPrecisionRecallEvaluation()
+        ev.add_misses(misses)
+        curve = ev.reliability_curve(1, strategy)
+        assert curve.counts.tolist() == curve.fraction_positive.tolist() == []
+        assert math.isnan(ev.calibration_error(bins=1, strategy=strategy))
+        assert math.isnan(ev.brier_decomposition(bins=1, strategy=strategy).brier)
+
+
+def test_the_suite_draws_the_same_examples_every_run() -> None:
+    """`make test` loads the derandomised profile (conftest); `make fuzz` sets another."""
+    from hypothesis import settings
+
+    if os.environ.get("RANKEVAL_HYPOTHESIS_PROFILE", "ci") == "ci":
+        assert settings.default.derandomize
+        assert settings.default.database is None

@@ -228,7 +228,10 @@ def _torch_linspace(bins: int) -> FloatArray:
 
 
 def _sklearn_bins(p: FloatArray, bins: int, strategy: str) -> NDArray[np.int64]:
-    """Each score's bin, as scikit-learn's ``calibration_curve`` assigns them."""
+    """Each score's bin, as scikit-learn's ``calibration_curve`` assigns them (none for no
+    score: the quantiles of nothing are undefined)."""
+    if p.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
     if strategy == "quantile":
         edges = np.percentile(p, np.linspace(0, 1, bins + 1) * 100)
     else:
