@@ -7,15 +7,20 @@ evaluation...), and routes each case to its segment's. Each segment's evaluator 
 ordinary one (``seg["de"]``); :meth:`~SegmentedEvaluation.summary_frame` tabulates every
 segment's ``summary()``. Memory: the evaluators' own, plus O(segments).
 
-:meth:`~SegmentedEvaluation.save` writes a directory: one state file a segment (each written
-atomically) and last ``segments.json``, the index of keys and files, so a reader sees the old
-index or the new one. Keys must be text, numbers, booleans, None, or tuples of those.
+:meth:`~SegmentedEvaluation.save` writes a directory: one state file a segment, under names no
+earlier save used, then ``segments.json``, the index of keys and files, replaced atomically,
+then it removes the files of earlier saves: a save stopped anywhere leaves the old state or the
+new one. Saved keys must be text, integers, floats, booleans, None, NumPy datetimes, or tuples
+of those.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
+import secrets
 import threading
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import Any
@@ -111,8 +116,9 @@ class SegmentedEvaluation(_SummaryTable):
             except TypeError:
                 raise TypeError(f"a segment key must be hashable, got "
                                 f"{type(segment).__name__}") from None
-            if segment != segment:
-                raise ValueError("a segment key must equal itself (NaN does not)")
+            if _has_nan(segment):
+                raise ValueError("a segment key must equal itself (NaN does not, nor a tuple "
+                                 "holding NaN)")
             with self._lock:
                 ev = self._segments.get(segment)
                 if ev is None:
@@ -160,30 +166,63 @@ class SegmentedEvaluation(_SummaryTable):
 
     def merge(self, other: SegmentedEvaluation) -> None:
         """Merge ``other``'s evaluators into this one's, segment by segment (a segment only
-        ``other`` has gets a new evaluator). Complexity: that of the merges."""
+        ``other`` has gets a new evaluator). All or nothing: each of ``other``'s evaluators is
+        first merged into a new one from the factory, and an empty one from the factory into
+        each of ours it meets (which checks the settings and adds nothing); only when every
+        one of those succeeded does any of ours change.
+
+        Complexity: that of the merges, twice.
+        """
         if not isinstance(other, SegmentedEvaluation):
             raise TypeError(f"can only merge a SegmentedEvaluation, got {type(other).__name__}")
-        for key, theirs in other.items():
-            self._get(key).merge(theirs)
+        with self._lock:
+            incoming = []
+            for key, theirs in other.items():
+                fresh = self._factory()
+                fresh.merge(theirs)
+                ours = self._segments.get(key)
+                if ours is not None:
+                    ours.merge(self._factory())  # empty: the settings' check alone
+                incoming.append((key, ours, fresh))
+            for key, ours, fresh in incoming:
+                if ours is None:
+                    self._segments[key] = fresh
+                else:
+                    ours.merge(fresh)
 
     # ------------------------------------------------------------------ files
     def save(self, directory: str | os.PathLike[str]) -> None:
         """Write every segment's evaluator into ``directory`` (made if missing), then the
-        index ``segments.json``. Each segment's evaluator must have ``save``.
+        index ``segments.json``; each segment's evaluator must have ``save``.
+
+        Atomic as a whole: every key is encoded before anything is written (a key that cannot
+        be saved is refused first); each save writes its segments to files of fresh names
+        (``segment-<token>-<n>.rankeval``), then replaces the index atomically, then removes
+        the files no index names any more. A save stopped at any point (an error, a kill, a
+        full disk) leaves the old index with the old files, or the new index with the new
+        ones, and a reader meanwhile reads one of the two.
 
         Complexity: that of the saves.
         """
         from rankeval.io import atomic_output
 
         folder = os.fspath(directory)
-        os.makedirs(folder, exist_ok=True)
-        entries = []
-        for number, (key, ev) in enumerate(self.items()):
-            name = f"segment-{number}.rankeval"
-            entries.append({"key": _encoded(key), "file": name})
-            ev.save(os.path.join(folder, name))
-        with atomic_output(os.path.join(folder, "segments.json")) as out:
-            json.dump({"format": "rankeval segments", "version": 1, "segments": entries}, out)
+        with self._lock:
+            pairs = self.items()
+            entries = [{"key": _encoded(key), "file": ""} for key, _ in pairs]
+            os.makedirs(folder, exist_ok=True)
+            token = secrets.token_hex(8)
+            for number, ((_, ev), entry) in enumerate(zip(pairs, entries, strict=True)):
+                entry["file"] = name = f"segment-{token}-{number}.rankeval"
+                ev.save(os.path.join(folder, name))
+            with atomic_output(os.path.join(folder, _INDEX)) as out:
+                json.dump({"format": "rankeval segments", "version": 1, "segments": entries},
+                          out)
+        kept = {str(entry["file"]) for entry in entries}
+        for name in os.listdir(folder):  # the files of earlier saves, now named by no index
+            if _SEGMENT_FILE.fullmatch(name) and name not in kept:
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(os.path.join(folder, name))
 
     @classmethod
     def load(cls, directory: str | os.PathLike[str],
@@ -193,51 +232,133 @@ class SegmentedEvaluation(_SummaryTable):
         ``load``: :meth:`ScoredPrecisionRecallEvaluation.load`,
         :meth:`~rankeval.SketchEvaluation.load`, ...).
 
-        Raises :class:`~rankeval.PersistenceError` for a missing or malformed index.
+        Raises :class:`~rankeval.PersistenceError`, naming the file, for an index or segment
+        file that is missing, not a regular file (a FIFO is never opened for a blocking read),
+        malformed, or names a key or a file twice. A save that replaces the index while this
+        reads is waited out: the index is read again (a few times at most).
         """
         from rankeval.errors import PersistenceError
 
         folder = os.fspath(directory)
-        index = os.path.join(folder, "segments.json")
-        try:
-            with open(index, encoding="utf-8") as f:
-                document = json.load(f)
-            if document.get("format") != "rankeval segments" or document.get("version") != 1:
-                raise ValueError("not a rankeval segments index (format, version 1)")
-            entries = [(_decoded(e["key"]), str(e["file"])) for e in document["segments"]]
-        except OSError as error:
-            raise PersistenceError(index, f"cannot read it: {error.strerror or error}") from None
-        except (ValueError, KeyError, TypeError, AttributeError) as error:
-            raise PersistenceError(index, f"malformed index: {error}") from None
-        seg = cls(factory)
+        index = os.path.join(folder, _INDEX)
         kind = type(factory())  # the class that saved the segments reads them
-        for key, name in entries:
-            if os.path.basename(name) != name:
-                raise PersistenceError(index, f"segment file {name!r} is not in the directory")
-            seg._segments[key] = kind.load(os.path.join(folder, name))
-        return seg
+        for attempt in range(_LOAD_ATTEMPTS):
+            raw, entries = _read_index(index)
+            seg = cls(factory)
+            try:
+                for key, name in entries:
+                    seg._segments[key] = _load_segment(kind, os.path.join(folder, name))
+            except PersistenceError:
+                try:  # a save replaced the index and removed its files meanwhile: read again
+                    from rankeval.container import read_file
+                    changed = read_file(index) != raw
+                except PersistenceError:
+                    changed = False
+                if changed and attempt + 1 < _LOAD_ATTEMPTS:
+                    continue
+                raise
+            return seg
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+_INDEX = "segments.json"
+_SEGMENT_FILE = re.compile(r"segment-(?:[0-9a-f]{16}-)?[0-9]+\.rankeval")
+_LOAD_ATTEMPTS = 3
+#: How deep a saved key's tuples may nest (deeper is a crafted index).
+_MAX_KEY_DEPTH = 32
+
+
+def _read_index(index: str) -> tuple[bytes, list[tuple[Hashable, str]]]:
+    """The raw index and its (key, file) pairs, every fault a ``PersistenceError``."""
+    from rankeval.container import read_file
+    from rankeval.errors import PersistenceError
+
+    raw = read_file(index)  # a regular file only: a FIFO would block forever
+    try:
+        document = json.loads(raw.decode("utf-8"))
+        if not isinstance(document, dict) or document.get("format") != "rankeval segments":
+            raise ValueError("not a rankeval segments index")
+        version = document.get("version")
+        if type(version) is not int or version != 1:
+            raise ValueError(f"version {version!r} is not 1")
+        listed = document.get("segments")
+        if not isinstance(listed, list):
+            raise ValueError("'segments' is not a list")
+        entries: list[tuple[Hashable, str]] = []
+        keys: dict[Hashable, int] = {}
+        files: set[str] = set()
+        for number, entry in enumerate(listed):
+            if not isinstance(entry, dict) or set(entry) != {"key", "file"}:
+                raise ValueError(f"entry {number} is not {{'key': ..., 'file': ...}}")
+            key, name = _decoded(entry["key"], 0), entry["file"]
+            if not isinstance(name, str) or not _SEGMENT_FILE.fullmatch(name):
+                raise ValueError(f"entry {number}: {name!r} is not a segment file's name")
+            if key in keys:
+                raise ValueError(f"entries {keys[key]} and {number} have the same key {key!r}")
+            if name in files:
+                raise ValueError(f"the file {name!r} is named for two keys")
+            keys[key] = number
+            files.add(name)
+            entries.append((key, name))
+    except RecursionError:
+        raise PersistenceError(index, "malformed index: nested too deeply") from None
+    except (ValueError, TypeError, UnicodeDecodeError) as error:
+        raise PersistenceError(index, f"malformed index: {error}") from None
+    return raw, entries
+
+
+def _load_segment(kind: Any, path: str) -> Any:
+    from rankeval.errors import PersistenceError
+
+    try:
+        return kind.load(path)
+    except OSError as error:
+        raise PersistenceError(path, f"cannot read it: {error.strerror or error}") from None
 
 
 def _grouped(segments: ArrayLike, count: int) -> list[tuple[Hashable, NDArray[np.int64]]]:
     """Each segment with the positions of its cases (in order), segments in order of first
-    sight. Integer or text keys are grouped by NumPy (O(k log k)); others one by one."""
-    array = np.asarray(segments) if not isinstance(segments, list) else None
-    if array is not None and array.ndim == 1 and array.dtype.kind in "biuU":
+    sight. The keys keep their identity: a list or tuple is read element by element (never
+    through ``np.asarray``, which would make ``(1, "1")`` one text key or drop a trailing
+    NUL); a NumPy array of integers, text or datetimes is grouped by NumPy (O(k log k)), its
+    keys Python ints, str or ``np.datetime64``; other keys one by one, as dict keys (so
+    ``1``, ``1.0`` and ``True`` are one segment, as in any dict).
+    """
+    if isinstance(segments, (str, bytes)):
+        raise TypeError(f"segments must hold one key per case, got one {type(segments).__name__}"
+                        f" ({segments!r:.40}); pass [{segments!r:.40}] * n for one segment")
+    if isinstance(segments, np.ndarray) and segments.dtype.kind in "biuUMm":
+        array = segments
+        if array.ndim != 1:
+            raise ValueError(f"segments must be one-dimensional, got shape {array.shape}")
         if array.shape[0] != count:
             raise ValueError(f"{array.shape[0]} segments for {count} cases")
+        if array.dtype.kind in "Mm" and np.isnat(array).any():
+            raise ValueError(f"segment {int(np.flatnonzero(np.isnat(array))[0])} is NaT: a "
+                             "segment key must equal itself")
         uniques, first, inverse = np.unique(array, return_index=True, return_inverse=True)
         seen = np.argsort(first, kind="stable")  # the segments in order of first sight
         rank = np.empty_like(seen)
         rank[seen] = np.arange(seen.shape[0])
-        codes = rank[inverse]
+        codes = rank[inverse.reshape(-1)]
         by_segment = np.argsort(codes, kind="stable")
         sizes = np.bincount(codes, minlength=seen.shape[0])
         ends = np.cumsum(sizes)
-        keys: list[Hashable] = uniques[seen].tolist()
+        ordered = uniques[seen]
+        keys: list[Hashable] = (list(ordered) if array.dtype.kind in "Mm"
+                                else ordered.tolist())
         return [(key, by_segment[a:b].astype(np.int64))
                 for key, a, b in zip(keys, (ends - sizes).tolist(), ends.tolist(), strict=True)]
-    listed = list(np.asarray(segments, dtype=object).tolist()
-                  if not isinstance(segments, list) else segments)
+    if isinstance(segments, np.ndarray):
+        if segments.ndim != 1:
+            raise ValueError(f"segments must be one-dimensional, got shape {segments.shape}")
+        listed = list(segments.tolist() if segments.dtype.kind != "O" else segments)
+    else:
+        try:
+            listed = list(segments)  # type: ignore[arg-type]
+        except TypeError:
+            raise TypeError(f"segments must be a sequence of keys, one per case, got "
+                            f"{type(segments).__name__}") from None
     if len(listed) != count:
         raise ValueError(f"{len(listed)} segments for {count} cases")
     groups: dict[Hashable, list[int]] = {}
@@ -246,34 +367,56 @@ def _grouped(segments: ArrayLike, count: int) -> list[tuple[Hashable, NDArray[np
             groups.setdefault(key, []).append(i)
         except TypeError:
             raise TypeError(f"segment {i} is not hashable: {type(key).__name__}") from None
-        if key != key:  # NaN is unequal to itself: every NaN would make a segment of its own
-            raise ValueError(f"segment {i} is NaN: a segment key must equal itself")
+        if _has_nan(key):  # every NaN would make a segment of its own
+            raise ValueError(f"segment {i} is NaN (or a tuple holding NaN): a segment key "
+                             "must equal itself")
     return [(key, np.asarray(rows, dtype=np.int64)) for key, rows in groups.items()]
+
+
+def _has_nan(key: object) -> bool:
+    """Whether ``key`` is unequal to itself or holds such a value (NaN, NaT, inside tuples)."""
+    if isinstance(key, tuple):
+        return any(_has_nan(part) for part in key)
+    return bool(key != key)
 
 
 def _encoded(key: Hashable) -> Any:
     """A segment key as JSON, its type kept: ``["t", [...]]`` for a tuple."""
     if key is None or isinstance(key, (bool, str)):
         return key
-    if isinstance(key, int):
-        return {"int": str(key)}
-    if isinstance(key, float):
-        return {"float": repr(key)}
+    if isinstance(key, (int, np.integer)):
+        return {"int": str(int(key))}
+    if isinstance(key, (float, np.floating)):
+        return {"float": repr(float(key))}
+    if isinstance(key, np.datetime64) and not np.isnat(key):
+        return {"datetime64": str(key)}
     if isinstance(key, tuple):
         return {"tuple": [_encoded(part) for part in key]}
-    raise TypeError(f"a saved segment key must be text, a number, a boolean, None or a tuple "
-                    f"of those, got {type(key).__name__}")
+    raise TypeError(f"a saved segment key must be text, an int, a float, a boolean, None, a "
+                    f"NumPy datetime64 or a tuple of those, got {type(key).__name__}; nothing "
+                    "was written")
 
 
-def _decoded(value: Any) -> Hashable:
+def _decoded(value: Any, depth: int) -> Hashable:
+    """A key read back from the index (see :func:`_encoded`); ``ValueError`` if malformed."""
+    if depth > _MAX_KEY_DEPTH:
+        raise ValueError(f"a key nests tuples more than {_MAX_KEY_DEPTH} deep")
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, dict) and len(value) == 1:
         (kind, inner), = value.items()
-        if kind == "int":
+        if kind == "int" and isinstance(inner, str) and _INT.fullmatch(inner):
             return int(inner)
-        if kind == "float":
-            return float(inner)
-        if kind == "tuple":
-            return tuple(_decoded(part) for part in inner)
+        if kind == "float" and isinstance(inner, str):
+            number = float(inner)
+            if number != number:
+                raise ValueError("a NaN key")
+            return number
+        if kind == "datetime64" and isinstance(inner, str):
+            return np.datetime64(inner)
+        if kind == "tuple" and isinstance(inner, list):
+            return tuple(_decoded(part, depth + 1) for part in inner)
     raise ValueError(f"unknown segment key {value!r}")
+
+
+_INT = re.compile(r"-?[0-9]{1,4300}")
