@@ -1029,6 +1029,12 @@ class ConfusionMatrix(Generic[L]):
     labels: tuple[L, ...]
     counts: NDArray[np.int64] = field(repr=False)
 
+    def __repr__(self) -> str:
+        """The labels and every count, rows the reference (a small matrix in full; NumPy's
+        summary with ``...`` past 1,000 cells)."""
+        return (f"ConfusionMatrix(labels={self.labels!r}, counts="
+                f"{np.array2string(np.asarray(self.counts), separator=', ')})")
+
 
 def _average(values: Sequence[float], undefined: Undefined) -> float:
     """Mean of per-class values under an :data:`Undefined` policy; exactly rounded sum."""

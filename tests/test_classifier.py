@@ -5,6 +5,7 @@ category and averaged, top_k_accuracy_score, and the arg-max confusion matrix.""
 from __future__ import annotations
 
 import warnings
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from sklearn.metrics import (
     roc_auc_score,
     top_k_accuracy_score,
 )
+from sklearn.preprocessing import label_binarize
 
 from rankeval.scored.classifier import ScoredClassifierEvaluation
 
@@ -91,7 +93,7 @@ def test_an_absent_category_is_nan_with_a_warning_never_an_error() -> None:
     present = labels != 3  # "social" never the true category
     ev = ScoredClassifierEvaluation(NAMES)
     ev.add_cases(labels[present], scores[present])
-    with pytest.warns(RuntimeWarning, match="'social' has no positive"):
+    with pytest.warns(RuntimeWarning, match=r"'social' \(no positive\)"):
         per = ev.roc_auc("ovr", None)
     assert isinstance(per, dict)
     assert np.isnan(per["social"])
@@ -285,3 +287,90 @@ def test_threads_adding_and_reading_lose_no_case() -> None:
     assert ev.roc_auc(average=None) == pytest.approx(
         dict(zip(NAMES, roc_auc_score(labels, scores, multi_class="ovr", average=None),
                  strict=True)), abs=1e-12)
+
+
+def test_keys_keep_their_identity_and_scores_are_real_numbers() -> None:
+    """Issue 34: names and indices passed through np.asarray were changed."""
+    ev = ScoredClassifierEvaluation(["0", "1", "a", "a\x00"])
+    row = [[0.1, 0.2, 0.3, 0.4]] * 2
+    with pytest.raises(TypeError, match="mixes names and integers"):
+        ev.add_cases(["0", 1], row)  # "1" would have been the category of case 1
+    with pytest.raises(TypeError, match="one category per case, got one str"):
+        ev.add_cases("ab", row)
+    ev.add_cases(["a\x00", "a"], row)  # the trailing NUL is kept
+    assert ev.category("a\x00").num_positive_ref() == 1
+    assert ev.category("a").num_positive_ref() == 1
+    for bad in ([["0.1", 0.2, 0.3, 0.4]], [[True, 0.2, 0.3, 0.4]],
+                [[Decimal("0.1"), 0.2, 0.3, 0.4]], np.array([["0.1", "0.2", "0.3", "0.4"]])):
+        with pytest.raises(TypeError, match=r"real number|dtype"):
+            ev.add_cases(["a"], bad)
+    assert ev.num_cases() == 2
+
+
+def test_integer_categories_are_named_by_value() -> None:
+    rng = np.random.default_rng(3)
+    y = rng.integers(10, 13, 200)
+    s = rng.random((200, 3)).round(1) + 0.05
+    s /= s.sum(axis=1, keepdims=True)  # scikit-learn's multi-class area wants probabilities
+    ev = ScoredClassifierEvaluation([10, 11, 12])
+    ev.add_cases(y, s)
+    ev.add_cases(y.tolist(), s)  # a list of ints: values too, never indices
+    yy, ss = np.concatenate([y, y]), np.concatenate([s, s])
+    assert ev.roc_auc() == pytest.approx(
+        roc_auc_score(yy, ss, multi_class="ovr", labels=[10, 11, 12]), abs=1e-12)
+    assert ev.category(11).num_positive_ref() == int((yy == 11).sum())
+    with pytest.raises(ValueError, match="unknown category 0"):
+        ev.add_cases([0], s[:1])
+    with pytest.raises(TypeError, match=r"all names .* or all integers"):
+        ScoredClassifierEvaluation([1, "b"])
+
+
+def test_many_absent_categories_warn_once_a_call() -> None:
+    ev = ScoredClassifierEvaluation([f"c{i}" for i in range(300)])
+    rng = np.random.default_rng(0)
+    ev.add_cases(rng.integers(0, 3, 50), rng.random((50, 300)))
+    for read in (lambda: ev.roc_auc("ovo"), lambda: ev.roc_auc(), ev.average_precision):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            read()
+        assert len(caught) == 1, [str(w.message) for w in caught]
+        assert "297 of 300 categories" in str(caught[0].message)
+
+
+def test_macro_ap_of_an_absent_category_is_the_documented_rule() -> None:
+    """The rule of the docs: a category with no positive is NaN and left out of the averages
+    (as for the ROC area). scikit-learn scores it 0 and keeps it in the macro mean."""
+    y = np.array([0, 1, 0, 1, 0, 1])
+    s = np.random.default_rng(5).random((6, 3))
+    ev = ScoredClassifierEvaluation(["a", "b", "c"])
+    ev.add_cases(y, s)
+    onehot = label_binarize(y, classes=[0, 1, 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = ev.average_precision()
+        theirs = average_precision_score(onehot, s, average=None)
+    assert theirs[2] == 0.0
+    assert ours == pytest.approx(np.mean(theirs[:2]), abs=1e-15)
+    assert ours * 2 / 3 == pytest.approx(np.mean(theirs), abs=1e-15)  # the docs' conversion
+
+
+def test_summary_and_reprs_show_the_values() -> None:
+    labels, scores = _data(2)
+    ev = ScoredClassifierEvaluation(NAMES)
+    ev.add_cases(labels, scores)
+    summary = ev.summary()
+    onehot = label_binarize(labels, classes=range(len(NAMES)))
+    assert summary["cases"] == labels.shape[0]
+    assert summary["roc_auc"] == pytest.approx(
+        roc_auc_score(labels, scores, multi_class="ovr"), abs=1e-12)
+    assert summary["roc_auc_ovo"] == pytest.approx(
+        roc_auc_score(labels, scores, multi_class="ovo"), abs=1e-12)
+    assert summary["average_precision_micro"] == pytest.approx(
+        average_precision_score(onehot, scores, average="micro"), abs=1e-12)
+    assert summary["top_1_accuracy"] == pytest.approx(
+        top_k_accuracy_score(labels, scores, k=1), abs=1e-12)
+    assert repr(ev) == (f"ScoredClassifierEvaluation(categories={list(NAMES)!r}, "
+                        f"ties='grouped', cases={labels.shape[0]})")
+    cm = ev.confusion().confusion_matrix()
+    counts = confusion_matrix(labels, np.argmax(scores, axis=1))
+    assert repr(cm).endswith(np.array2string(counts, separator=", ") + ")")

@@ -73,17 +73,24 @@ class ScoredClassifierEvaluation:
     each read sorts the C columns once (O(C·n log n)) and is cached until the next add.
     """
 
-    def __init__(self, categories: Iterable[str], *, ties: TiePolicy = "grouped",
+    def __init__(self, categories: Iterable[str | int], *, ties: TiePolicy = "grouped",
                  multi_label: bool = False) -> None:
-        names = tuple(categories)
+        if isinstance(categories, (str, bytes)):
+            raise TypeError(f"categories must be a sequence of names, got one "
+                            f"{type(categories).__name__} ({categories!r:.40})")
+        names = tuple(categories.tolist() if isinstance(categories, np.ndarray)
+                      else categories)
         if len(names) < 2:
             raise ValueError(f"need at least two categories, got {len(names)}")
+        kinds = {_category_kind(name) for name in names}
+        if len(kinds) > 1:
+            raise TypeError("categories must be all names (str) or all integers, not a mix")
         if len(set(names)) < len(names):
             raise ValueError("categories must be distinct")
-        for name in names:
-            if not isinstance(name, str):
-                raise TypeError(f"categories are names (str), got {type(name).__name__}")
-        self.categories = names
+        #: Whether the categories are integers: then the cases name them by value, never by
+        #: index (with names, an integer is an index into the categories).
+        self._by_value = kinds == {"int"}
+        self.categories: tuple[Any, ...] = names
         self.ties: TiePolicy = check_choice(ties, "ties", ("insertion", "grouped"))
         self.multi_label = check_flag(multi_label, "multi_label")
         self._index = {name: i for i, name in enumerate(names)}
@@ -108,7 +115,7 @@ class ScoredClassifierEvaluation:
 
         Complexity: O(k·C).
         """
-        scores = np.array(score_matrix, dtype=np.float64, copy=True)
+        scores = _score_matrix(score_matrix)
         if scores.ndim != 2 or scores.shape[1] != len(self.categories):
             raise ValueError(f"score_matrix must have one column per category "
                              f"({len(self.categories)}), got shape {scores.shape}")
@@ -127,24 +134,47 @@ class ScoredClassifierEvaluation:
             self._cache = {}
 
     def _codes(self, given: Sequence[str] | ArrayLike) -> IntArray:
-        values = np.asarray(given)
-        if values.ndim != 1:
-            raise ValueError("true_categories must be one-dimensional")
-        if values.dtype.kind in "iu":
-            codes = values.astype(np.int64)  # stored narrow below
-            bad = (codes < 0) | (codes >= len(self.categories))
-            if bad.any():
-                raise ValueError(f"category index {int(codes[bad][0])} is not one of 0..."
-                                 f"{len(self.categories) - 1}")
-            return codes
-        out = np.empty(values.shape[0], dtype=np.int64)
-        for i, name in enumerate(values.tolist()):
+        """Each case's category code. The given keep their identity: a list or tuple is read
+        element by element (``np.asarray`` would turn ``["0", 1]`` into two names and drop a
+        trailing NUL); names and indices may not be mixed."""
+        if isinstance(given, (str, bytes)):
+            raise TypeError(f"true_categories must hold one category per case, got one "
+                            f"{type(given).__name__} ({given!r:.40})")
+        if isinstance(given, np.ndarray):
+            if given.ndim != 1:
+                raise ValueError("true_categories must be one-dimensional")
+            if given.dtype.kind in "iu" and not self._by_value:
+                return self._indices(given.astype(np.int64))
+            if given.dtype.kind == "b":
+                raise TypeError("true_categories must be categories, not booleans")
+            values: list[Any] = given.tolist()
+        else:
+            try:
+                values = list(given)  # type: ignore[arg-type]
+            except TypeError:
+                raise TypeError(f"true_categories must be a sequence, got "
+                                f"{type(given).__name__}") from None
+        kinds = {_category_kind(value) for value in values}
+        if kinds == {"int"} and not self._by_value:
+            return self._indices(np.array(values, dtype=np.int64))
+        if len(kinds) > 1:
+            raise TypeError("true_categories mixes names and integers (indices): give one "
+                            "kind")
+        out = np.empty(len(values), dtype=np.int64)
+        for i, name in enumerate(values):
             code = self._index.get(name)
-            if code is None:
+            if code is None or type(name) is bool:
                 raise ValueError(f"unknown category {name!r} (case {i}); the categories are "
-                                 f"{', '.join(self.categories)}")
+                                 f"{', '.join(map(repr, self.categories))}")
             out[i] = code
         return out
+
+    def _indices(self, codes: IntArray) -> IntArray:
+        bad = (codes < 0) | (codes >= len(self.categories))
+        if bad.any():
+            raise ValueError(f"category index {int(codes[bad][0])} is not one of 0..."
+                             f"{len(self.categories) - 1}")
+        return codes
 
     def _memberships(self, given: ArrayLike) -> NDArray[np.bool_]:
         """A multi-label case's row: 0/1 or booleans, one column per category."""
@@ -272,6 +302,38 @@ class ScoredClassifierEvaluation:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(ScoredClassifierEvaluation.from_bytes(state["state"]).__dict__)
 
+    def __repr__(self) -> str:
+        return (f"ScoredClassifierEvaluation(categories={list(self.categories)!r}, "
+                f"ties={self.ties!r}{', multi_label=True' if self.multi_label else ''}, "
+                f"cases={self.num_cases()})")
+
+    def summary(self) -> dict[str, float]:
+        """The main values at once: ``cases``, ``roc_auc`` (macro one-vs-rest),
+        ``roc_auc_weighted``, ``roc_auc_micro``, ``average_precision`` (macro),
+        ``average_precision_micro``, and, one category per case, ``top_1_accuracy`` and
+        ``roc_auc_ovo``. Undefined values are NaN (one warning a read, as each read).
+
+        >>> ev = ScoredClassifierEvaluation(["a", "b"])
+        >>> ev.add_cases(["a", "b", "b"], [[0.8, 0.2], [0.3, 0.7], [0.6, 0.4]])
+        >>> ev.summary()["roc_auc"], ev.summary()["top_1_accuracy"]
+        (1.0, 0.6666666666666666)
+
+        Complexity: that of the reads, cached until the next add.
+        """
+        with self._lock:
+            out: dict[str, float] = {"cases": float(self.num_cases())}
+            for name, value in (("roc_auc", self.roc_auc()),
+                                ("roc_auc_weighted", self.roc_auc(average="weighted")),
+                                ("roc_auc_micro", self.roc_auc(average="micro")),
+                                ("average_precision", self.average_precision()),
+                                ("average_precision_micro", self.average_precision("micro"))):
+                assert isinstance(value, float)
+                out[name] = value
+            if not self.multi_label:
+                out["top_1_accuracy"] = self.top_k_accuracy(1)
+                out["roc_auc_ovo"] = float(self.roc_auc("ovo"))  # type: ignore[arg-type]
+            return out
+
     def num_cases(self) -> int:
         """Cases added. Complexity: O(1) after a read."""
         with self._lock:
@@ -311,7 +373,7 @@ class ScoredClassifierEvaluation:
         j = self._index.get(name)
         if j is None:
             raise KeyError(f"unknown category {name!r}; the categories are "
-                           f"{', '.join(self.categories)}")
+                           f"{', '.join(map(repr, self.categories))}")
         with self._lock:
             return self._column(j).snapshot()
 
@@ -351,18 +413,23 @@ class ScoredClassifierEvaluation:
         if average == "micro":
             return self._read(("micro",), measure, lambda: self._onehot().ravel(),
                               scores.ravel)[0]
-        values: dict[str, float] = {}
-        support: dict[str, int] = {}
+        values: dict[Any, float] = {}
+        support: dict[Any, int] = {}
+        undefined: list[str] = []
         for j, name in enumerate(self.categories):
             value, pos, _ = self._read(("ovr", j), measure,
                                          lambda j=j: self._members(j),
                                          lambda j=j: scores[:, j])
             if value != value:
-                warnings.warn(f"category {name!r} has no {'positive' if pos == 0 else 'negative'}"
-                              f" case: its {measure} is undefined (NaN) and left out of the "
-                              "averages", RuntimeWarning, stacklevel=4)
+                undefined.append(f"{name!r} (no {'positive' if pos == 0 else 'negative'})")
             values[name] = value
             support[name] = pos
+        if undefined:  # one warning a call, however many categories
+            shown = ", ".join(undefined[:5]) + (", ..." if len(undefined) > 5 else "")
+            warnings.warn(f"{len(undefined)} of {len(self.categories)} categories have no "
+                          f"positive or no negative case: {shown}; their {measure} is "
+                          "undefined (NaN) and left out of the averages", RuntimeWarning,
+                          stacklevel=4)
         if average is None:
             return values
         defined = [n for n in self.categories if values[n] == values[n]]
@@ -376,14 +443,19 @@ class ScoredClassifierEvaluation:
         labels, scores = self._arrays()
         c = len(self.categories)
         pair_scores, prevalence = [], []
+        present = np.bincount(labels, minlength=c) > 0
+        if not present.all():  # one warning a call, however many pairs
+            absent = [repr(self.categories[j]) for j in np.flatnonzero(~present).tolist()]
+            left = c * (c - 1) // 2 - int(present.sum()) * (int(present.sum()) - 1) // 2
+            warnings.warn(f"{len(absent)} of {c} categories have no case "
+                          f"({', '.join(absent[:5])}{', ...' if len(absent) > 5 else ''}): "
+                          f"the {left} one-vs-one pairs with one of them are left out",
+                          RuntimeWarning, stacklevel=4)
         for a in range(c):
             for b in range(a + 1, c):
-                mask = (labels == a) | (labels == b)
-                if not ((labels == a).any() and (labels == b).any()):
-                    warnings.warn(f"categories {self.categories[a]!r} and "
-                                  f"{self.categories[b]!r} are not both present: their "
-                                  "one-vs-one area is left out", RuntimeWarning, stacklevel=4)
+                if not (present[a] and present[b]):
                     continue
+                mask = (labels == a) | (labels == b)
                 first = self._read(("ovo", a, b), "roc_auc", lambda m=mask, a=a: labels[m] == a,
                                    lambda m=mask, a=a: scores[m, a])[0]
                 second = self._read(("ovo", b, a), "roc_auc", lambda m=mask, b=b: labels[m] == b,
@@ -484,6 +556,38 @@ class ScoredClassifierEvaluation:
             confidence = scores[np.arange(labels.shape[0]), top]
             return calibration_error_of(confidence, (top == labels).astype(np.float64), count,
                                         strategy, norm)
+
+
+def _category_kind(value: object) -> str:
+    """``"str"``, ``"int"`` (a Python or NumPy integer, never a bool) or the type's name."""
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return "int"
+    return type(value).__name__
+
+
+def _score_matrix(given: ArrayLike) -> FloatArray:
+    """A copy of the score rows as float64: real numbers only, as the binary evaluator takes
+    them (a bool, a numeric string or a Decimal is refused, not converted)."""
+    from rankeval.checks import check_score
+
+    if isinstance(given, (str, bytes)):
+        raise TypeError("score_matrix must hold real numbers, got a str")
+    # Python rows are read element by element (np.asarray would turn True into 1.0 and a row
+    # holding "0.5" into text); arrays and tensors by their dtype.
+    array = (np.asarray(given) if isinstance(given, np.ndarray) or hasattr(given, "__array__")
+             else np.array(given, dtype=object))
+    if array.dtype.kind in "iuf":
+        with np.errstate(over="ignore"):
+            return np.array(array, dtype=np.float64, copy=True)
+    if array.dtype.kind == "O" or array.size == 0:
+        flat = array.reshape(-1)
+        out = np.empty(flat.shape[0], dtype=np.float64)
+        for i, item in enumerate(flat.tolist()):
+            out[i] = check_score(item, "score_matrix entry")
+        return out.reshape(array.shape)
+    raise TypeError(f"score_matrix must hold real numbers, got dtype {array.dtype}")
 
 
 def _read(ev: ScoredPrecisionRecallEvaluation, measure: str) -> float:
