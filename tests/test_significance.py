@@ -14,7 +14,7 @@ import scipy.stats
 
 from rankeval import compare, evaluate_run
 from rankeval.cli import main
-from rankeval.ranking.significance import _adjust
+from rankeval.ranking.significance import TESTS, _adjust
 
 QUERIES = [f"q{i}" for i in range(25)]
 
@@ -305,3 +305,42 @@ def test_each_systems_mean_has_a_bootstrap_interval() -> None:
         assert (interval.low, interval.high) == pytest.approx(
             tuple(np.quantile(means, [0.05, 0.95])), abs=1e-15)
         assert interval.level == pytest.approx(0.9)
+
+
+def _constant_difference(queries: int, systems: int = 2) -> tuple[Qrels, Runs]:
+    """Each system's reciprocal rank is the same on every query (1, 1/2, 1/3, ...): every
+    pair's difference is one constant, with zero spread."""
+    qrels = {f"q{i}": {"rel": 1} for i in range(queries)}
+    runs = {f"s{k}": {q: {**{f"x{j}": 10.0 - j for j in range(k)}, "rel": 1.0}
+                      for q in qrels} for k in range(systems)}
+    return qrels, runs
+
+
+@pytest.mark.parametrize("test", TESTS)
+@pytest.mark.parametrize("queries", [1, 2, 5])
+def test_a_zero_spread_is_undefined_where_the_test_weighs_the_spread(test: str,
+                                                                     queries: int) -> None:
+    """Issue 34: the bootstrap called one query (or two sharing a difference) significant at
+    p = 1/(B + 1), and Tukey's HSD gave p = 0. Every test of the registry is drawn."""
+    qrels, runs = _constant_difference(queries, systems=3 if test == "tukey" else 2)
+    result = compare(qrels, runs, "recip_rank", test=test)  # type: ignore[arg-type]
+    for pair in result.tests:
+        assert pair.difference != 0
+        if test in ("t-test", "bootstrap", "tukey"):
+            assert math.isnan(pair.p_value), (test, pair)
+            assert not pair.significant
+        elif test == "randomization":  # exact: 2 of the 2^n sign patterns are as extreme
+            assert pair.p_value == min(1.0, 2 / 2**queries)
+        elif test == "sign":
+            assert pair.p_value == scipy.stats.binomtest(queries, queries, 0.5).pvalue
+        else:
+            diffs = np.full(queries, pair.difference)
+            assert pair.p_value == scipy.stats.wilcoxon(diffs).pvalue
+
+
+@pytest.mark.parametrize("test", TESTS)
+def test_identical_systems_have_p_one_under_every_test(test: str) -> None:
+    qrels, runs = _constant_difference(4, systems=1)
+    runs = {"a": runs["s0"], "b": runs["s0"], "c": runs["s0"]}
+    result = compare(qrels, runs, "recip_rank", test=test)  # type: ignore[arg-type]
+    assert [pair.p_value for pair in result.tests] == [1.0] * len(result.tests)

@@ -29,6 +29,15 @@ whether their per-query values differ:
   ``d ± q_crit·sqrt(MSE / n)``. Its p-values already hold the family-wise error over the
   pairs, so ``correction`` is not applied to them.
 
+Undefined cases, one rule: identical systems (every difference 0) have p = 1 under every
+test. One query, or the same nonzero difference on every query (a zero spread), leave the
+tests that weigh the difference against its spread nothing to weigh it against: the t-test,
+the bootstrap and Tukey's HSD (one query, or a zero residual spread) give NaN (undefined).
+(The bootstrap's resampled centred differences would all be 0, calling one query significant
+at p = 1/(B + 1).) The randomization, sign and signed-rank tests stay defined there: their
+null distributions come from the signs and ranks alone, whatever the spread (three queries
+with one difference: the randomization p is exactly 2/8).
+
 Each system's mean also gets a percentile bootstrap interval over its per-query values
 (``permutations`` resamples from ``seed``): :attr:`Comparison.mean_intervals`.
 
@@ -369,8 +378,11 @@ def _test(stats: Any, test: Test, x: FloatArray, y: FloatArray, alpha: float,
     if not diff.any():  # identical systems: nothing to test (scipy would divide 0 by 0)
         return mean, 1.0, effect, 0.0, 0.0
     if not spread or diff.size < 2:
-        # One query, or the same difference on every query: the t statistic is undefined
-        # (a zero spread); the interval is that difference and the t-test's p-value NaN.
+        # One query, or the same difference on every query (a zero spread): the tests that
+        # weigh the difference against its spread (the t-test, the bootstrap) are undefined
+        # (NaN); the interval is that difference.
+        if test in ("t-test", "bootstrap"):
+            return mean, math.nan, effect, mean, mean
         low = high = mean
         t_p = math.nan
     else:
@@ -406,11 +418,17 @@ def _tukey(stats: Any, systems: tuple[str, ...], values: list[FloatArray], alpha
     effect size, low, high)."""
     table = np.vstack(values)  # systems x queries
     k, n = table.shape
-    if n < 2:
-        raise ValueError("Tukey's test needs at least two queries")
+    if n < 2:  # no spread to estimate: every p-value and bound undefined, as the t-test's
+        return [(a, systems[j], float(table[i, 0] - table[j, 0]), math.nan, math.nan,
+                 math.nan, math.nan) for i, a in enumerate(systems) for j in range(i + 1, k)]
     residual = (table - table.mean(axis=1, keepdims=True) - table.mean(axis=0, keepdims=True)
                 + table.mean())
     df = (k - 1) * (n - 1)
+    # Residuals within the rounding error of the means are a zero spread in exact
+    # arithmetic (the same difference on every query), not a tiny one that makes p = 0.
+    rounding = 8.0 * (k + n) * float(np.finfo(np.float64).eps) * float(np.abs(table).max())
+    if float(np.abs(residual).max()) <= rounding:
+        residual = np.zeros_like(residual)
     mse = float((residual**2).sum()) / df
     scale = math.sqrt(mse / n)
     crit = float(stats.studentized_range.ppf(1.0 - alpha, k, df)) if scale else 0.0
@@ -421,8 +439,8 @@ def _tukey(stats: Any, systems: tuple[str, ...], values: list[FloatArray], alpha
             mean = float(diff.mean())
             spread = float(np.std(diff, ddof=1))
             effect = mean / spread if spread else math.nan
-            if scale == 0.0:
-                p = 1.0 if mean == 0.0 else 0.0
+            if scale == 0.0:  # zero spread: undefined, as in the paired tests
+                p = 1.0 if not diff.any() else math.nan
             else:
                 p = float(stats.studentized_range.sf(abs(mean) / scale, k, df))
             out.append((a, systems[j], mean, p, effect, mean - crit * scale,
