@@ -115,6 +115,9 @@ def check_level(level: object) -> float:
     value = check_real(level, "level")
     if not 0.0 < value < 1.0:
         raise ValueError(f"level must be strictly between 0 and 1, got {level!r}")
+    if 1.0 - (1.0 - value) / 2.0 >= 1.0:  # its two-sided normal quantile would be infinite
+        raise ValueError(f"level {level!r} is too close to 1 for a double: the largest level "
+                         "is 0.9999999999999998")
     return value
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -179,18 +180,27 @@ def test_average_precision_intervals_by_hand() -> None:
 
 def _materialised(labels: np.ndarray, scores: np.ndarray, pos_missed: int, neg_missed: int,
                   measure: str, resamples: int, seed: int, k: int | None) -> list[float]:
-    """The bootstrap's resamples built case by case (the same draws: R indices among the
-    positives, misses last, then N among the negatives, each resample) and read by a fresh
-    evaluator."""
+    """The bootstrap's resamples built case by case (the same draws: R among the positives,
+    then N among the negatives, each resample; where a class has misses, first how many of
+    its draws fall on them, a binomial count, then the rest among its ranked cases) and read
+    by a fresh evaluator."""
+
+    def draw(ranked: int, missed: int) -> np.ndarray:
+        total = ranked + missed
+        if missed == 0:
+            return rng.integers(0, total, size=total)
+        on_misses = int(rng.binomial(total, missed / total))
+        return np.concatenate([rng.integers(0, ranked, size=total - on_misses),
+                               np.full(on_misses, ranked)])  # index >= ranked: a miss
+
     rng = np.random.default_rng(seed)
     order = np.lexsort((np.arange(labels.shape[0]), -scores))  # rank order, arrival in ties
     labels, scores = labels[order], scores[order]
     pos, neg = np.flatnonzero(labels), np.flatnonzero(~labels)
-    m, r = pos.shape[0] + pos_missed, neg.shape[0] + neg_missed
     out = []
     for _ in range(resamples):
-        drawn_pos = rng.integers(0, m, size=m)  # index >= the ranked positives: a miss
-        drawn_neg = rng.integers(0, r, size=r)
+        drawn_pos = draw(pos.shape[0], pos_missed)
+        drawn_neg = draw(neg.shape[0], neg_missed)
         ev = ScoredPrecisionRecallEvaluation(ties="grouped")
         for i in drawn_pos.tolist():
             if i < pos.shape[0]:
@@ -290,3 +300,60 @@ def test_exact_dot_is_python_integer_arithmetic() -> None:
         want = sum(int(w) * int(v) for w, v in zip(weights, values, strict=True))
         assert exact_dot(weights, values) == want
     assert exact_dot(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)) == 0
+
+
+def _every_interval_call() -> list[tuple[str, str]]:
+    return [(m, method) for m, methods in uncertainty.INTERVAL_METHODS.items()
+            for method in methods]
+
+
+@pytest.mark.parametrize(("measure", "method"), _every_interval_call())
+def test_an_undefined_interval_keeps_the_evaluators_value(measure: str, method: str) -> None:
+    """Issue 34: an empty evaluator's ROC interval had value NaN under DeLong, 0.5 under the
+    bootstrap, while the evaluator says 0.5. One rule: the value is the evaluator's read."""
+    extra: dict[str, Any] = ({"k": 3} if measure == "precision_at" else
+                             {"threshold": 0.5} if measure in ("precision", "recall") else {})
+    for cases in ([], [(True, 0.9)], [(False, 0.1)]):
+        ev = ScoredPrecisionRecallEvaluation(ties="grouped")
+        for correct, score in cases:
+            ev.add_case(correct, score)
+        got = ev.interval(measure, method=method, resamples=20, **extra)
+        reads = {"roc_auc": ev.area_under_roc_curve, "average_precision": ev.average_precision,
+                 "r_precision": ev.r_precision, "reciprocal_rank": ev.reciprocal_rank,
+                 "precision_at": lambda ev=ev: ev.precision_at(3)}
+        if measure in reads:
+            value = reads[measure]()
+            assert got.value == value or (math.isnan(got.value) and math.isnan(value)), (
+                measure, method, cases, got)
+
+
+def test_a_nan_threshold_and_a_level_too_close_to_one_are_refused() -> None:
+    ev = ScoredPrecisionRecallEvaluation()
+    ev.add_cases([True, False, True], [0.9, 0.5, 0.1])
+    before = ev.summary()
+    for measure in ("precision", "recall"):
+        with pytest.raises(ValueError, match="threshold must not be NaN"):
+            ev.interval(measure, threshold=float("nan"))
+    for measure, method in _every_interval_call():
+        extra: dict[str, Any] = ({"k": 2} if measure == "precision_at" else
+                                 {"threshold": 0.5} if measure in ("precision", "recall")
+                                 else {})
+        with pytest.raises(ValueError, match="too close to 1"):
+            ev.interval(measure, level=0.9999999999999999, method=method, **extra)
+        widest = ev.interval(measure, level=0.9999999999999998, method=method, resamples=20,
+                             **extra)
+        assert widest.level == 0.9999999999999998
+    assert ev.summary() == before
+
+
+def test_the_bootstrap_draws_the_misses_as_one_count() -> None:
+    """Issue 34: 3 cases and 10^7 misses took 11 minutes (a draw a miss each resample). The
+    misses' count is drawn as a binomial: the resamples of 10^7 misses cost what 3 cases
+    cost, and equal a materialised bootstrap's on a small case (above)."""
+    ev = ScoredPrecisionRecallEvaluation(ties="grouped")
+    ev.add_cases([True, False, True], [0.9, 0.5, 0.1])
+    ev.add_misses(10**7)
+    ev.add_negative_misses(10**7)
+    got = ev.interval("average_precision", method="bootstrap", resamples=200)
+    # Two of 10^7 + 2 positives are ranked: every resample's AP is about 2·ranked/(10^7+2).
+    assert 0.0 <= got.low <= got.value <= got.high < 1e-5

@@ -190,6 +190,8 @@ def interval_of(source: IntervalSource, measure: str = "roc_auc", level: float =
         if threshold is None:
             raise ValueError(f"{measure} needs threshold= (the lowest score counted)")
         threshold = check_real(threshold, "threshold")
+        if threshold != threshold:  # NaN would count every case, as -inf does
+            raise ValueError("threshold must not be NaN (it would count no case or every one)")
     elif threshold is not None:
         raise ValueError(f"threshold= applies to precision and recall, not to {measure}")
     if chosen == "bootstrap":
@@ -199,7 +201,11 @@ def interval_of(source: IntervalSource, measure: str = "roc_auc", level: float =
         return bootstrap(keys, labels, grouped, pos_missed, neg_missed, measure,
                          _value(source, measure, k), level, k=k, resamples=resamples, seed=seed)
     if measure == "roc_auc":
-        return intervals.delong_interval(source.delong(), level)
+        found = intervals.delong_interval(source.delong(), level)
+        if found.low != found.low:  # no interval: the value is the reader's, as everywhere
+            return Interval(source.area_under_roc_curve(), math.nan, math.nan, level, chosen,
+                            math.nan)
+        return found
     if measure == "average_precision":
         return _ap_interval(source.average_precision(), source.num_positive_ref(), level, chosen)
     if measure == "precision_at":
@@ -278,7 +284,8 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
     >>> 0.0 <= i.low <= 2 / 3 <= i.high <= 1.0
     True
 
-    Complexity: O(B·n) time for B resamples, O(n) memory.
+    Complexity: O(B·n) time for B resamples over n ranked cases, whatever the misses; O(n)
+    memory.
     """
     measure = check_choice(measure, "measure", BOOTSTRAP_MEASURES)
     n = int(keys.shape[0])
@@ -290,6 +297,8 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
     if m == 0 or (measure == "roc_auc" and r == 0):
         return Interval(value, math.nan, math.nan, level, "bootstrap", math.nan)
     rng = np.random.default_rng(seed)
+    draw_pos = _tied_draws(positives.shape[0], pos_missed)
+    draw_neg = _tied_draws(negatives.shape[0], neg_missed)
     pos_w = np.zeros(n, dtype=np.int64)
     neg_w = np.zeros(n, dtype=np.int64)
     values = np.empty(resamples, dtype=np.float64)
@@ -298,8 +307,8 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
     for b in range(resamples):
         # m draws among the m positives (index >= ranked_pos: a miss), then r among the r
         # negatives: how many times each case is drawn.
-        drawn_pos = _draws(rng, m)
-        drawn_neg = _draws(rng, r)
+        drawn_pos = draw_pos(rng)
+        drawn_neg = draw_neg(rng)
         pos_w[positives] = drawn_pos[:ranked_pos]
         neg_w[negatives] = drawn_neg[:ranked_neg]
         if single:  # every block one case: the weights are the blocks' counts
@@ -307,15 +316,37 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
         else:
             block_pos = np.add.reduceat(pos_w, starts)
             block_neg = np.add.reduceat(neg_w, starts)
-        values[b] = _weighted(measure, block_pos, block_neg,
-                              int(drawn_pos[ranked_pos:].sum()),
-                              int(drawn_neg[ranked_neg:].sum()), k)
+        values[b] = _weighted(measure, block_pos, block_neg, int(drawn_pos[ranked_pos]),
+                              int(drawn_neg[ranked_neg]), k)
     finite = values[np.isfinite(values)]
     if finite.shape[0] < 2:
         return Interval(value, math.nan, math.nan, level, "bootstrap", math.nan)
     low, high = np.quantile(finite, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
     return Interval(value, float(low), float(high), level, "bootstrap",
                     float(np.std(finite, ddof=1)))
+
+
+def _tied_draws(ranked: int, missed: int) -> Callable[[np.random.Generator], IntArray]:
+    """A resample's draws of one class: ``ranked + missed`` draws with replacement among its
+    ``ranked`` ranked cases and ``missed`` misses; how many times each ranked case is drawn,
+    then (the last entry) how many draws fell on the misses.
+
+    The misses are one tie (they have no score), so only their total matters: it is drawn
+    as a binomial count, and the rest spread over the ranked cases, which is the same
+    multinomial distribution in O(ranked) a resample, whatever the misses (10^7 misses cost
+    nothing). With no miss the draws are those of ``rng.integers`` over the cases, as ever.
+    """
+    total = ranked + missed
+
+    def draws(rng: np.random.Generator) -> IntArray:
+        if missed == 0:
+            return np.append(_draws(rng, total), 0)
+        on_misses = int(rng.binomial(total, missed / total))
+        counted = np.bincount(rng.integers(0, ranked, size=total - on_misses),
+                              minlength=ranked) if ranked else np.zeros(0, dtype=np.int64)
+        return np.append(counted, on_misses)
+
+    return draws
 
 
 def _draws(rng: np.random.Generator, count: int) -> IntArray:
