@@ -4,12 +4,16 @@ with scipy's normal and t distributions; PairedEvaluation streaming equal to the
 from __future__ import annotations
 
 import math
+import os
+import pickle
 import random
+from pathlib import Path
 
+import numpy as np
 import pytest
 from scipy import stats
 
-from rankeval import PairedEvaluation, ScoredPrecisionRecallEvaluation, roc_test
+from rankeval import PairedEvaluation, PersistenceError, ScoredPrecisionRecallEvaluation, roc_test
 
 
 def _psi(x: float, y: float) -> float:
@@ -129,3 +133,56 @@ def test_refusals_and_all_or_nothing() -> None:
         paired.add_cases([True, False], [0.5, 0.4], [0.3, float("nan")])
     assert paired.num_cases() == 2
     assert paired.a.num_cases() == paired.b.num_cases() == 2
+
+
+def _paired(seed: int, n: int = 60) -> PairedEvaluation:
+    rng = np.random.default_rng(seed)
+    paired = PairedEvaluation()
+    paired.add_cases(rng.random(n) < 0.4, rng.random(n).round(1), rng.random(n).round(2))
+    return paired
+
+
+def test_the_readers_cannot_be_written_and_desynchronise_nothing() -> None:
+    """Issue 34: paired.a.add_case(...) changed a's area but not the pairs roc_test reads."""
+    paired = _paired(1)
+    before = paired.roc_test()
+    with pytest.raises(TypeError):
+        paired.a.add_case(True, 0.5)
+    with pytest.raises(AttributeError):
+        paired.a = ScoredPrecisionRecallEvaluation()  # type: ignore[misc]
+    assert paired.roc_test() == before
+    assert paired.a.num_cases() == paired.num_cases() == 60
+
+
+def test_merge_bytes_files_and_pickle_round_trip(tmp_path: Path) -> None:
+    whole, first, second = _paired(2, 90), _paired(2, 90), PairedEvaluation()
+    labels, a, b = first._arrays()
+    first, second = PairedEvaluation(), PairedEvaluation()
+    first.add_cases(labels[:40], a[:40], b[:40])
+    second.add_cases(labels[40:], a[40:], b[40:])
+    first.merge(second)
+    assert first == whole
+    assert first.roc_test() == whole.roc_test()
+    assert PairedEvaluation.from_bytes(whole.to_bytes()) == whole
+    whole.save(tmp_path / "paired.rankeval")
+    loaded = PairedEvaluation.load(tmp_path / "paired.rankeval")
+    assert loaded == whole
+    assert loaded.roc_test() == whole.roc_test()
+    again = pickle.loads(pickle.dumps(whole))
+    assert again == whole
+    assert again.roc_test() == whole.roc_test()
+    with pytest.raises(TypeError, match="can only merge a PairedEvaluation"):
+        whole.merge(ScoredPrecisionRecallEvaluation())  # type: ignore[arg-type]
+
+
+def test_a_damaged_paired_file_is_refused_by_name(tmp_path: Path) -> None:
+    data = bytearray(_paired(3).to_bytes())
+    for cut in (0, 10, len(data) // 2, len(data) - 1):
+        with pytest.raises(PersistenceError, match="paired"):
+            PairedEvaluation.from_bytes(bytes(data[:cut]), "paired.rankeval")
+    data[40] ^= 1
+    with pytest.raises(PersistenceError, match="checksum"):
+        PairedEvaluation.from_bytes(bytes(data))
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(PersistenceError, match="not a regular file"):
+        PairedEvaluation.load(tmp_path / "fifo")

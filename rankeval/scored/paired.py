@@ -17,6 +17,7 @@ Alternatives: ``"two_sided"`` (default), ``"greater"`` (AUC_a > AUC_b), ``"less"
 from __future__ import annotations
 
 import math
+import os
 import threading
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -27,6 +28,9 @@ from numpy.typing import ArrayLike, NDArray
 from rankeval import intervals
 from rankeval.checks import check_case_arrays, check_choice, check_correct, check_score
 from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
+
+_MAGIC = b"\x89RKP\r\n\x1a\n"
+_VERSION = 1
 
 __all__ = ["PairedEvaluation", "RocTest", "roc_test"]
 
@@ -223,12 +227,26 @@ class PairedEvaluation:
     """
 
     def __init__(self) -> None:
-        self.a = ScoredPrecisionRecallEvaluation(ties="grouped")
-        self.b = ScoredPrecisionRecallEvaluation(ties="grouped")
+        self._a = ScoredPrecisionRecallEvaluation(ties="grouped")
+        self._b = ScoredPrecisionRecallEvaluation(ties="grouped")
         self._labels: list[BoolArray] = []
         self._scores_a: list[FloatArray] = []
         self._scores_b: list[FloatArray] = []
         self._lock = threading.RLock()
+
+    @property
+    def a(self) -> ScoredPrecisionRecallEvaluation:
+        """Classifier a's evaluator, read-only (a snapshot: adding to it directly would
+        desynchronise the pairs that :meth:`roc_test` reads). Complexity: O(cases since the
+        last read)."""
+        with self._lock:
+            return self._a.snapshot()
+
+    @property
+    def b(self) -> ScoredPrecisionRecallEvaluation:
+        """Classifier b's evaluator, read-only (see :attr:`a`)."""
+        with self._lock:
+            return self._b.snapshot()
 
     def add_case(self, correct: bool, score_a: float, score_b: float) -> None:
         """Add one case with both classifiers' scores. Complexity: O(1) amortised."""
@@ -238,8 +256,8 @@ class PairedEvaluation:
             self._labels.append(np.array([label]))
             self._scores_a.append(np.array([sa]))
             self._scores_b.append(np.array([sb]))
-            self.a.add_case(label, sa)
-            self.b.add_case(label, sb)
+            self._a.add_case(label, sa)
+            self._b.add_case(label, sb)
 
     def add_cases(self, correct: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike) -> None:
         """Add many cases: labels and each classifier's scores, aligned. All or nothing.
@@ -249,12 +267,12 @@ class PairedEvaluation:
         labels, a = check_case_arrays(correct, scores_a)
         _, b = check_case_arrays(correct, scores_b)
         with self._lock:
-            before = self.a.__getstate__()  # O(pending): the sorted arrays are shared
-            self.a.add_cases(labels, a)
+            before = self._a.__getstate__()  # O(pending): the sorted arrays are shared
+            self._a.add_cases(labels, a)
             try:
-                self.b.add_cases(labels, b)
+                self._b.add_cases(labels, b)
             except BaseException:
-                self.a.__setstate__(before)  # all or nothing: a as it was
+                self._a.__setstate__(before)  # all or nothing: a as it was
                 raise
             self._labels.append(labels.copy())
             self._scores_a.append(a.astype(np.float64, copy=True))
@@ -272,7 +290,88 @@ class PairedEvaluation:
 
     def num_cases(self) -> int:
         """Cases added. Complexity: O(1)."""
-        return self.a.num_cases()
+        return self._a.num_cases()
+
+    def merge(self, other: PairedEvaluation) -> None:
+        """Add every pair of ``other`` after this one's (grouped ties: the order of the
+        cases changes no value). Complexity: O(m log m) for m cases of ``other``."""
+        if not isinstance(other, PairedEvaluation):
+            raise TypeError(f"can only merge a PairedEvaluation, got {type(other).__name__}")
+        with other._lock:
+            labels, a, b = (array.copy() for array in other._arrays())
+        if labels.shape[0]:
+            self.add_cases(labels, a, b)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PairedEvaluation):
+            return NotImplemented
+        mine, theirs = self._copy_arrays(), other._copy_arrays()
+        return all(np.array_equal(x, y) for x, y in zip(mine, theirs, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def _copy_arrays(self) -> tuple[BoolArray, FloatArray, FloatArray]:
+        with self._lock:
+            return self._arrays()
+
+    def to_bytes(self) -> bytes:
+        """The pairs in :mod:`rankeval.container`'s self-checking format: each case's label
+        (a byte) and both scores (float64), in arrival order. Complexity: O(n)."""
+        from rankeval import container
+
+        labels, a, b = self._copy_arrays()
+        return container.pack(_MAGIC, _VERSION, {"cases": int(labels.shape[0])},
+                              [labels.astype(np.uint8).tobytes(),
+                               np.ascontiguousarray(a, dtype="<f8").tobytes(),
+                               np.ascontiguousarray(b, dtype="<f8").tobytes()])
+
+    @classmethod
+    def from_bytes(cls, data: bytes, name: str = "<bytes>") -> PairedEvaluation:
+        """The evaluation :meth:`to_bytes` wrote; :class:`~rankeval.PersistenceError` names
+        the file and the first fault of a truncated, corrupted or crafted state."""
+        from rankeval import container
+        from rankeval.errors import PersistenceError
+
+        meta, blobs = container.unpack(data, _MAGIC, _VERSION, "paired evaluation", name)
+        n = meta.get("cases")
+        if set(meta) != {"cases"} or type(n) is not int or n < 0:
+            raise PersistenceError(name, f"invalid paired state: metadata {meta!r}")
+        if [len(blob) for blob in blobs] != [n, 8 * n, 8 * n]:
+            raise PersistenceError(name, f"invalid paired state: the sections do not hold {n} "
+                                   "cases")
+        labels = np.frombuffer(blobs[0], dtype=np.uint8)
+        if n and int(labels.max()) > 1:
+            raise PersistenceError(name, "invalid paired state: a label is neither 0 nor 1")
+        paired = cls()
+        try:
+            if n:
+                paired.add_cases(labels.astype(bool), np.frombuffer(blobs[1], dtype="<f8"),
+                                 np.frombuffer(blobs[2], dtype="<f8"))
+        except (TypeError, ValueError) as error:
+            raise PersistenceError(name, f"invalid paired state: {error}") from None
+        return paired
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`to_bytes` to ``path`` atomically. Complexity: O(n)."""
+        from rankeval import container
+
+        container.write_file(path, self.to_bytes())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> PairedEvaluation:
+        """Read an evaluation :meth:`save` wrote (a FIFO or device is refused unread)."""
+        from rankeval import container
+
+        return cls.from_bytes(container.read_file(path), os.fspath(path))
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"state": self.to_bytes()}  # the lock is not pickled
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(PairedEvaluation.from_bytes(state["state"]).__dict__)
+
+    def __repr__(self) -> str:
+        return f"PairedEvaluation(cases={self.num_cases()})"
 
     def roc_test(self, *, level: float = 0.95, alternative: str = "two_sided") -> RocTest:
         """DeLong's paired test of the two ROC areas (see the module text).
@@ -283,6 +382,6 @@ class PairedEvaluation:
         level = intervals.check_level(level)
         with self._lock:
             labels, a, b = self._arrays()
-            return _paired(labels, a, b, level, chosen, self.a.area_under_roc_curve(),
-                           self.b.area_under_roc_curve())
+            return _paired(labels, a, b, level, chosen, self._a.area_under_roc_curve(),
+                           self._b.area_under_roc_curve())
 
