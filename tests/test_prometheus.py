@@ -173,3 +173,29 @@ def test_segments_are_series_with_their_key_as_a_label() -> None:
         collector.unwatch(seg)
     with pytest.raises(ValueError, match="taken"):
         collector.watch_segments(seg, model="m", label="ties")
+
+
+def test_segment_keys_that_print_alike_stay_distinct_series() -> None:
+    """Issue 34: 1 and "1", None and "None" exported duplicate series (invalid exposition)."""
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    from rankeval import SegmentedEvaluation
+
+    seg = SegmentedEvaluation(lambda: ScoredPrecisionRecallEvaluation(ties="grouped"))
+    keys: list[Any] = [1, "1", None, "None", ("a", 1), "('a', 1)", "x"]
+    for i, key in enumerate(keys):
+        seg.add_cases([key, key], [True, False], [0.9 - i / 100, 0.1])
+    collector = EvaluationCollector()
+    collector.watch_segments(seg, model="m", label="segment")
+    registry = CollectorRegistry()
+    registry.register(collector)
+    text = generate_latest(registry).decode()
+    # The reference parser reads it back, every series once.
+    series = [(family.name, tuple(sorted(sample.labels.items())))
+              for family in text_string_to_metric_families(text) for sample in family.samples]
+    assert len(series) == len(set(series))
+    cases = {sample.labels["segment"] for family in text_string_to_metric_families(text)
+             for sample in family.samples if sample.name == "rankeval_cases"}
+    assert cases == {"1", "'1'", "None", "'None'", "('a', 1)", "\"('a', 1)\"", "x"}
+    with pytest.raises(ValueError, match="tuple holding NaN"):
+        seg.add_case(("a", float("nan")), True, 0.5)

@@ -153,6 +153,12 @@ class EvaluationCollector:
         later join at the next scrape. Segments whose evaluator is not a
         ``ScoredPrecisionRecallEvaluation`` are left out.
 
+        The key's text is the key itself for text keys and ``str(key)`` for others; keys
+        that would print alike (``1`` and ``"1"``, ``None`` and ``"None"``) are told apart
+        by quoting the text ones (``'1'``), so no two segments ever share a series (which
+        would make the exposition invalid); two keys still alike after that (objects with
+        one repr) are left out of the scrape, with an error in the log.
+
         Complexity: O(1); each scrape reads every segment.
         """
         from rankeval.scored.segments import SegmentedEvaluation
@@ -197,9 +203,10 @@ class EvaluationCollector:
             watched, runs = list(self._watched), list(self._runs)
             segmented = list(self._segmented)
         for seg, base, label in segmented:
+            texts = _segment_texts([key for key, _ in seg.items()])
             for key, ev in seg.items():
-                if isinstance(ev, ScoredPrecisionRecallEvaluation):
-                    watched.append((ev, _evaluation_labels(ev, {**base, label: str(key)})))
+                if isinstance(ev, ScoredPrecisionRecallEvaluation) and key in texts:
+                    watched.append((ev, _evaluation_labels(ev, {**base, label: texts[key]})))
         first = ("model", "window", "ties")  # then any other labels, sorted
         extra = sorted({k for _, labels in watched for k in labels} - set(first))
         label_names = [*first, *extra]
@@ -298,3 +305,23 @@ def serve(collector: EvaluationCollector, port: int = 9100,
     registry.register(collector)
     server, thread = client.start_http_server(port, addr=addr, registry=registry)
     return MetricsServer(server, thread)
+
+
+def _segment_texts(keys: list[Any]) -> dict[Any, str]:
+    """Each segment key's label text, distinct (see ``watch_segments``)."""
+    plain = {key: key if isinstance(key, str) else str(key) for key in keys}
+    counts: dict[str, int] = {}
+    for text in plain.values():
+        counts[text] = counts.get(text, 0) + 1
+    texts = {key: (repr(key) if counts[text] > 1 and isinstance(key, str) else text)
+             for key, text in plain.items()}
+    seen: dict[str, Any] = {}
+    out: dict[Any, str] = {}
+    for key, text in texts.items():
+        if text in seen:
+            _log.error("rankeval.prometheus: segments %r and %r print alike (%r): %r is left "
+                       "out of this scrape", seen[text], key, text, key)
+            continue
+        seen[text] = key
+        out[key] = text
+    return out
