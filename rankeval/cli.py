@@ -612,6 +612,16 @@ def _parser() -> _Parser:
         add_help=False,
     )
 
+    data = commands.add_parser(
+        "data",
+        help="print the folder (or a file) of the bundled example data",
+        description="Print the folder of the example data shipped in the package, or the "
+                    "path of one of its files: rankeval trec -m map "
+                    "\"$(rankeval data example.qrels)\" \"$(rankeval data bm25.run)\".",
+    )
+    data.add_argument("name", nargs="?", help="one file's name (default: print the folder)")
+    data.set_defaults(run=_run_data)
+
     compare = commands.add_parser(
         "compare",
         help="compare runs: means and paired significance tests",
@@ -712,6 +722,20 @@ def _positive(text: str) -> int:
     return value
 
 
+def _run_data(args: argparse.Namespace) -> int:
+    from rankeval import data
+
+    if args.name is None:
+        print(data.folder())
+        return 0
+    try:
+        print(data.path(args.name))
+    except FileNotFoundError as error:
+        _report(str(error).strip('"'))
+        return 1
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``rankeval`` command line; return the exit status (0, 1 or 2).
 
@@ -726,7 +750,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(arguments)
         if args.command is None:
-            parser.error("expected a command: scored, demo, trec or compare")
+            parser.error("expected a command: scored, demo, trec, compare or data")
         status: int = args.run(args)
         return status
     except _Exit as stop:

@@ -535,7 +535,7 @@ class TestUsageErrors:
             ),
             (["scored"], "the following arguments are required: FILE"),
             (["scored", "--bogus", "f"], "unrecognized arguments: --bogus"),
-            ([], "expected a command: scored, demo, trec or compare"),
+            ([], "expected a command: scored, demo, trec, compare or data"),
             (["frobnicate"], "argument COMMAND: invalid choice: 'frobnicate' (choose from "),
         ],
     )

@@ -78,3 +78,42 @@ def test_g_sums_from_positive_zero() -> None:
     value = ev.per_query("G_-1=3")["r"]
     assert value == 0.0
     assert math.copysign(1.0, value) == 1.0
+
+
+def test_a_run_or_qrels_entry_that_is_not_a_mapping_is_named() -> None:
+    """Issue 34: evaluate_run(qrels, {"q": []}) raised a raw AttributeError."""
+    for qrels, run, message in [({"q": {"d": 1}}, {"q": []}, r"run\['q'\] must map"),
+                                ({"q": ["d"]}, {"q": {"d": 1.0}}, r"qrels\['q'\] must map")]:
+        with pytest.raises(TypeError, match=message):
+            evaluate_run(qrels, run, ["map"])
+
+
+def test_relstring_of_a_huge_length_shows_every_document(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 34: -m relstring.99999999999999999999999 printed an OverflowError traceback."""
+    from rankeval import data
+    from rankeval.cli import main
+
+    files = [str(data.path("example.qrels")), str(data.path("bm25.run"))]
+    assert main(["trec", "-q", "-m", "relstring.99999999999999999999999", *files]) == 0
+    huge = capsys.readouterr().out.splitlines()
+    assert main(["trec", "-q", "-m", "relstring.100000", *files]) == 0
+    enough = capsys.readouterr().out.splitlines()
+    assert [line.split(maxsplit=1)[1] for line in huge] == [
+        line.split(maxsplit=1)[1] for line in enough]
+
+
+def test_the_bundled_data_has_a_public_accessor(capsys: pytest.CaptureFixture[str]) -> None:
+    from pathlib import Path
+
+    from rankeval import data
+    from rankeval.cli import main
+
+    assert data.names() == ["bm25.run", "dense.run", "example.qrels",
+                            "lingpipe_running_example.tsv", "spam_filter_20k.tsv"]
+    for name in data.names():
+        assert data.path(name).is_file()
+    assert main(["data", "example.qrels"]) == 0
+    assert Path(capsys.readouterr().out.strip()) == data.path("example.qrels")
+    assert main(["data", "missing.run"]) == 1
+    assert capsys.readouterr().err.startswith("rankeval: error: no example file 'missing.run'")

@@ -236,6 +236,9 @@ class Qrels:
         docs: list[Any] = []
         rels: list[int] = []
         for qid, judged in qrels.items():
+            if not isinstance(judged, Mapping):
+                raise TypeError(f"qrels[{qid!r}] must map document ids to relevance grades, "
+                                f"got {type(judged).__name__}")
             for docid, rel in judged.items():
                 if isinstance(rel, bool) or not isinstance(rel, numbers.Integral):
                     raise TypeError(
@@ -501,6 +504,9 @@ class Run:
         scores: list[float] = []
         for qid, retrieved in run.items():
             q = str(qid)
+            if not isinstance(retrieved, Mapping):
+                raise TypeError(f"run[{qid!r}] must map document ids to scores, got "
+                                f"{type(retrieved).__name__}")
             for docid, score in retrieved.items():
                 qids.append(q)
                 docs.append(docid)

@@ -1286,8 +1286,8 @@ def _rbp_resid(batch: QueryBatch, request: MeasureRequest, options: MeasureOptio
 
 def _relstring(batch: QueryBatch, request: MeasureRequest, options: MeasureOptions) -> Result:
     """First N relevance values: digit, '>' above 9, '-' not judged, '.' unjudged, '<' other."""
-    length = int(request.params[0])
-    width = max(0, min(length, batch.width))
+    length = min(int(request.params[0]), batch.width)  # a huge N shows every document
+    width = max(0, length)
     rels = batch.rels[:, :width]
     chars = np.full(rels.shape, ord("<"), dtype=np.uint8)
     digit = (rels >= 0) & (rels <= 9)
