@@ -40,7 +40,10 @@ def check_choice(value: object, name: str, allowed: Collection[_Choice]) -> _Cho
     'exp'
     """
     for choice in allowed:
-        if value == choice and type(value) is type(choice):
+        # A NumPy string (np.str_, a str subclass) is its text; a bool is never 1 or 0.
+        same_kind = type(value) is type(choice) or (
+            isinstance(value, str) and isinstance(choice, str))
+        if same_kind and value == choice:
             return choice
     raise ValueError(f"{name} must be one of {tuple(allowed)}, got {value!r}")
 

@@ -4,6 +4,7 @@ accepted input gives the right value."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -117,3 +118,33 @@ def test_the_bundled_data_has_a_public_accessor(capsys: pytest.CaptureFixture[st
     assert Path(capsys.readouterr().out.strip()) == data.path("example.qrels")
     assert main(["data", "missing.run"]) == 1
     assert capsys.readouterr().err.startswith("rankeval: error: no example file 'missing.run'")
+
+
+def test_numpy_text_names_a_choice() -> None:
+    """Issue 34: ties=np.str_("grouped") was refused."""
+    ev = ScoredPrecisionRecallEvaluation(ties=np.str_("grouped"))  # type: ignore[arg-type]
+    assert ev.ties == "grouped"
+    assert type(ev.ties) is str
+    with pytest.raises(ValueError, match="ties must be one of"):
+        ScoredPrecisionRecallEvaluation(ties=np.str_("group"))  # type: ignore[arg-type]
+
+
+def test_an_empty_known_file_is_a_user_who_knew_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 34: --known refused an empty file, and its errors named the run file too."""
+    from rankeval import data
+    from rankeval.cli import main
+
+    files = [str(data.path("example.qrels")), str(data.path("bm25.run"))]
+    empty = tmp_path / "known"
+    empty.write_text("")
+    assert main(["trec", "-m", "coverage", "-m", "novelty", "--known", str(empty), *files]) == 0
+    printed = capsys.readouterr().out
+    api = evaluate_run(files[0], files[1], ["coverage", "novelty"], known={})
+    assert printed.split() == ["coverage", "all", f"{api['coverage']:.4f}", "novelty", "all",
+                               f"{api['novelty']:.4f}"]
+    bad = tmp_path / "bad"
+    bad.write_text("q1 0 d1 x\n")
+    assert main(["trec", "-m", "coverage", "--known", str(bad), *files]) == 1
+    assert capsys.readouterr().err == (f"rankeval: error: {bad}:1: expected an integer "
+                                       "relevance, found 'x'\n")

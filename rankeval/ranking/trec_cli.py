@@ -361,20 +361,22 @@ def _main(args: list[str], out: TextIO) -> int:
 
 
 def _evaluate(o: _Options, qrels: Qrels, run: Run, run_path: str) -> RunReport:
+    known = None if o.known is None else _read_known(o.known)  # its errors name it alone
     try:
         return evaluate_run(
             qrels, run, o.specs, profile=o.profile, relevance_level=o.level,
             complete=o.complete, max_docs=o.max_docs, judged_only=o.judged_only,
             num_docs=o.num_docs, first_params_win=True, no_relevant=o.no_relevant,
-            known=None if o.known is None else _read_known(o.known),
+            known=known,
         )
     except ValueError as problem:
         raise DataError(run_path, None, str(problem)) from None
 
 
 def _read_known(path: str) -> Qrels:
-    """The known set, a qrels-format file."""
-    return Qrels.from_table(trec_files.read_qrels(path, None, comments=True, duplicates=True))
+    """The known set, a qrels-format file; an empty one is a user who knew nothing."""
+    return Qrels.from_table(trec_files.read_qrels(path, None, comments=True, duplicates=True,
+                                                  allow_empty=True))
 
 
 def _queries_before(qrels: trec_files.QrelsTable, run: trec_files.RunTable, query: bytes

@@ -225,7 +225,8 @@ def _checked_run(name: str, qid: BytesArray, docid: BytesArray, score: FloatArra
 
 
 def read_qrels(path: str | os.PathLike[str], progress: Progress | None = None, *,
-               comments: bool = True, duplicates: bool = False) -> QrelsTable:
+               comments: bool = True, duplicates: bool = False,
+               allow_empty: bool = False) -> QrelsTable:
     """Read a TREC qrels file.
 
     Parameters
@@ -262,13 +263,15 @@ def read_qrels(path: str | os.PathLike[str], progress: Progress | None = None, *
     fields = _read_fields(name, 4, (0, 2, 3), _parse_rels, exact=True, progress=progress,
                           comments=comments)
     if isinstance(fields, bytes):  # the line parser's turn
-        return parse_qrels(fields, name, comments=comments, duplicates=duplicates)
+        return parse_qrels(fields, name, comments=comments, duplicates=duplicates,
+                           allow_empty=allow_empty)
     (qid, docid, rel), lines, _ = fields
-    return _checked_qrels(name, qid, docid, rel, lines, duplicates)
+    return _checked_qrels(name, qid, docid, rel, lines, duplicates, allow_empty)
 
 
 def parse_qrels(data: bytes, name: str = "<qrels>", progress: Progress | None = None, *,
-                comments: bool = True, duplicates: bool = False) -> QrelsTable:
+                comments: bool = True, duplicates: bool = False,
+                allow_empty: bool = False) -> QrelsTable:
     """Parse the bytes of a qrels file (see :func:`read_qrels`); ``name`` appears in messages.
 
     >>> parse_qrels(b"q1 0 d1 2\\n", "qrels").rel.tolist()
@@ -283,12 +286,12 @@ def parse_qrels(data: bytes, name: str = "<qrels>", progress: Progress | None = 
         rel = _parse_rels_slow(name, rel_tokens, lines)
     else:
         (qid, docid, rel), lines, _ = fields
-    return _checked_qrels(name, qid, docid, rel, lines, duplicates)
+    return _checked_qrels(name, qid, docid, rel, lines, duplicates, allow_empty)
 
 
 def _checked_qrels(name: str, qid: BytesArray, docid: BytesArray, rel: IntArray,
-                   lines: LineArray, duplicates: bool) -> QrelsTable:
-    if qid.size == 0:
+                   lines: LineArray, duplicates: bool, allow_empty: bool = False) -> QrelsTable:
+    if qid.size == 0 and not allow_empty:
         raise DataError(name, None, "expected at least one judgment line, found none")
     if not duplicates:
         _refuse_duplicates(name, qid, docid, lines, "judged")
