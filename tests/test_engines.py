@@ -5,9 +5,12 @@ Every value equals the local one bit for bit (the cases are in tests/engine_case
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
+import dask
 import dask.dataframe as dd
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -15,9 +18,10 @@ import rankeval.adapters.common
 import rankeval.adapters.spark
 import rankeval.dask
 import rankeval.spark
+from rankeval import ScoredPrecisionRecallEvaluation, SegmentedEvaluation
 from tests import engine_cases
 from tests.engine_cases import Engine
-from tests.helpers import same_bits
+from tests.helpers import assert_report_matches, same_bits
 
 _TYPES = {"f": "double", "b": "boolean", "i": "long", "O": "string", "T": "string"}
 
@@ -156,3 +160,80 @@ def test_the_engines_share_one_evaluate() -> None:
         common.evaluate(table)
     with pytest.raises(TypeError, match="collect_evaluator takes a Spark or a Dask DataFrame"):
         common.collect_evaluator(table)
+
+
+MIXED_KEYS: list[Any] = [1, True, 1.0, "1", Decimal("1.10"), Decimal("1.1"), "x", 2, 2.5]
+
+
+@pytest.mark.parametrize("buckets", [None, 3])
+@pytest.mark.parametrize("partitions", [1, 3, 7])
+def test_dask_groups_of_mixed_type_keys_equal_local(dask_client: Any, buckets: int | None,
+                                                    partitions: int) -> None:
+    """Issue 34: object keys that Python holds equal (1, True, 1.0; Decimal("1.10") and
+    Decimal("1.1")) were split across tasks and the last task's part reported as the group
+    (ROC area 0.0 where the local one is 0.625), or "the table changed" was blamed. Each
+    group is now every row whose key equals it, as a dict (and SegmentedEvaluation) groups."""
+    rows = engine_cases.scored_rows(21, 3000, 25, 0.4)
+    rng = np.random.default_rng(4)
+    keys = pd.Series([MIXED_KEYS[i] for i in rng.integers(0, len(MIXED_KEYS), 3000)],
+                     dtype=object)
+    rows["segment"] = keys
+    with dask.config.set({"dataframe.convert-string": False}):
+        table = dd.from_pandas(rows, npartitions=partitions, sort=False)
+        reports = rankeval.dask.evaluate(table, group_col="segment", buckets=buckets,
+                                         precision_at=engine_cases.RANKS, curve_points=60,
+                                         sample_size=50, seed=3)
+    expected = SegmentedEvaluation(lambda: ScoredPrecisionRecallEvaluation(ties="grouped"))
+    expected.add_cases(keys.tolist(), rows["label"].to_numpy(), rows["score"].to_numpy())
+    assert len(reports) == len(expected) == 6
+    for key in expected:
+        assert_report_matches(reports[key], expected[key], engine_cases.RANKS, 60)
+
+
+def _spark_groups(spark: Any, rows: pd.DataFrame, kind: str, values: list[Any]) -> Any:
+    records = [(float(s), bool(lab), values[int(g)]) for s, lab, g in
+               zip(rows["score"], rows["label"], rows["g"], strict=True)]
+    schema = f"score double, label boolean, segment {kind}"
+    return spark.createDataFrame(spark.sparkContext.parallelize(records, 4), schema)
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York", "Asia/Kolkata"])
+@pytest.mark.parametrize("buckets", [None, 3])
+def test_spark_timestamp_binary_and_decimal_groups_equal_local(
+        spark: Any, zone: str, buckets: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 34: a timestamp group column failed whenever the driver's time zone was not UTC
+    ("the table changed between the jobs"), and a binary one crashed (unhashable). Each
+    group's report equals a local evaluator fed its rows, whatever the driver's zone."""
+    import datetime
+    import time
+
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        rows = engine_cases.scored_rows(8, 2000, 30, 0.4)
+        rows["g"] = np.random.default_rng(2).integers(0, 3, 2000)
+        utc = datetime.timezone.utc
+        for kind, values in [
+            ("timestamp", [datetime.datetime(2024, 3, 10, 6, 30, tzinfo=utc),
+                           datetime.datetime(2024, 3, 10, 7, 30, tzinfo=utc),
+                           datetime.datetime(1999, 12, 31, 23, 59, 59, 123456, tzinfo=utc)]),
+            ("binary", [b"a", b"\x00\xff", b""]),
+            ("decimal(10,2)", [Decimal("1.10"), Decimal("2.00"), Decimal("-3.25")]),
+        ]:
+            table = _spark_groups(spark, rows, kind, values)
+            reports = rankeval.spark.evaluate(table, group_col="segment", buckets=buckets,
+                                              precision_at=engine_cases.RANKS,
+                                              curve_points=60, sample_size=50, seed=3)
+            assert len(reports) == 3, kind
+            # The reports come sorted by value; so do the groups' values here.
+            order = sorted(range(3), key=lambda i: values[i])
+            for key, i in zip(reports, order, strict=True):
+                local = engine_cases.local_evaluator(rows[rows["g"] == i])
+                assert_report_matches(reports[key], local, engine_cases.RANKS, 60)
+            if kind == "binary":
+                assert sorted(reports) == sorted(values)
+            if kind == "decimal(10,2)":
+                assert sorted(reports) == sorted(values)
+    finally:
+        monkeypatch.undo()
+        time.tzset()

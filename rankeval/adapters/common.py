@@ -392,7 +392,17 @@ def group_parts(group_index: IntArray, ids: IntArray, scores: FloatArray, labels
     found = []
     for composite, rows in bucket_rows(group_index * buckets + ids):
         group, bucket = divmod(composite, buckets)
-        part, points = bucket_part(bucket, scores[rows], labels[rows], layouts[group],
+        held = labels[rows]
+        positives = int(np.count_nonzero(held))
+        expected = layouts[group].totals[bucket]
+        if (held.shape[0] - positives, positives) != (int(expected[0]), int(expected[1])):
+            # A task must hold each of its (group, bucket)s whole: a part would rank wrong.
+            raise RuntimeError(
+                f"a task holds {positives} positives and {held.shape[0] - positives} "
+                f"negatives of group {group} in bucket {bucket}, where the checking job "
+                f"counted {int(expected[1])} and {int(expected[0])}: the group's rows were "
+                "split between tasks")
+        part, points = bucket_part(bucket, scores[rows], held, layouts[group],
                                    None if order is None else order[rows])
         found.append((group, part, points))
     return found
@@ -407,6 +417,25 @@ def group_reports(group_index: IntArray, scores: FloatArray, labels: BoolArray,
             for group, part, points in group_parts(group_index,
                                                    np.zeros_like(group_index), scores,
                                                    labels, layouts, order)]
+
+
+def whole_group_reports(groups: Sequence[Any], layouts: Sequence[Layout],
+                        found: Iterable[Iterable[tuple[int, PartitionedReport]]]
+                        ) -> dict[Any, PartitionedReport]:
+    """Each group's report from the tasks' ``(group index, report)`` lists, checked: every
+    group arrives from exactly one task (each task checked that its part holds the cases the
+    checking job counted, :func:`group_parts`)."""
+    reports: dict[int, PartitionedReport] = {}
+    for chunk in found:
+        for index, report in chunk:
+            if index in reports:
+                raise RuntimeError(f"group {groups[index]!r} arrived from two tasks: its rows "
+                                   "were split between them")
+            reports[index] = report
+    missing = [groups[i] for i in range(len(groups)) if i not in reports]
+    if missing:
+        raise RuntimeError(f"no task reported the group {missing[0]!r}")
+    return {group: reports[index] for index, group in enumerate(groups)}
 
 
 def groups_points_bound(layouts: Sequence[Layout]) -> int:

@@ -49,6 +49,7 @@ from rankeval.scored.segments import SegmentReports
 __all__ = ["collect_evaluator", "evaluate", "evaluate_run"]
 
 _BUCKET = "__rankeval_bucket"
+_GROUP = "__rankeval_group"
 
 
 #: The engines' one ``evaluate``, ``evaluate_run`` and ``collect_evaluator`` (each takes a
@@ -180,20 +181,21 @@ def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
         # Every group one bucket: tasks rank whole groups and return finished reports.
         groups, layouts = engines.group_layouts(
             ((g, 0, int(n) - int(p), int(p)) for g, n, p in counted), 1, o)
-        shuffled = table.shuffle(on=group_col, npartitions=table.npartitions)
-        found = compute(*[delayed(_whole_groups)(chunk, o, groups, layouts)
+        shuffled = table.map_partitions(_with_group, group_col, groups).shuffle(
+            on=_GROUP, npartitions=table.npartitions)
+        found = compute(*[delayed(_whole_groups)(chunk, o, layouts)
                           for chunk in shuffled.to_delayed()])
-        reports = {g: report for chunk in found for g, report in chunk}
-        return SegmentReports({g: reports[i] for i, g in enumerate(groups)})
+        return SegmentReports(engines.whole_group_reports(groups, layouts, found))
     bounds = _sample_bounds(table, rows, o)
     buckets = int(bounds.shape[0]) + 1
     per_task = compute(*[delayed(_group_totals)(chunk, o, bounds)
                          for chunk in table.to_delayed()])
     groups, layouts = engines.group_layouts((row for rows_ in per_task for row in rows_),
                                             buckets, o)
-    bucketed = table.map_partitions(_with_bucket, o.score_col, bounds)
-    shuffled = bucketed.shuffle(on=[group_col, _BUCKET], npartitions=buckets)
-    tasks = [delayed(_group_parts)(chunk, o, groups, layouts) for chunk in shuffled.to_delayed()]
+    bucketed = table.map_partitions(_with_bucket, o.score_col, bounds).map_partitions(
+        _with_group, group_col, groups)
+    shuffled = bucketed.shuffle(on=[_GROUP, _BUCKET], npartitions=buckets)
+    tasks = [delayed(_group_parts)(chunk, o, layouts) for chunk in shuffled.to_delayed()]
     if engines.points_fit(engines.groups_points_bound(layouts)):
         return engines.assemble_group_triples(groups, layouts, [
             triple for chunk in compute(*tasks) for triple in chunk])
@@ -224,27 +226,41 @@ def _group_totals(frame: Any, o: engines.ScoredTableOptions, bounds: np.ndarray
     return [(values[g], int(b), int(counts[g, b, 0]), int(counts[g, b, 1])) for g, b in held]
 
 
-def _group_columns(frame: Any, o: engines.ScoredTableOptions, groups: list[Any]
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-    """A task's group indices (into the sorted ``groups``), scores, labels and orders."""
+def _with_group(frame: Any, group_col: str, groups: list[Any]) -> Any:
+    """The partition with each row's group index (into the sorted ``groups``) in ``_GROUP``.
+
+    The shuffles move rows by this index, never by the group values: Dask hashes object
+    values by their text and type, so values Python holds equal (``1``, ``True`` and ``1.0``;
+    ``Decimal("1.10")`` and ``Decimal("1.1")``), which the checking job counted as one group,
+    could go to different tasks, each with part of the group. A value no group holds is -1,
+    which the tasks refuse. The group values themselves are dropped."""
     import pandas as pd
 
+    index = pd.Index(groups, dtype=object).get_indexer(
+        frame[group_col].astype(object)).astype(np.int64)
+    # The values stay behind: the shuffle moves Arrow tables, which cannot hold a column of
+    # mixed types, and the tasks need the index alone.
+    return frame.drop(columns=[group_col]).assign(**{_GROUP: index})
+
+
+def _group_columns(frame: Any, o: engines.ScoredTableOptions
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """A task's group indices (into the sorted groups), scores, labels and orders."""
     scores, labels = _arrays(frame, o.score_col, o.label_col)
     order = frame[o.order_col].to_numpy() if o.order_col else None
-    index = pd.Index(groups).get_indexer(frame[o.group_col]).astype(np.int64)
-    return index, scores, labels, order
+    return frame[_GROUP].to_numpy(dtype=np.int64), scores, labels, order
 
 
-def _group_parts(frame: Any, o: engines.ScoredTableOptions, groups: list[Any],
+def _group_parts(frame: Any, o: engines.ScoredTableOptions,
                  layouts: list[Layout]) -> list[tuple[int, BucketPart, BucketPoints]]:
-    index, scores, labels, order = _group_columns(frame, o, groups)
+    index, scores, labels, order = _group_columns(frame, o)
     return engines.group_parts(index, frame[_BUCKET].to_numpy(dtype=np.int64), scores, labels,
                                layouts, order)
 
 
-def _whole_groups(frame: Any, o: engines.ScoredTableOptions, groups: list[Any],
+def _whole_groups(frame: Any, o: engines.ScoredTableOptions,
                   layouts: list[Layout]) -> list[tuple[int, PartitionedReport]]:
-    index, scores, labels, order = _group_columns(frame, o, groups)
+    index, scores, labels, order = _group_columns(frame, o)
     return engines.group_reports(index, scores, labels, layouts, order)
 
 

@@ -26,7 +26,7 @@ import pickle
 import shutil
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -182,12 +182,41 @@ def _in_key_order(table: Any, keys: tuple[str, ...], partitions: int) -> Iterato
         gc.collect()
 
 
+def _group_key(column: str, kind: Any) -> Any:
+    """The group column as the key the tasks match and the shuffles move: the values
+    themselves where Arrow in a task and Python on the driver read them alike, else a text
+    Spark writes the same way in every task. A timestamp or a date as its text in the
+    session's time zone (the driver would read it back as a naive datetime in its own time
+    zone, which Arrow takes for UTC: every group would be unmatched, or matched to the wrong
+    rows, whenever the driver's zone is not UTC); a decimal as its text; binary as hex (a
+    ``bytearray`` cannot be a dict key); -0.0 as 0.0."""
+    from pyspark.sql import functions as F  # noqa: N812
+    from pyspark.sql import types
+
+    value = F.col(column)
+    if isinstance(kind, (types.FloatType, types.DoubleType)):
+        return value + F.lit(0.0).cast(kind)  # -0.0 is the group 0.0
+    if isinstance(kind, types.BinaryType):
+        return F.hex(value)
+    if isinstance(kind, (types.TimestampType, types.TimestampNTZType, types.DateType,
+                         types.DecimalType, types.DayTimeIntervalType)):
+        return value.cast("string")
+    return value
+
+
+def _shown(value: Any) -> Any:
+    """A collected group value as a dict key (binary comes back as a ``bytearray``)."""
+    return bytes(value) if isinstance(value, bytearray) else value
+
+
 def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None,
-                  group_col: str | None = None, groups: list[Any] | None = None
-                  ) -> tuple[Any, int]:
-    """Columns ``s`` (double), ``l`` (bool), ``o`` and ``g``, checked before any evaluation
-    job, and the number of rows. With ``groups`` (a list to fill), the checking job also
-    counts each group's rows and positives: ``(group, rows, positives)`` are appended."""
+                  group_col: str | None = None, groups: list[Any] | None = None,
+                  shown: dict[Any, Any] | None = None) -> tuple[Any, int]:
+    """Columns ``s`` (double), ``l`` (bool), ``o`` and ``g`` (the group's key,
+    :func:`_group_key`), checked before any evaluation job, and the number of rows. With
+    ``groups`` (a list to fill), the checking job also counts each group's rows and
+    positives: ``(key, rows, positives)`` are appended, and ``shown`` maps each key to the
+    group's value as collected."""
     from pyspark.sql import functions as F  # noqa: N812 - PySpark's own convention
     from pyspark.sql import types
 
@@ -222,21 +251,22 @@ def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
     else:  # one job checks and counts every group (a row a group reaches the driver)
         assert group_col is not None
         positives = F.sum(F.when(F.col(label_col).cast("boolean"), 1).otherwise(0))
+        key = _group_key(group_col, schema[group_col])
         rows = [row.asDict() for row in _collect(
-            df.groupBy(F.col(group_col).alias("__g")).agg(*checks, positives.alias("__p")))]
+            df.groupBy(key.alias("__g")).agg(*checks, positives.alias("__p"),
+                                             F.first(F.col(group_col)).alias("__v")))]
         found = {key: sum(row[key] for row in rows) for key in rows[0]
-                 if key not in ("__g", "__p")} if rows else {"rows": 0}
+                 if key not in ("__g", "__p", "__v")} if rows else {"rows": 0}
         groups.extend((row["__g"], row["rows"], row["__p"]) for row in rows)
+        if shown is not None:
+            shown.update((row["__g"], _shown(row["__v"])) for row in rows)
     engines.check_found(found, score_col, label_col, order_col, group_col)
     columns = [F.col(score_col).cast("double").alias("s"),
                F.col(label_col).cast("boolean").alias("l")]
     if order_col:
         columns.append(F.col(order_col).alias("o"))
     if group_col:
-        group = F.col(group_col)
-        if isinstance(schema[group_col], (types.FloatType, types.DoubleType)):
-            group = group + F.lit(0.0).cast(schema[group_col])  # -0.0 is the group 0.0
-        columns.append(group.alias("g"))
+        columns.append(_group_key(group_col, schema[group_col]).alias("g"))
     return df.select(*columns), int(found["rows"])
 
 
@@ -399,8 +429,9 @@ def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
     from pyspark.sql import functions as F  # noqa: N812
 
     counted: list[Any] = []
+    shown: dict[Any, Any] = {}
     table, rows = _scored_table(df, o.score_col, o.label_col, o.order_col, o.group_col,
-                                counted)
+                                counted, shown)
     order_col = o.order_col
     if o.buckets is None and max(n for _, n, _ in counted) <= engines.CASES_PER_BUCKET:
         groups, layouts = engines.group_layouts(
@@ -419,8 +450,8 @@ def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
         parallel = table.sparkSession.sparkContext.defaultParallelism * 2
         out = _collect(_map_in_arrow(table.repartition(parallel, "g"), whole_groups,
                                      "group long, report binary"))
-        reports = {row["group"]: pickle.loads(row["report"]) for row in out}
-        return SegmentReports({g: reports[i] for i, g in enumerate(groups)})
+        return _by_value(shown, engines.whole_group_reports(groups, layouts, [
+            [(row["group"], pickle.loads(row["report"])) for row in out]]))
 
     bucketed, parallel, _ = _prepare_table(table, rows, o)
     totals = _collect(bucketed.groupBy("g", "b").agg(F.sum(F.col("l").cast("long")).alias("p"),
@@ -445,9 +476,9 @@ def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
     found = _map_in_arrow(bucketed.repartition(parallel, "g", "b"), parts,
                           "group long, bucket long, part binary, points binary")
     if engines.points_fit(engines.groups_points_bound(layouts)):
-        return engines.assemble_group_triples(groups, layouts, [
+        return _by_value(shown, engines.assemble_group_triples(groups, layouts, [
             (row["group"], pickle.loads(row["part"]), pickle.loads(row["points"]))
-            for row in _collect(found)])
+            for row in _collect(found)]))
     found = found.cache()
     try:
         small = [(row["group"], pickle.loads(row["part"]))
@@ -457,11 +488,18 @@ def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
         reads = min(len(small), max(parallel, -(-engines.groups_points_bound(layouts) // share)))
 
         ordered = _in_key_order(found, ("group", "bucket"), reads)
-        return engines.assemble_groups(groups, layouts, small,
-                                       ((row["group"], pickle.loads(row["points"]))
-                                        for row in ordered))
+        return _by_value(shown, engines.assemble_groups(
+            groups, layouts, small,
+            ((row["group"], pickle.loads(row["points"])) for row in ordered)))
     finally:
         found.unpersist()
+
+
+def _by_value(shown: dict[Any, Any], reports: Mapping[Any, PartitionedReport]
+              ) -> SegmentReports:
+    """The reports keyed by each group's value (not the key the tasks matched), sorted."""
+    by_value = {shown[key]: report for key, report in reports.items()}
+    return SegmentReports({value: by_value[value] for value in engines.group_order(by_value)})
 
 
 def _group_columns(whole: pa.Table, groups: list[Any], order_col: str | None
