@@ -71,7 +71,7 @@ dist: $(VENV)/.installed-test
 	mkdir -p .dist-check/sdist && tar xzf dist/*.tar.gz -C .dist-check/sdist
 	$(PYTHON) -m venv .dist-check/sdist-venv
 	.dist-check/sdist-venv/bin/python -m pip install --quiet --retries 1 --timeout 20 $(TORCH) --index-url $(TORCH_INDEX)
-	cd .dist-check/sdist/rankeval-* && ../../sdist-venv/bin/python -m pip install --quiet '.[test,plot]' && ../../sdist-venv/bin/python -m pytest -q -p no:cacheprovider -m "not slow" -x
+	cd .dist-check/sdist/rankeval_exact-* && ../../sdist-venv/bin/python -m pip install --quiet '.[test,plot]' && ../../sdist-venv/bin/python -m pytest -q -p no:cacheprovider -m "not slow" -x
 
 clean:
 	rm -rf $(VENV) build dist .dist-check site *.egg-info .pytest_cache .mypy_cache .hypothesis demo-output

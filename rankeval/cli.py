@@ -473,7 +473,7 @@ def _run_demo(args: argparse.Namespace) -> int:
         plots.append((evaluation, plot_path, _plot_title(file_name, evaluation)))
     out.flush()
     if importlib.util.find_spec("matplotlib") is None:
-        out.write("\nno plots: matplotlib is not installed (pip install 'rankeval[plot]' "
+        out.write("\nno plots: matplotlib is not installed (pip install 'rankeval-exact[plot]' "
                   "draws them)\n")
         return 0
     try:
@@ -630,7 +630,7 @@ def _parser() -> _Parser:
             "(trec_eval's names, e.g. -m map -m P.10, or ir_measures', e.g. -m AP -m nDCG@10; "
             "both kinds together with --complete) and test every pair "
             "of runs. Prints a table of means where a superscript letter marks a run the "
-            "row's run beats significantly. Needs scipy (pip install 'rankeval[stats]')."
+            "row's run beats significantly. Needs scipy (pip install 'rankeval-exact[stats]')."
         ),
     )
     compare.add_argument("qrels", metavar="QRELS", help="the qrels file")
@@ -762,7 +762,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _report(str(error))
         return 1
     except ImportError as error:
-        if "rankeval[plot]" not in str(error):
+        if "rankeval-exact[plot]" not in str(error):
             raise
         _report(str(error))
         return 1

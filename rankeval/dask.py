@@ -1,4 +1,4 @@
-"""``rankeval.dask``: exact evaluation of Dask DataFrames (``pip install 'rankeval[dask]'``).
+"""``rankeval.dask``: exact evaluation of Dask DataFrames (``pip install 'rankeval-exact[dask]'``).
 
 The short public name of :mod:`rankeval.adapters.dask`, where the code lives: importing
 either gives the same module object.

@@ -9,7 +9,7 @@
 
 Quantiles of the normal distribution come from the standard library
 (:class:`statistics.NormalDist`); Clopper-Pearson and Jeffreys need the beta distribution's,
-from scipy (``pip install rankeval[stats]``).
+from scipy (``pip install rankeval-exact[stats]``).
 
 Conventions, as pROC's: the interval of the ROC area is ``θ ± z·SE`` clipped to [0, 1]; with
 fewer than two positives or two negatives the variance is undefined (the placements of one
@@ -198,7 +198,7 @@ def _scipy_stats() -> Any:
         from scipy import stats
     except ImportError:
         raise ImportError("this interval needs scipy's beta distribution: "
-                          "pip install 'rankeval[stats]'") from None
+                          "pip install 'rankeval-exact[stats]'") from None
     return stats
 
 

@@ -3,7 +3,7 @@
 Everything drawn is what the evaluation returns (``pr_curve``, ``roc_curve``, their areas and
 ``pr_breakeven_point``); nothing is recomputed here. matplotlib is imported only when a
 function is called, so ``import rankeval`` never needs it; install it with
-``pip install 'rankeval[plot]'``.
+``pip install 'rankeval-exact[plot]'``.
 
 Typical use::
 
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["plot_evaluation", "plot_pr", "plot_reliability", "plot_roc", "require_matplotlib",
            "save_plot"]
 
-_INSTALL_HINT = "rankeval.plotting needs matplotlib: pip install 'rankeval[plot]'"
+_INSTALL_HINT = "rankeval.plotting needs matplotlib: pip install 'rankeval-exact[plot]'"
 #: Curves with at most this many points show a marker at each point; longer ones are lines.
 _MARKER_LIMIT = 60
 _FORMATS = (".png", ".svg")

@@ -1,6 +1,6 @@
 """``rankeval.prometheus``: a Prometheus collector over live evaluators.
 
-Needs ``pip install 'rankeval[prometheus]'``.
+Needs ``pip install 'rankeval-exact[prometheus]'``.
 
 The short public name of :mod:`rankeval.adapters.prometheus`, where the code lives: importing
 either gives the same module object.

@@ -560,7 +560,7 @@ class TestUsageErrors:
         import rankeval
 
         # One version source: the package's __version__, which the build reads.
-        assert importlib.metadata.version("rankeval") == rankeval.__version__
+        assert importlib.metadata.version("rankeval-exact") == rankeval.__version__
         assert run(capsys, "--version") == (0, f"rankeval {rankeval.__version__}\n", "")
 
 
@@ -625,7 +625,7 @@ class TestPlotOption:
         assert (status, out) == (1, "")
         assert (
             err
-            == "rankeval: error: rankeval.plotting needs matplotlib: pip install 'rankeval[plot]'\n"
+            == "rankeval: error: rankeval.plotting needs matplotlib: pip install 'rankeval-exact[plot]'\n"
         )
         assert not target.exists()
 
@@ -721,7 +721,7 @@ class TestDemo:
         assert (status, err) == (0, "")
         assert EXPECTED_REPORT in out
         assert out.endswith("no plots: matplotlib is not installed (pip install "
-                            "'rankeval[plot]' draws them)\n")
+                            "'rankeval-exact[plot]' draws them)\n")
         assert not out_dir.exists()
 
 

@@ -73,7 +73,8 @@ def test_install_lines_name_real_targets_and_extras(page: str) -> None:
             else:
                 assert words[:2] == ["pip", "install"], (page, command)
                 for spec in words[2:]:
-                    found = re.fullmatch(r"(?:rankeval|\.|-e \.)(?:\[([\w,]+)\])?", spec)
+                    # The distribution's name (rankeval is another project's on the index).
+                    found = re.fullmatch(r"(?:rankeval-exact|\.|-e \.)(?:\[([\w,]+)\])?", spec)
                     assert found, (page, spec)
                     assert set((found.group(1) or "").split(",")) - {""} <= extras, (page, spec)
 

@@ -26,9 +26,9 @@ except ModuleNotFoundError as error:
 
 
 @pytest.mark.parametrize(("module", "blocked", "extra"), [
-    ("rankeval.spark", ("pyspark",), "rankeval[spark]"),
-    ("rankeval.spark", ("pyarrow",), "rankeval[spark]"),
-    ("rankeval.dask", ("dask",), "rankeval[dask]"),
+    ("rankeval.spark", ("pyspark",), "rankeval-exact[spark]"),
+    ("rankeval.spark", ("pyarrow",), "rankeval-exact[spark]"),
+    ("rankeval.dask", ("dask",), "rankeval-exact[dask]"),
 ])
 def test_an_adapter_names_its_extra(module: str, blocked: tuple[str, ...], extra: str) -> None:
     done = subprocess.run([sys.executable, "-c", BLOCK.format(blocked=set(blocked),

@@ -1,6 +1,6 @@
 """Exact evaluation of Dask DataFrames: the local evaluator's numbers, to the last bit.
 
-Extra ``dask`` (``pip install 'rankeval[dask]'``). Runs on whatever scheduler is active:
+Extra ``dask`` (``pip install 'rankeval-exact[dask]'``). Runs on whatever scheduler is active:
 threads by default, or a ``distributed`` cluster once a ``Client`` exists.
 
 * :func:`evaluate`: a scored table (a score and a label per row) to a
@@ -27,7 +27,7 @@ try:
     from dask.delayed import delayed
 except ModuleNotFoundError as missing:
     raise ModuleNotFoundError(
-        f"rankeval.dask needs Dask ({missing.name} is missing): pip install 'rankeval[dask]'",
+        f"rankeval.dask needs Dask ({missing.name} is missing): pip install 'rankeval-exact[dask]'",
         name=missing.name) from None
 
 from rankeval.adapters import common as engines

@@ -22,7 +22,7 @@ values, and the others are exported as usual.
 
 ``serve(collector, port)`` starts the standard exporter on its own registry, in a
 background thread. Needs
-``prometheus_client`` (``pip install 'rankeval[prometheus]'``).
+``prometheus_client`` (``pip install 'rankeval-exact[prometheus]'``).
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def _client() -> Any:
         import prometheus_client.core
     except ModuleNotFoundError:
         raise ModuleNotFoundError(
-            "rankeval.prometheus needs prometheus_client: pip install 'rankeval[prometheus]'"
+            "rankeval.prometheus needs prometheus_client: pip install 'rankeval-exact[prometheus]'"
         ) from None
     return prometheus_client
 

