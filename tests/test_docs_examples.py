@@ -271,3 +271,22 @@ def test_the_service_page_shows_hand_computed_numbers() -> None:
     (negative): the positive beats one of two negatives."""
     assert roc_auc_score([1, 0, 1, 0, 1], [0.9, 0.4, 0.3, 0.8, 0.1]) == pytest.approx(1 / 3)
     assert roc_auc_score([0, 1, 0], [0.8, 0.7, 0.1]) == 0.5
+
+
+def test_the_readmes_links_work_outside_the_repository() -> None:
+    """Issue 34: the package index shows the README away from the repository, where a
+    relative link breaks. Every link is absolute (or an anchor), and each one into this
+    repository names a file that exists."""
+    from urllib.parse import urlparse
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r'^Source = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M)
+    assert found
+    source = found.group(1)
+    links = re.findall(r"\]\(([^)\s]+)\)", readme)
+    assert links
+    for link in links:
+        assert link.startswith(("https://", "#")), link
+        if link.startswith(source + "/blob/main/"):
+            path = urlparse(link).path.split("/blob/main/", 1)[1]
+            assert (ROOT / path).exists(), link
