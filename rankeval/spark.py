@@ -1,4 +1,5 @@
-"""``rankeval.spark``: exact evaluation of Spark DataFrames (``pip install 'rankeval-exact[spark]'``).
+"""``rankeval.spark``: exact evaluation of Spark DataFrames
+(``pip install 'rankeval-exact[spark]'``).
 
 The short public name of :mod:`rankeval.adapters.spark`, where the code lives: importing
 either gives the same module object.

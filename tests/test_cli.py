@@ -625,7 +625,8 @@ class TestPlotOption:
         assert (status, out) == (1, "")
         assert (
             err
-            == "rankeval: error: rankeval.plotting needs matplotlib: pip install 'rankeval-exact[plot]'\n"
+            == "rankeval: error: rankeval.plotting needs matplotlib: pip install "
+            "'rankeval-exact[plot]'\n"
         )
         assert not target.exists()
 

