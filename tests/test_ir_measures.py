@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 import ir_measures
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -181,7 +182,7 @@ def test_unsupported_names_are_clear_errors(name: str, problem: str) -> None:
     with pytest.raises(ValueError, match=re.escape(problem)) as info:
         evaluate_run({"q": {"a": 1}}, {"q": {"a": 1.0}}, [name])
     if "unknown" in problem:
-        assert "nDCG" in str(info.value)  # the message lists what is supported
+        assert "did you mean 'Judged'" in str(info.value)  # the closest names, not a list
 
 
 def test_several_cutoffs_and_trec_names_in_one_call() -> None:
@@ -270,3 +271,62 @@ def test_accuracy_and_compat_by_hand() -> None:
                           ["Compat(p=0.5)", "Compat(p=0.5,normalize=False)"])
     assert compat.per_query("Compat(p=0.5)") == {"q": pytest.approx(1 / 6), "r": 0.0}
     assert compat.per_query("Compat(p=0.5,normalize=False)")["q"] == pytest.approx(1 / 6)
+
+
+def _ranx_data(seed: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    """Random qrels (grades 1-2, some queries unjudged) and a run with distinct scores (ranx
+    and trec_eval break ties differently; distinct scores compare the definitions)."""
+    rng = np.random.default_rng(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in range(25):
+        docs = [f"d{i}" for i in range(40)]
+        judged = {str(d): int(rng.integers(1, 3))
+                  for d in rng.choice(docs, int(rng.integers(1, 9)), replace=False)}
+        qrels[f"q{q}"] = judged
+        scores = rng.permutation(30) + rng.random(30) * 0.1
+        run[f"q{q}"] = {str(d): float(s)
+                        for d, s in zip(rng.choice(docs, 30, replace=False), scores, strict=True)}
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ranx_names_are_ranx_values(seed: int) -> None:
+    """Issue 34: ranx's names (ndcg@10, mrr, precision@5, map@100, recall@10, ...) were refused.
+    Every name of RANX_NAMES, bare and at several cutoffs, equals ranx's own value where ranx
+    computes it (ranx itself is the oracle)."""
+    import warnings
+
+    from ranx import Qrels as RanxQrels
+    from ranx import Run as RanxRun
+    from ranx import evaluate as ranx_evaluate
+
+    from rankeval.ranking.ir_names import is_ir_name
+    from rankeval.ranking.registry import RANX_NAMES
+
+    qrels, run = _ranx_data(seed)
+    theirs_qrels, theirs_run = RanxQrels(qrels), RanxRun(run)
+    checked = 0
+    for head in RANX_NAMES:
+        for suffix in ("", "@1", "@5", "@10", "@100"):
+            name = head + suffix
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    expected = float(ranx_evaluate(theirs_qrels, theirs_run, name))
+                except Exception:
+                    continue
+            if not is_ir_name(name):  # bare recall, ndcg, map: trec_eval's names mean theirs
+                continue
+            try:
+                ours = evaluate_run(qrels, run, [name])[name]
+            except ValueError as error:  # refused by name, never a wrong value
+                refusal = str(error)
+            else:
+                assert ours == pytest.approx(expected, abs=1e-12), name
+                checked += 1
+                continue
+            assert head in refusal or "cutoff" in refusal, (name, refusal)
+    assert checked >= 20
+    for name in ("ndcg@10", "mrr", "precision@5", "map@100", "recall@10"):  # the issue's list
+        assert name in evaluate_run(qrels, run, [name]).aggregates

@@ -192,8 +192,9 @@ def parse_spec(spec: str, profile: Profile = DEFAULT_PROFILE) -> list[MeasureReq
         value_name = _from_value_name(spec)
         if value_name is not None:
             return [value_name]
-        known = ", ".join(measure_names(profile))
-        raise ValueError(f"unknown measure {name!r}; expected one of: {known}")
+        from rankeval.ranking.ir_names import unknown_message
+
+        raise ValueError(unknown_message(name, name))
     if not dot:
         return [MeasureRequest(measure, measure.default)]
     return [_with_params(measure, text)]

@@ -139,7 +139,50 @@ def is_ir_name(text: str) -> bool:
         return True
     if _is_trec_name(bare):
         return False
-    return bare in _TABLE or bare in _ALIASES
+    return bare in _TABLE or bare in _ALIASES or bare in registry.RANX_NAMES
+
+
+def _from_ranx(name: str) -> str:
+    """A ranx name (``ndcg@10``, ``r-precision``, ``mrr``) in ir_measures' spelling; any
+    other name as it is.
+
+    >>> _from_ranx("ndcg@10"), _from_ranx("r-precision"), _from_ranx("nDCG@10")
+    ('nDCG@10', 'Rprec', 'nDCG@10')
+    """
+    head, at, cutoff = name.partition("@")
+    ir = registry.RANX_NAMES.get(head)
+    return name if ir is None else f"{ir}{at}{cutoff}"
+
+
+def suggestions(name: str, limit: int = 3) -> list[str]:
+    """The known measure names closest to ``name`` (trec_eval's, ir_measures' and ranx's),
+    for "did you mean" in error messages.
+
+    >>> suggestions("ndgc_cut")
+    ['ndcg_cut']
+    """
+    import difflib
+
+    from rankeval.ranking.catalogue import PROFILES, measure_names
+
+    head = name.partition("@")[0].partition("(")[0].partition(".")[0]
+    known = sorted({*(n for profile in PROFILES for n in measure_names(profile)), *_TABLE,
+                    *_ALIASES, *registry.RANX_NAMES})
+    close = difflib.get_close_matches(head, known, n=limit, cutoff=0.6)
+    if not close:  # a case slip: "NDCG" for "nDCG"
+        lowered = {k.lower(): k for k in known}
+        close = [lowered[m] for m in difflib.get_close_matches(head.lower(), list(lowered),
+                                                                n=limit, cutoff=0.6)]
+    return close
+
+
+def unknown_message(name: str, shown: str) -> str:
+    """``unknown measure 'x'``, with the closest known names."""
+    close = suggestions(name)
+    hint = (f"; did you mean {', '.join(map(repr, close))}?" if close else
+            "; no known name is close")
+    return (f"unknown measure {shown!r}{hint} (rankeval trec --list-measures lists every "
+            "name; ir_measures' and ranx's names work too)")
 
 
 def _is_trec_name(text: str) -> bool:
@@ -169,14 +212,11 @@ def parse_ir_name(text: str) -> IrMeasure:
 
     Complexity: O(len(text)).
     """
-    name = "".join(text.split())
-    head, params, cutoff = _split(name)
+    name = "".join(text.split())  # the result's column: the name as given
+    head, params, cutoff = _split(_from_ranx(name))
     head = _ALIASES.get(head, head)
     if head not in _TABLE:
-        raise ValueError(
-            f"{text}: unknown measure {head!r}; ir_measures names supported: "
-            f"{', '.join(SUPPORTED)} (or trec_eval's names)"
-        )
+        raise ValueError(f"{text}: {unknown_message(head, head)}")
     trec, cut, accepted = _TABLE[head]
     unknown = sorted(set(params) - accepted)
     if unknown:

@@ -372,6 +372,16 @@ _IR_ALIASES = {alias: ir.name for measure in MEASURES for ir in measure.ir
                for alias in ir.aliases if alias != ir.name}
 
 
+#: ranx's metric names (``ndcg@10``, ``mrr``, ``map@100``) -> the ir_measures name that
+#: computes the same value (checked against ranx on random runs, tests/test_ir_measures.py).
+#: ranx's others are left out where their definitions differ (``bpref`` is NaN with no
+#: judged non-relevant document; ``f1``, ``hits``, ``dcg_burges`` have no trec_eval twin).
+RANX_NAMES: dict[str, str] = {
+    "ndcg": "nDCG", "precision": "P", "recall": "R", "map": "AP", "mrr": "RR",
+    "r-precision": "Rprec", "hit_rate": "Success",
+}
+
+
 def trec_measures() -> tuple[Measure, ...]:
     """The measures with a trec_eval-style name, in trec_eval's output order.
 
