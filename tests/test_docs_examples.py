@@ -290,3 +290,20 @@ def test_the_readmes_links_work_outside_the_repository() -> None:
         if link.startswith(source + "/blob/main/"):
             path = urlparse(link).path.split("/blob/main/", 1)[1]
             assert (ROOT / path).exists(), link
+
+
+def test_the_migration_pages_numbers_are_the_peers() -> None:
+    """docs/migration.md shows our values beside the peers' calls: each is the peer's."""
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    y, s = [1, 0, 1, 1, 0], [0.9, 0.8, 0.8, 0.3, 0.1]
+    page = (ROOT / "docs" / "migration.md").read_text()
+    assert f"\n{roc_auc_score(y, s)}\n" in page
+    assert f"\n{round(average_precision_score(y, s), 4)}\n" in page
+    import pytrec_eval
+
+    qrels = {"q1": {"d1": 1, "d3": 1}}
+    run = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P_5", "recip_rank"}).evaluate(run)
+    assert f"({round(theirs['q1']['map'], 4)}, {theirs['q1']['P_5']})" in page
+    assert f"({theirs['q1']['recip_rank']}, {theirs['q1']['P_5']})" in page
