@@ -49,7 +49,7 @@ fuzz: $(VENV)/.installed-test
 # oldest one pyproject.toml promises (only one Python is installed on the build machines).
 lint: $(VENV)/.installed-test
 	$(BIN)/python -m mypy
-	$(BIN)/ruff check rankeval tests benchmarks examples
+	$(BIN)/ruff check rankeval tests benchmarks examples docs/sphinx_roles.py
 	$(BIN)/vermin --no-tips --violations --eval-annotations -t=3.10- rankeval tests benchmarks examples
 
 # The documentation site, strict: any warning (a broken link, a docstring mkdocstrings cannot
