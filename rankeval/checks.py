@@ -290,6 +290,28 @@ def _first_bad(mask: NDArray[np.bool_]) -> int:
     return int(np.argmax(mask))
 
 
+def listed_keys(given: Any, name: str, noun: str) -> list[Any]:
+    """Keys as given, one per case, as a list: never through ``np.asarray``, which would make
+    ``["0", 1]`` two texts or drop a trailing NUL. A string is refused (it is one key, not a
+    sequence of them); a NumPy array is read by ``tolist`` (an object array as it holds).
+
+    >>> listed_keys((1, "1"), "segments", "key")
+    [1, '1']
+    """
+    if isinstance(given, (str, bytes)):
+        raise TypeError(f"{name} must hold one {noun} per case, got one "
+                        f"{type(given).__name__} ({given!r:.40})")
+    if isinstance(given, np.ndarray):
+        if given.ndim != 1:
+            raise ValueError(f"{name} must be one-dimensional, got shape {given.shape}")
+        return list(given) if given.dtype.kind == "O" else list(given.tolist())
+    try:
+        return list(given)
+    except TypeError:
+        raise TypeError(f"{name} must be a sequence, one {noun} per case, got "
+                        f"{type(given).__name__}") from None
+
+
 def check_case_arrays(
     correct: Any, scores: Any
 ) -> tuple[NDArray[np.bool_], NDArray[np.float64]]:

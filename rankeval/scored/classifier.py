@@ -42,7 +42,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rankeval import container
-from rankeval.checks import check_choice, check_flag, check_int
+from rankeval.checks import check_choice, check_flag, check_int, listed_keys
 from rankeval.errors import PersistenceError
 from rankeval.formulas import TiePolicy
 from rankeval.scored.calibration import check_probabilities
@@ -137,23 +137,12 @@ class ScoredClassifierEvaluation:
         """Each case's category code. The given keep their identity: a list or tuple is read
         element by element (``np.asarray`` would turn ``["0", 1]`` into two names and drop a
         trailing NUL); names and indices may not be mixed."""
-        if isinstance(given, (str, bytes)):
-            raise TypeError(f"true_categories must hold one category per case, got one "
-                            f"{type(given).__name__} ({given!r:.40})")
-        if isinstance(given, np.ndarray):
-            if given.ndim != 1:
-                raise ValueError("true_categories must be one-dimensional")
+        if isinstance(given, np.ndarray) and given.ndim == 1:
             if given.dtype.kind in "iu" and not self._by_value:
                 return self._indices(given.astype(np.int64))
             if given.dtype.kind == "b":
                 raise TypeError("true_categories must be categories, not booleans")
-            values: list[Any] = given.tolist()
-        else:
-            try:
-                values = list(given)  # type: ignore[arg-type]
-            except TypeError:
-                raise TypeError(f"true_categories must be a sequence, got "
-                                f"{type(given).__name__}") from None
+        values = listed_keys(given, "true_categories", "category")
         kinds = {_category_kind(value) for value in values}
         if kinds == {"int"} and not self._by_value:
             return self._indices(np.array(values, dtype=np.int64))

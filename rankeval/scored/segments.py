@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from rankeval.checks import check_case_arrays
+from rankeval.checks import check_case_arrays, listed_keys
 
 __all__ = ["SegmentReports", "SegmentedEvaluation"]
 
@@ -324,9 +324,6 @@ def _grouped(segments: ArrayLike, count: int) -> list[tuple[Hashable, NDArray[np
     keys Python ints, str or ``np.datetime64``; other keys one by one, as dict keys (so
     ``1``, ``1.0`` and ``True`` are one segment, as in any dict).
     """
-    if isinstance(segments, (str, bytes)):
-        raise TypeError(f"segments must hold one key per case, got one {type(segments).__name__}"
-                        f" ({segments!r:.40}); pass [{segments!r:.40}] * n for one segment")
     if isinstance(segments, np.ndarray) and segments.dtype.kind in "biuUMm":
         array = segments
         if array.ndim != 1:
@@ -349,16 +346,7 @@ def _grouped(segments: ArrayLike, count: int) -> list[tuple[Hashable, NDArray[np
                                 else ordered.tolist())
         return [(key, by_segment[a:b].astype(np.int64))
                 for key, a, b in zip(keys, (ends - sizes).tolist(), ends.tolist(), strict=True)]
-    if isinstance(segments, np.ndarray):
-        if segments.ndim != 1:
-            raise ValueError(f"segments must be one-dimensional, got shape {segments.shape}")
-        listed = list(segments.tolist() if segments.dtype.kind != "O" else segments)
-    else:
-        try:
-            listed = list(segments)  # type: ignore[arg-type]
-        except TypeError:
-            raise TypeError(f"segments must be a sequence of keys, one per case, got "
-                            f"{type(segments).__name__}") from None
+    listed = listed_keys(segments, "segments", "key")
     if len(listed) != count:
         raise ValueError(f"{len(listed)} segments for {count} cases")
     groups: dict[Hashable, list[int]] = {}
