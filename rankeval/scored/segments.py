@@ -235,7 +235,7 @@ class SegmentedEvaluation(_SummaryTable):
         Raises :class:`~rankeval.PersistenceError`, naming the file, for an index or segment
         file that is missing, not a regular file (a FIFO is never opened for a blocking read),
         malformed, or names a key or a file twice. A save that replaces the index while this
-        reads is waited out: the index is read again (a few times at most).
+        reads is waited out: the index is read again (ten times at most).
         """
         from rankeval.errors import PersistenceError
 
@@ -263,7 +263,7 @@ class SegmentedEvaluation(_SummaryTable):
 
 _INDEX = "segments.json"
 _SEGMENT_FILE = re.compile(r"segment-(?:[0-9a-f]{16}-)?[0-9]+\.rankeval")
-_LOAD_ATTEMPTS = 3
+_LOAD_ATTEMPTS = 10
 #: How deep a saved key's tuples may nest (deeper is a crafted index).
 _MAX_KEY_DEPTH = 32
 
