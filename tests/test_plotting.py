@@ -174,9 +174,9 @@ class TestMissingMatplotlib:
     def test_clear_import_error(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """Without matplotlib, plotting raises ImportError naming the extra to install."""
         monkeypatch.setitem(sys.modules, "matplotlib", None)
-        with pytest.raises(ImportError, match=r"pip install 'rankeval\[plot\]'"):
+        with pytest.raises(ImportError, match=r"pip install 'rankeval-exact\[plot\]'"):
             require_matplotlib()
-        with pytest.raises(ImportError, match=r"pip install 'rankeval\[plot\]'"):
+        with pytest.raises(ImportError, match=r"pip install 'rankeval-exact\[plot\]'"):
             plot_evaluation(running_example())
 
     def test_import_rankeval_plotting_needs_no_matplotlib(self) -> None:

@@ -353,5 +353,5 @@ def test_a_missing_extra_fails_at_construction(monkeypatch: pytest.MonkeyPatch) 
     import sys
 
     monkeypatch.setitem(sys.modules, "datasketches", None)
-    with pytest.raises(ImportError, match=r"pip install 'rankeval\[sketch\]'"):
+    with pytest.raises(ImportError, match=r"pip install 'rankeval-exact\[sketch\]'"):
         SketchEvaluation()
