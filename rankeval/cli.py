@@ -731,7 +731,7 @@ def _run_data(args: argparse.Namespace) -> int:
     try:
         print(data.path(args.name))
     except FileNotFoundError as error:
-        _report(str(error).strip('"'))
+        _report(str(error.args[0]))
         return 1
     return 0
 

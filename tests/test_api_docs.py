@@ -68,7 +68,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_no_sphinx_role_is_left_literal_in_the_site(site: Path) -> None:
-    """Issue 34: about 70 roles (:meth:, :class:) rendered as literal text."""
+    """Fixed: about 70 roles (:meth:, :class:) rendered as literal text."""
     role = re.compile(r":(?:meth|class|func|attr|mod|data|exc|obj):(?:`|<code>)")
     literal = {str(page.relative_to(site)): role.findall(page.read_text(encoding="utf-8"))
                for page in site.rglob("*.html")}
@@ -86,7 +86,7 @@ def _api_classes() -> list[str]:
 
 @pytest.mark.parametrize("path", _api_classes())
 def test_every_public_method_is_on_its_class_page(site: Path, path: str) -> None:
-    """Issue 34: the reference left out inherited reads (interval, brier_score, ... live in
+    """Fixed: the reference left out inherited reads (interval, brier_score, ... live in
     mixins). Every public attribute of the class, inherited ones too, has its entry."""
     cls = _resolve(path)
     html = "".join(page.read_text(encoding="utf-8") for page in (site / "api").rglob("*.html"))

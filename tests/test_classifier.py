@@ -290,7 +290,7 @@ def test_threads_adding_and_reading_lose_no_case() -> None:
 
 
 def test_keys_keep_their_identity_and_scores_are_real_numbers() -> None:
-    """Issue 34: names and indices passed through np.asarray were changed."""
+    """Fixed: names and indices passed through np.asarray were changed."""
     ev = ScoredClassifierEvaluation(["0", "1", "a", "a\x00"])
     row = [[0.1, 0.2, 0.3, 0.4]] * 2
     with pytest.raises(TypeError, match="mixes names and integers"):

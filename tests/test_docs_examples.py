@@ -274,7 +274,7 @@ def test_the_service_page_shows_hand_computed_numbers() -> None:
 
 
 def test_the_readmes_links_work_outside_the_repository() -> None:
-    """Issue 34: the package index shows the README away from the repository, where a
+    """Fixed: the package index shows the README away from the repository, where a
     relative link breaks. Every link is absolute (or an anchor), and each one into this
     repository names a file that exists."""
     from urllib.parse import urlparse

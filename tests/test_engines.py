@@ -169,7 +169,7 @@ MIXED_KEYS: list[Any] = [1, True, 1.0, "1", Decimal("1.10"), Decimal("1.1"), "x"
 @pytest.mark.parametrize("partitions", [1, 3, 7])
 def test_dask_groups_of_mixed_type_keys_equal_local(dask_client: Any, buckets: int | None,
                                                     partitions: int) -> None:
-    """Issue 34: object keys that Python holds equal (1, True, 1.0; Decimal("1.10") and
+    """Fixed: object keys that Python holds equal (1, True, 1.0; Decimal("1.10") and
     Decimal("1.1")) were split across tasks and the last task's part reported as the group
     (ROC area 0.0 where the local one is 0.625), or "the table changed" was blamed. Each
     group is now every row whose key equals it, as a dict (and SegmentedEvaluation) groups."""
@@ -201,7 +201,7 @@ def _spark_groups(spark: Any, rows: pd.DataFrame, kind: str, values: list[Any]) 
 @pytest.mark.parametrize("buckets", [None, 3])
 def test_spark_timestamp_binary_and_decimal_groups_equal_local(
         spark: Any, zone: str, buckets: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 34: a timestamp group column failed whenever the driver's time zone was not UTC
+    """Fixed: a timestamp group column failed whenever the driver's time zone was not UTC
     ("the table changed between the jobs"), and a binary one crashed (unhashable). Each
     group's report equals a local evaluator fed its rows, whatever the driver's zone."""
     import datetime

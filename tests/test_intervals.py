@@ -309,7 +309,7 @@ def _every_interval_call() -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize(("measure", "method"), _every_interval_call())
 def test_an_undefined_interval_keeps_the_evaluators_value(measure: str, method: str) -> None:
-    """Issue 34: an empty evaluator's ROC interval had value NaN under DeLong, 0.5 under the
+    """Fixed: an empty evaluator's ROC interval had value NaN under DeLong, 0.5 under the
     bootstrap, while the evaluator says 0.5. One rule: the value is the evaluator's read."""
     extra: dict[str, Any] = ({"k": 3} if measure == "precision_at" else
                              {"threshold": 0.5} if measure in ("precision", "recall") else {})
@@ -347,7 +347,7 @@ def test_a_nan_threshold_and_a_level_too_close_to_one_are_refused() -> None:
 
 
 def test_the_bootstrap_draws_the_misses_as_one_count() -> None:
-    """Issue 34: 3 cases and 10^7 misses took 11 minutes (a draw a miss each resample). The
+    """Fixed: 3 cases and 10^7 misses took 11 minutes (a draw a miss each resample). The
     misses' count is drawn as a binomial: the resamples of 10^7 misses cost what 3 cases
     cost, and equal a materialised bootstrap's on a small case (above)."""
     ev = ScoredPrecisionRecallEvaluation(ties="grouped")

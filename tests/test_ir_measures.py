@@ -292,7 +292,7 @@ def _ranx_data(seed: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[str
 
 @pytest.mark.parametrize("seed", range(3))
 def test_ranx_names_are_ranx_values(seed: int) -> None:
-    """Issue 34: ranx's names (ndcg@10, mrr, precision@5, map@100, recall@10, ...) were refused.
+    """Fixed: ranx's names (ndcg@10, mrr, precision@5, map@100, recall@10, ...) were refused.
     Every name of RANX_NAMES, bare and at several cutoffs, equals ranx's own value where ranx
     computes it (ranx itself is the oracle)."""
     import warnings

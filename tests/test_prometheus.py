@@ -176,7 +176,7 @@ def test_segments_are_series_with_their_key_as_a_label() -> None:
 
 
 def test_segment_keys_that_print_alike_stay_distinct_series() -> None:
-    """Issue 34: 1 and "1", None and "None" exported duplicate series (invalid exposition)."""
+    """Fixed: 1 and "1", None and "None" exported duplicate series (invalid exposition)."""
     from prometheus_client import CollectorRegistry, generate_latest
 
     from rankeval import SegmentedEvaluation

@@ -143,7 +143,7 @@ def _paired(seed: int, n: int = 60) -> PairedEvaluation:
 
 
 def test_the_readers_cannot_be_written_and_desynchronise_nothing() -> None:
-    """Issue 34: paired.a.add_case(...) changed a's area but not the pairs roc_test reads."""
+    """Fixed: paired.a.add_case(...) changed a's area but not the pairs roc_test reads."""
     paired = _paired(1)
     before = paired.roc_test()
     with pytest.raises(TypeError):

@@ -1,6 +1,6 @@
 """SegmentedEvaluation under attack: saves stopped at every write (by an error and by a kill),
-crafted indexes, keys that NumPy would change, failed merges. Each case failed on the main of
-the issue that asked for it (issue 34)."""
+crafted indexes, keys that NumPy would change, failed merges. Each case failed before its
+fix."""
 
 from __future__ import annotations
 

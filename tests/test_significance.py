@@ -320,7 +320,7 @@ def _constant_difference(queries: int, systems: int = 2) -> tuple[Qrels, Runs]:
 @pytest.mark.parametrize("queries", [1, 2, 5])
 def test_a_zero_spread_is_undefined_where_the_test_weighs_the_spread(test: str,
                                                                      queries: int) -> None:
-    """Issue 34: the bootstrap called one query (or two sharing a difference) significant at
+    """Fixed: the bootstrap called one query (or two sharing a difference) significant at
     p = 1/(B + 1), and Tukey's HSD gave p = 0. Every test of the registry is drawn."""
     qrels, runs = _constant_difference(queries, systems=3 if test == "tukey" else 2)
     result = compare(qrels, runs, "recip_rank", test=test)  # type: ignore[arg-type]

@@ -82,7 +82,7 @@ def test_g_sums_from_positive_zero() -> None:
 
 
 def test_a_run_or_qrels_entry_that_is_not_a_mapping_is_named() -> None:
-    """Issue 34: evaluate_run(qrels, {"q": []}) raised a raw AttributeError."""
+    """Fixed: evaluate_run(qrels, {"q": []}) raised a raw AttributeError."""
     for qrels, run, message in [({"q": {"d": 1}}, {"q": []}, r"run\['q'\] must map"),
                                 ({"q": ["d"]}, {"q": {"d": 1.0}}, r"qrels\['q'\] must map")]:
         with pytest.raises(TypeError, match=message):
@@ -91,7 +91,7 @@ def test_a_run_or_qrels_entry_that_is_not_a_mapping_is_named() -> None:
 
 def test_relstring_of_a_huge_length_shows_every_document(
         capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 34: -m relstring.99999999999999999999999 printed an OverflowError traceback."""
+    """Fixed: -m relstring.99999999999999999999999 printed an OverflowError traceback."""
     from rankeval import data
     from rankeval.cli import main
 
@@ -121,7 +121,7 @@ def test_the_bundled_data_has_a_public_accessor(capsys: pytest.CaptureFixture[st
 
 
 def test_numpy_text_names_a_choice() -> None:
-    """Issue 34: ties=np.str_("grouped") was refused."""
+    """Fixed: ties=np.str_("grouped") was refused."""
     ev = ScoredPrecisionRecallEvaluation(ties=np.str_("grouped"))  # type: ignore[arg-type]
     assert ev.ties == "grouped"
     assert type(ev.ties) is str
@@ -131,7 +131,7 @@ def test_numpy_text_names_a_choice() -> None:
 
 def test_an_empty_known_file_is_a_user_who_knew_nothing(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 34: --known refused an empty file, and its errors named the run file too."""
+    """Fixed: --known refused an empty file, and its errors named the run file too."""
     from rankeval import data
     from rankeval.cli import main
 

@@ -419,7 +419,7 @@ def group_reports(group_index: IntArray, scores: FloatArray, labels: BoolArray,
                                                    labels, layouts, order)]
 
 
-def whole_group_reports(groups: Sequence[Any], layouts: Sequence[Layout],
+def whole_group_reports(groups: Sequence[Any],
                         found: Iterable[Iterable[tuple[int, PartitionedReport]]]
                         ) -> dict[Any, PartitionedReport]:
     """Each group's report from the tasks' ``(group index, report)`` lists, checked: every

@@ -185,7 +185,7 @@ def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
             on=_GROUP, npartitions=table.npartitions)
         found = compute(*[delayed(_whole_groups)(chunk, o, layouts)
                           for chunk in shuffled.to_delayed()])
-        return SegmentReports(engines.whole_group_reports(groups, layouts, found))
+        return SegmentReports(engines.whole_group_reports(groups, found))
     bounds = _sample_bounds(table, rows, o)
     buckets = int(bounds.shape[0]) + 1
     per_task = compute(*[delayed(_group_totals)(chunk, o, bounds)

@@ -450,7 +450,7 @@ def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
         parallel = table.sparkSession.sparkContext.defaultParallelism * 2
         out = _collect(_map_in_arrow(table.repartition(parallel, "g"), whole_groups,
                                      "group long, report binary"))
-        return _by_value(shown, engines.whole_group_reports(groups, layouts, [
+        return _by_value(shown, engines.whole_group_reports(groups, [
             [(row["group"], pickle.loads(row["report"])) for row in out]]))
 
     bucketed, parallel, _ = _prepare_table(table, rows, o)

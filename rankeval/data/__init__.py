@@ -33,6 +33,7 @@ def names() -> list[str]:
 def path(name: str) -> Path:
     """The path of the example file ``name`` (one of :func:`names`); ``FileNotFoundError``
     naming the files there for any other name."""
-    if name not in names():
-        raise FileNotFoundError(f"no example file {name!r}; there are {', '.join(names())}")
+    known = names()
+    if name not in known:
+        raise FileNotFoundError(f"no example file {name!r}; there are {', '.join(known)}")
     return _HERE / name

@@ -194,7 +194,7 @@ def parse_spec(spec: str, profile: Profile = DEFAULT_PROFILE) -> list[MeasureReq
             return [value_name]
         from rankeval.ranking.ir_names import unknown_message
 
-        raise ValueError(unknown_message(name, name))
+        raise ValueError(unknown_message(name))
     if not dot:
         return [MeasureRequest(measure, measure.default)]
     return [_with_params(measure, text)]

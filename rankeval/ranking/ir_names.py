@@ -176,12 +176,12 @@ def suggestions(name: str, limit: int = 3) -> list[str]:
     return close
 
 
-def unknown_message(name: str, shown: str) -> str:
+def unknown_message(name: str) -> str:
     """``unknown measure 'x'``, with the closest known names."""
     close = suggestions(name)
     hint = (f"; did you mean {', '.join(map(repr, close))}?" if close else
             "; no known name is close")
-    return (f"unknown measure {shown!r}{hint} (rankeval trec --list-measures lists every "
+    return (f"unknown measure {name!r}{hint} (rankeval trec --list-measures lists every "
             "name; ir_measures' and ranx's names work too)")
 
 
@@ -216,7 +216,7 @@ def parse_ir_name(text: str) -> IrMeasure:
     head, params, cutoff = _split(_from_ranx(name))
     head = _ALIASES.get(head, head)
     if head not in _TABLE:
-        raise ValueError(f"{text}: {unknown_message(head, head)}")
+        raise ValueError(f"{text}: {unknown_message(head)}")
     trec, cut, accepted = _TABLE[head]
     unknown = sorted(set(params) - accepted)
     if unknown:

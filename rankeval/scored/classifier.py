@@ -559,7 +559,7 @@ def _category_kind(value: object) -> str:
 def _score_matrix(given: ArrayLike) -> FloatArray:
     """A copy of the score rows as float64: real numbers only, as the binary evaluator takes
     them (a bool, a numeric string or a Decimal is refused, not converted)."""
-    from rankeval.checks import check_score
+    from rankeval.checks import _item_by_item, check_score
 
     if isinstance(given, (str, bytes)):
         raise TypeError("score_matrix must hold real numbers, got a str")
@@ -571,11 +571,8 @@ def _score_matrix(given: ArrayLike) -> FloatArray:
         with np.errstate(over="ignore"):
             return np.array(array, dtype=np.float64, copy=True)
     if array.dtype.kind == "O" or array.size == 0:
-        flat = array.reshape(-1)
-        out = np.empty(flat.shape[0], dtype=np.float64)
-        for i, item in enumerate(flat.tolist()):
-            out[i] = check_score(item, "score_matrix entry")
-        return out.reshape(array.shape)
+        flat = _item_by_item(array.reshape(-1), np.float64, check_score, "score_matrix.flat")
+        return flat.reshape(array.shape)
     raise TypeError(f"score_matrix must hold real numbers, got dtype {array.dtype}")
 
 

@@ -297,20 +297,19 @@ class PairedEvaluation:
         cases changes no value). Complexity: O(m log m) for m cases of ``other``."""
         if not isinstance(other, PairedEvaluation):
             raise TypeError(f"can only merge a PairedEvaluation, got {type(other).__name__}")
-        with other._lock:
-            labels, a, b = (array.copy() for array in other._arrays())
+        labels, a, b = other._locked_arrays()  # never written in place: add_cases copies
         if labels.shape[0]:
             self.add_cases(labels, a, b)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PairedEvaluation):
             return NotImplemented
-        mine, theirs = self._copy_arrays(), other._copy_arrays()
+        mine, theirs = self._locked_arrays(), other._locked_arrays()
         return all(np.array_equal(x, y) for x, y in zip(mine, theirs, strict=True))
 
     __hash__ = None  # type: ignore[assignment]
 
-    def _copy_arrays(self) -> tuple[BoolArray, FloatArray, FloatArray]:
+    def _locked_arrays(self) -> tuple[BoolArray, FloatArray, FloatArray]:
         with self._lock:
             return self._arrays()
 
@@ -319,7 +318,7 @@ class PairedEvaluation:
         (a byte) and both scores (float64), in arrival order. Complexity: O(n)."""
         from rankeval import container
 
-        labels, a, b = self._copy_arrays()
+        labels, a, b = self._locked_arrays()
         return container.pack(_MAGIC, _VERSION, {"cases": int(labels.shape[0])},
                               [labels.astype(np.uint8).tobytes(),
                                np.ascontiguousarray(a, dtype="<f8").tobytes(),

@@ -302,22 +302,21 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
     pos_w = np.zeros(n, dtype=np.int64)
     neg_w = np.zeros(n, dtype=np.int64)
     values = np.empty(resamples, dtype=np.float64)
-    ranked_pos, ranked_neg = positives.shape[0], negatives.shape[0]
     single = starts.shape[0] == n
     for b in range(resamples):
-        # m draws among the m positives (index >= ranked_pos: a miss), then r among the r
-        # negatives: how many times each case is drawn.
-        drawn_pos = draw_pos(rng)
-        drawn_neg = draw_neg(rng)
-        pos_w[positives] = drawn_pos[:ranked_pos]
-        neg_w[negatives] = drawn_neg[:ranked_neg]
+        # m draws among the m positives (misses included), then r among the r negatives:
+        # how many times each ranked case is drawn, and how many draws fell on the misses.
+        drawn_pos, pos_drawn_missed = draw_pos(rng)
+        drawn_neg, neg_drawn_missed = draw_neg(rng)
+        pos_w[positives] = drawn_pos
+        neg_w[negatives] = drawn_neg
         if single:  # every block one case: the weights are the blocks' counts
             block_pos, block_neg = pos_w, neg_w
         else:
             block_pos = np.add.reduceat(pos_w, starts)
             block_neg = np.add.reduceat(neg_w, starts)
-        values[b] = _weighted(measure, block_pos, block_neg, int(drawn_pos[ranked_pos]),
-                              int(drawn_neg[ranked_neg]), k)
+        values[b] = _weighted(measure, block_pos, block_neg, pos_drawn_missed,
+                              neg_drawn_missed, k)
     finite = values[np.isfinite(values)]
     if finite.shape[0] < 2:
         return Interval(value, math.nan, math.nan, level, "bootstrap", math.nan)
@@ -326,10 +325,11 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
                     float(np.std(finite, ddof=1)))
 
 
-def _tied_draws(ranked: int, missed: int) -> Callable[[np.random.Generator], IntArray]:
+def _tied_draws(ranked: int, missed: int
+                ) -> Callable[[np.random.Generator], tuple[IntArray, int]]:
     """A resample's draws of one class: ``ranked + missed`` draws with replacement among its
     ``ranked`` ranked cases and ``missed`` misses; how many times each ranked case is drawn,
-    then (the last entry) how many draws fell on the misses.
+    and how many draws fell on the misses.
 
     The misses are one tie (they have no score), so only their total matters: it is drawn
     as a binomial count, and the rest spread over the ranked cases, which is the same
@@ -338,13 +338,13 @@ def _tied_draws(ranked: int, missed: int) -> Callable[[np.random.Generator], Int
     """
     total = ranked + missed
 
-    def draws(rng: np.random.Generator) -> IntArray:
+    def draws(rng: np.random.Generator) -> tuple[IntArray, int]:
         if missed == 0:
-            return np.append(_draws(rng, total), 0)
+            return _draws(rng, total), 0
         on_misses = int(rng.binomial(total, missed / total))
         counted = np.bincount(rng.integers(0, ranked, size=total - on_misses),
                               minlength=ranked) if ranked else np.zeros(0, dtype=np.int64)
-        return np.append(counted, on_misses)
+        return counted, on_misses
 
     return draws
 
