@@ -26,7 +26,7 @@ from rankeval.checks import check_choice, check_int, check_rank, check_real
 from rankeval.intervals import Interval
 
 __all__ = ["BOOTSTRAP_MEASURES", "INTERVAL_METHODS", "MAX_RESAMPLES", "IntervalReads",
-           "IntervalSource", "ValueReads", "bootstrap", "interval_of"]
+           "IntervalSource", "ValueReads", "bootstrap", "draws", "interval_of", "weighted_value"]
 
 #: The most resamples the bootstrap takes.
 MAX_RESAMPLES = 1_000_000
@@ -315,7 +315,7 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
         else:
             block_pos = np.add.reduceat(pos_w, starts)
             block_neg = np.add.reduceat(neg_w, starts)
-        values[b] = _weighted(measure, block_pos, block_neg, pos_drawn_missed,
+        values[b] = weighted_value(measure, block_pos, block_neg, pos_drawn_missed,
                               neg_drawn_missed, k)
     finite = values[np.isfinite(values)]
     if finite.shape[0] < 2:
@@ -338,26 +338,26 @@ def _tied_draws(ranked: int, missed: int
     """
     total = ranked + missed
 
-    def draws(rng: np.random.Generator) -> tuple[IntArray, int]:
+    def drawn(rng: np.random.Generator) -> tuple[IntArray, int]:
         if missed == 0:
-            return _draws(rng, total), 0
+            return draws(rng, total), 0
         on_misses = int(rng.binomial(total, missed / total))
         counted = np.bincount(rng.integers(0, ranked, size=total - on_misses),
                               minlength=ranked) if ranked else np.zeros(0, dtype=np.int64)
         return counted, on_misses
 
-    return draws
+    return drawn
 
 
-def _draws(rng: np.random.Generator, count: int) -> IntArray:
+def draws(rng: np.random.Generator, count: int) -> IntArray:
     """How many times each of ``count`` items is drawn in ``count`` draws with replacement."""
     if count == 0:
         return np.zeros(0, dtype=np.int64)
     return np.bincount(rng.integers(0, count, size=count), minlength=count)
 
 
-def _weighted(measure: str, pos: IntArray, neg: IntArray, pos_missed: int, neg_missed: int,
-              k: int | None) -> float:
+def weighted_value(measure: str, pos: IntArray, neg: IntArray, pos_missed: int,
+                   neg_missed: int, k: int | None) -> float:
     """``measure`` of a ranking whose blocks hold ``pos`` positives and ``neg`` negatives, the
     grouped policy's value (a block's cases tie), misses ranked last."""
     m = int(pos.sum()) + pos_missed
