@@ -3,6 +3,8 @@
 ::
 
     rankeval scored FILE [--misses N] [--negative-misses N] [--ties insertion|grouped]
+                         [--label-column NAME] [--score-column NAME] [--query-column NAME]
+                         [--interval MEASURE[:METHOD] ... [--level L] [--resamples B] [--seed S]]
                          [--json | --curve pr|roc|score [--interpolate]] [--plot OUT.png|OUT.svg]
                          [--format tsv|csv|jsonl] [-o OUT]
     rankeval demo [--output-dir DIR]
@@ -65,6 +67,7 @@ from rankeval.scored import lingpipe_text, queries
 from rankeval.scored.lingpipe_text import java_double_to_string
 
 if TYPE_CHECKING:
+    from rankeval.intervals import Interval
     from rankeval.scored import ScoredPrecisionRecallEvaluation
 
 __all__ = ["main"]
@@ -168,11 +171,13 @@ def _evaluate_stream(
     file_format: FileFormat | None,
     size: int | None,
     check_layout: Callable[[ScoredCaseReader], None] = lambda reader: None,
+    columns: Mapping[str, str] | None = None,
 ) -> tuple[ScoredCaseReader, dict[str | None, ScoredPrecisionRecallEvaluation]]:
     """Read every case of ``stream`` into one evaluation per query (key None: no queries)."""
     from rankeval.scored import ScoredPrecisionRecallEvaluation
 
-    reader = ScoredCaseReader(stream, name, file_format=file_format, chunk_rows=CHUNK_ROWS)
+    reader = ScoredCaseReader(stream, name, file_format=file_format, chunk_rows=CHUNK_ROWS,
+                              columns=columns)
     check_layout(reader)
     feeder = queries.QueryFeeder(lambda: ScoredPrecisionRecallEvaluation(ties=ties), CHUNK_ROWS)
     done = 0
@@ -360,10 +365,18 @@ def _run_scored(args: argparse.Namespace) -> int:
     # Before reading what may be a large input.
     _check_outputs({"-o": args.output, "--plot": args.plot}, [args.file])
 
+    if args.interval and args.curve is not None:
+        raise _UsageError("--interval adds to the report or the JSON, not to --curve")
+    columns = {role: name for role, name in (("label", args.label_column),
+                                             ("score", args.score_column),
+                                             ("query", args.query_column)) if name is not None}
+
     def check_layout(reader: ScoredCaseReader) -> None:
         if not reader.has_query:
             return
         where = f"{reader.path} has a query column"
+        if args.interval:
+            raise _UsageError(f"--interval reads a single ranking, but {where}")
         if args.misses is not None or args.negative_misses is not None:
             raise _UsageError(
                 f"--misses and --negative-misses apply to a single ranking, but {where}"
@@ -380,6 +393,7 @@ def _run_scored(args: argparse.Namespace) -> int:
             file_format=args.format,
             size=size,
             check_layout=check_layout,
+            columns=columns,
         )
 
     if reader.has_query:
@@ -412,14 +426,90 @@ def _run_scored(args: argparse.Namespace) -> int:
                 "misses": args.misses or 0,
                 "negative_misses": args.negative_misses or 0,
             }
-            write_json({**header, **_document(evaluation)}, out)
+            found = _intervals(evaluation, args)
+            extra = {"intervals": [_interval_document(spec, i) for spec, i in found]}
+            write_json({**header, **_document(evaluation), **(extra if found else {})}, out)
         elif args.curve is not None:
             _print_curve(evaluation, args.curve, args.interpolate, out)
         else:
             out.write(f"{evaluation}\n")
+            for spec, interval in _intervals(evaluation, args):
+                out.write(_interval_line(spec, interval))
     if args.plot is not None:
         _save_plot(evaluation, args.plot, _plot_title(name, evaluation))
     return 0
+
+
+class _IntervalSpec:
+    """One ``--interval`` option: ``MEASURE[.PARAMETER][:METHOD]``."""
+
+    def __init__(self, text: str) -> None:
+        from rankeval.scored.uncertainty import INTERVAL_METHODS
+
+        self.text = text
+        head, _, method = text.partition(":")
+        measure, _, parameter = head.partition(".")
+        if measure not in INTERVAL_METHODS:
+            raise argparse.ArgumentTypeError(
+                f"expected one of {', '.join(INTERVAL_METHODS)} (precision_at.K, "
+                f"precision.T and recall.T with a rank or a threshold), found {_shown_arg(text)}")
+        methods = INTERVAL_METHODS[measure]
+        if method and method not in methods:
+            raise argparse.ArgumentTypeError(
+                f"{measure} takes the methods {', '.join(methods)}, found {_shown_arg(method)}")
+        self.measure, self.method = measure, method or None
+        self.k: int | None = None
+        self.threshold: float | None = None
+        if measure == "precision_at":
+            if not (parameter.isascii() and parameter.isdigit()) or int(parameter) < 1:
+                raise argparse.ArgumentTypeError(
+                    f"precision_at needs a rank of at least 1 (precision_at.10), found "
+                    f"{_shown_arg(text)}")
+            self.k = int(parameter)
+        elif measure in ("precision", "recall"):
+            try:
+                self.threshold = float(parameter)
+            except ValueError:
+                raise argparse.ArgumentTypeError(
+                    f"{measure} needs a threshold (precision.0.5: the cases scoring at "
+                    f"least 0.5), found {_shown_arg(text)}") from None
+            if not math.isfinite(self.threshold):
+                raise argparse.ArgumentTypeError(
+                    f"{measure} needs a finite threshold, found {_shown_arg(text)}")
+        elif parameter:
+            raise argparse.ArgumentTypeError(
+                f"{measure} takes no parameter, found {_shown_arg(text)}")
+
+
+def _intervals(evaluation: ScoredPrecisionRecallEvaluation, args: argparse.Namespace
+               ) -> list[tuple[_IntervalSpec, Interval]]:
+    """Each ``--interval`` of the evaluation, in the order given."""
+    return [(spec, evaluation.interval(spec.measure, args.level, spec.method, k=spec.k,
+                                       threshold=spec.threshold, resamples=args.resamples,
+                                       seed=args.seed))
+            for spec in args.interval or ()]
+
+
+def _interval_document(spec: _IntervalSpec, interval: Interval) -> dict[str, Any]:
+    return {"measure": spec.text.partition(":")[0], "value": interval.value,
+            "low": interval.low, "high": interval.high, "level": interval.level,
+            "method": interval.method, "std_error": interval.std_error}
+
+
+def _interval_line(spec: _IntervalSpec, interval: Interval) -> str:
+    return (f"{spec.text.partition(':')[0]} = {interval.value!r}, {interval.level * 100:.10g}% "
+            f"interval [{interval.low!r}, {interval.high!r}] ({interval.method}, standard "
+            f"error {interval.std_error!r})\n")
+
+
+def _level(text: str) -> float:
+    from rankeval.intervals import check_level
+
+    try:
+        return check_level(float(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a confidence level between 0 and 1, found {_shown_arg(text)}") from None
 
 
 def _plot_title(name: str, evaluation: ScoredPrecisionRecallEvaluation) -> str:
@@ -515,6 +605,16 @@ def _non_negative(text: str) -> int:
     return int(text)
 
 
+def _positive_resamples(text: str) -> int:
+    from rankeval.scored.uncertainty import MAX_RESAMPLES
+
+    count = _non_negative(text)
+    if not 2 <= count <= MAX_RESAMPLES:
+        raise argparse.ArgumentTypeError(
+            f"expected between 2 and {MAX_RESAMPLES:,} resamples, found {_shown_arg(text)}")
+    return count
+
+
 def _shown_arg(text: str) -> str:
     return repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
 
@@ -591,6 +691,24 @@ def _parser() -> _Parser:
     scored.add_argument(
         "-o", "--output", metavar="OUT", help="write the text output to OUT instead of stdout"
     )
+    for role, example in (("label", "is_spam"), ("score", "p_spam"), ("query", "session")):
+        scored.add_argument(
+            f"--{role}-column", metavar="NAME",
+            help=f"the header's name for the {role} column (as {example}), where it is not "
+            "one of the recognised names",
+        )
+    scored.add_argument(
+        "--interval", action="append", type=_IntervalSpec, metavar="MEASURE[:METHOD]",
+        help="add a confidence interval (repeatable): roc_auc, average_precision, "
+        "r_precision, reciprocal_rank, precision_at.K, precision.T or recall.T (cases scoring "
+        "at least T), optionally with a method (roc_auc:bootstrap, precision_at.10:beta)",
+    )
+    scored.add_argument("--level", type=_level, default=0.95, metavar="L",
+                        help="the intervals' confidence level (default 0.95)")
+    scored.add_argument("--resamples", type=_positive_resamples, default=2000, metavar="B",
+                        help="the bootstrap's resamples (default 2000)")
+    scored.add_argument("--seed", type=_non_negative, default=0, metavar="S",
+                        help="the bootstrap's seed (default 0)")
     scored.set_defaults(run=_run_scored)
 
     demo = commands.add_parser(

@@ -17,6 +17,11 @@ Columns
 
     JSON Lines rows are objects with those keys, or arrays laid out like headerless rows.
 
+    Other names are given as ``columns`` (``{"label": "is_spam", "score": "p"}``; on the
+    command line ``--label-column``, ``--score-column``, ``--query-column``): a named column
+    must then be in the header (or be a key of the JSON objects) exactly as written, and the
+    roles not named are found by the names above.
+
 Values
     Labels are ``true``/``false``, ``1``/``0`` or ``yes``/``no`` in any case (JSON also
     ``true``/``false`` and the numbers 0 and 1). Scores are decimal numbers as C's
@@ -242,12 +247,38 @@ def _query_text(value: object) -> str:
     raise ValueError(f"expected a query id, found {shown}")
 
 
-def _pick(names: Iterable[str], wanted: tuple[str, ...], what: str) -> str | None:
-    """Find the one name among ``names`` that is a spelling of a column, or None."""
+def _pick(names: Iterable[str], wanted: tuple[str, ...], what: str,
+          named: str | None = None) -> str | None:
+    """Find the one name among ``names`` that is a spelling of a column, or None; with
+    ``named`` (the caller's name for it), the one name equal to it, which must be there."""
+    names = list(names)
+    if named is not None:
+        exact = [name for name in names if name.strip() == named]
+        if not exact:
+            raise ValueError(f"expected a {what} column named {named!r}, found the fields "
+                             f"{_fields(names)}")
+        if len(exact) > 1:
+            raise ValueError(f"expected one {what} column named {named!r}, found {len(exact)}")
+        return exact[0]
     found = [name for name in names if name.strip().lower() in wanted]
     if len(found) > 1:
         raise ValueError(f"expected one {what} column, found several: {found!r}")
     return found[0] if found else None
+
+
+def _one_role_each(label: str | None, score: str | None, query: str | None,
+                   names: list[str]) -> None:
+    """Refuse one column taken as two of the label, the score and the query."""
+    chosen = [name for name in (label, score, query) if name is not None]
+    if len(set(chosen)) < len(chosen):
+        raise ValueError(f"expected the label, score and query in different columns, found "
+                         f"one column for two of them in {_fields(names)}")
+
+
+def _fields(names: list[str]) -> str:
+    """A row's fields for a message, cut to a readable length."""
+    text = repr(names)
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def _sniff(line: str) -> FileFormat:
@@ -311,6 +342,9 @@ class ScoredCaseReader:
         Skips detection.
     chunk_rows : int
         Rows per chunk.
+    columns : mapping, optional
+        The header's names for the ``"label"``, ``"score"`` and ``"query"`` columns where
+        they are not among the recognised names (see the module text).
 
     Raises
     ------
@@ -336,9 +370,19 @@ class ScoredCaseReader:
         *,
         file_format: FileFormat | None = None,
         chunk_rows: int = DEFAULT_CHUNK_ROWS,
+        columns: Mapping[str, str] | None = None,
     ) -> None:
         if chunk_rows < 1:
             raise ValueError(f"chunk_rows must be at least 1, got {chunk_rows!r}")
+        named = dict(columns or {})
+        unknown = sorted(set(named) - {"label", "score", "query"})
+        if unknown:
+            raise ValueError(f"columns names the label, score and query columns, not {unknown}")
+        for role, column in named.items():
+            if not isinstance(column, str) or not column.strip():
+                raise ValueError(f"the {role} column's name must be a non-empty string, got "
+                                 f"{column!r}")
+        self._named = named
         self.path = path
         self.chunk_rows = chunk_rows
         #: Physical lines consumed so far; updated once per chunk.
@@ -422,9 +466,11 @@ class ScoredCaseReader:
 
     def _delimited_layout(self, row: list[str]) -> _Layout:
         """Read the first row of a TSV/CSV file as a header, or infer positions from its width."""
-        label = _pick(row, _LABEL_NAMES, "label")
-        score = _pick(row, _SCORE_NAMES, "score")
-        query = _pick(row, _QUERY_NAMES, "query")
+        named = self._named
+        label = _pick(row, _LABEL_NAMES, "label", named.get("label"))
+        score = _pick(row, _SCORE_NAMES, "score", named.get("score"))
+        query = _pick(row, _QUERY_NAMES, "query", named.get("query"))
+        _one_role_each(label, score, query, row)
         if label is not None or score is not None or query is not None:
             if label is None or score is None:
                 missing = "label" if label is None else "score"
@@ -467,15 +513,22 @@ class ScoredCaseReader:
 
     def _json_layout(self, record: object) -> _Layout:
         """Infer the layout of JSON Lines records from the first one."""
+        named = self._named
         if isinstance(record, dict):
             keys = list(record)
-            label, score = _pick(keys, _LABEL_NAMES, "label"), _pick(keys, _SCORE_NAMES, "score")
+            label = _pick(keys, _LABEL_NAMES, "label", named.get("label"))
+            score = _pick(keys, _SCORE_NAMES, "score", named.get("score"))
             if label is None or score is None:
                 missing = "label" if label is None else "score"
                 names = _LABEL_NAMES if label is None else _SCORE_NAMES
                 expected = f"a {missing} key ({', '.join(names)})"
                 raise ValueError(f"expected {expected}, found keys {keys!r}")
-            return _Layout(label, score, _pick(keys, _QUERY_NAMES, "query"), None)
+            query = _pick(keys, _QUERY_NAMES, "query", named.get("query"))
+            _one_role_each(label, score, query, keys)
+            return _Layout(label, score, query, None)
+        if named:
+            raise ValueError("expected JSON objects whose keys name the columns, found an "
+                             "array")
         if isinstance(record, list) and len(record) in (2, 3):
             return _Layout(0, 1, None, 2) if len(record) == 2 else _Layout(1, 2, 0, 3)
         raise ValueError(

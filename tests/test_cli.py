@@ -747,3 +747,135 @@ class TestEntryPoints:
 
         monkeypatch.setattr(sys, "stdout", ClosedPipe())
         assert main(["scored", "--curve", "pr", str(RUNNING_EXAMPLE)]) == 0
+
+
+# ----------------------------------------------------------- named columns and intervals
+
+NAMED = "id,is_spam,p_spam\n1,1,0.9\n2,0,0.8\n3,1,0.7\n4,0,0.4\n5,1,0.3\n"
+
+
+def test_named_columns_read_a_header_the_reader_does_not_know(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "named.csv", NAMED)
+    status, out, _ = run(capsys, "scored", path, "--label-column", "is_spam",
+                         "--score-column", "p_spam", "--json")
+    assert status == 0
+    document = json.loads(out)
+    # Five cases: positives at ranks 1, 3, 5: AP (1 + 2/3 + 3/5) / 3, by hand.
+    assert (document["num_positive_ref"], document["num_negative_ref"]) == (3, 2)
+    assert document["average_precision"] == pytest.approx((1 + 2 / 3 + 3 / 5) / 3, abs=1e-15)
+    jsonl = write(tmp_path, "named.jsonl",
+                  "".join(json.dumps({"who": q, "y": y, "s": s}) + "\n"
+                          for q, y, s in (("a", 1, 0.5), ("a", 0, 0.2), ("b", 0, 0.9),
+                                          ("b", 1, 0.4))))
+    status, out, _ = run(capsys, "scored", jsonl, "--label-column", "y", "--score-column", "s",
+                         "--query-column", "who", "--json")
+    assert status == 0
+    assert [q["query"] for q in json.loads(out)["queries"]] == ["a", "b"]
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (("--label-column", "spam", "--score-column", "p_spam"),
+     "expected a label column named 'spam'"),
+    (("--label-column", "is_spam", "--score-column", "is_spam"), "different columns"),
+])
+def test_a_named_column_missing_or_named_twice_is_a_data_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], options: tuple[str, ...],
+        message: str) -> None:
+    path = write(tmp_path, "named.csv", NAMED)
+    status, out, err = run(capsys, "scored", path, *options)
+    assert (status, out) == (1, "")
+    assert err.startswith(f"rankeval: error: {path}:1: ")
+    assert message in err
+    assert err.count("\n") == 1
+
+
+def test_intervals_by_hand_and_by_scipy(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from scipy.stats import beta
+
+    path = write(tmp_path, "named.csv", NAMED)
+    status, out, _ = run(capsys, "scored", path, "--label-column", "is_spam", "--score-column",
+                         "p_spam", "--interval", "roc_auc", "--interval", "precision_at.2:beta",
+                         "--json")
+    assert status == 0
+    roc, top = json.loads(out)["intervals"]
+    # DeLong by hand: positives' placements 1, 1/2, 0 and negatives' 1/3, 2/3: area 1/2,
+    # variance 1/9 (the variances of the placements over R and over N).
+    assert (roc["measure"], roc["value"], roc["method"]) == ("roc_auc", 0.5, "delong")
+    assert roc["std_error"] == pytest.approx(1 / 3, abs=1e-12)
+    # Clopper-Pearson of 1 hit in the top 2.
+    assert top["measure"] == "precision_at.2"
+    assert (top["low"], top["high"]) == pytest.approx(
+        (beta.ppf(0.025, 1, 2), beta.ppf(0.975, 2, 1)), abs=1e-12)
+    status, text, _ = run(capsys, "scored", path, "--label-column", "is_spam",
+                          "--score-column", "p_spam", "--interval", "precision_at.2:beta")
+    assert text.splitlines()[-1].startswith("precision_at.2 = 0.5, 95% interval [")
+
+
+def _every_interval_spec() -> list[tuple[str, dict[str, Any]]]:
+    """Every measure and method the evaluator's interval takes, as --interval spells it."""
+    from rankeval.scored.uncertainty import INTERVAL_METHODS
+
+    out = []
+    for measure, methods in INTERVAL_METHODS.items():
+        parameter, extra = {"precision_at": (".3", {"k": 3}),
+                            "precision": (".0.75", {"threshold": 0.75}),
+                            "recall": (".0.5", {"threshold": 0.5})}.get(measure, ("", {}))
+        out.append((measure + parameter, {"measure": measure, "method": None, **extra}))
+        out.extend((f"{measure}{parameter}:{method}",
+                    {"measure": measure, "method": method, **extra}) for method in methods)
+    return out
+
+
+@pytest.mark.parametrize(("spec", "call"), _every_interval_spec(),
+                         ids=[spec for spec, _ in _every_interval_spec()])
+def test_every_interval_option_is_the_evaluators(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: str,
+        call: dict[str, Any]) -> None:
+    from rankeval import ScoredPrecisionRecallEvaluation
+
+    path = write(tmp_path, "named.csv", NAMED)
+    status, out, _ = run(capsys, "scored", path, "--label-column", "is_spam", "--score-column",
+                         "p_spam", "--misses", "1", "--interval", spec, "--level", "0.9",
+                         "--resamples", "50", "--seed", "4", "--json")
+    assert status == 0
+    ev = ScoredPrecisionRecallEvaluation(ties="insertion")
+    ev.add_cases([True, False, True, False, True], [0.9, 0.8, 0.7, 0.4, 0.3])
+    ev.add_misses(1)
+    want = ev.interval(level=0.9, resamples=50, seed=4, **call)
+    (got,) = decode(json.loads(out)["intervals"])
+    assert got["measure"] == spec.partition(":")[0]
+    assert close([got["value"], got["low"], got["high"], got["std_error"]],
+                 [want.value, want.low, want.high, want.std_error])
+    assert (got["level"], got["method"]) == (0.9, want.method)
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (("--interval", "auc"), "expected one of roc_auc"),
+    (("--interval", "roc_auc:wilson"), "roc_auc takes the methods delong, bootstrap"),
+    (("--interval", "precision_at"), "precision_at needs a rank"),
+    (("--interval", "precision_at.0"), "precision_at needs a rank"),
+    (("--interval", "precision.x"), "precision needs a threshold"),
+    (("--interval", "recall.nan"), "recall needs a finite threshold"),
+    (("--interval", "roc_auc.3"), "roc_auc takes no parameter"),
+    (("--level", "1"), "a confidence level between 0 and 1"),
+    (("--resamples", "1"), "between 2 and"),
+    (("--interval", "roc_auc", "--curve", "pr"), "not to --curve"),
+])
+def test_bad_interval_options_are_usage_errors(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], options: tuple[str, ...],
+        message: str) -> None:
+    path = write(tmp_path, "named.csv", NAMED)
+    status, _, err = run(capsys, "scored", path, "--label-column", "is_spam", "--score-column",
+                         "p_spam", *options)
+    assert status == 2
+    assert message in err
+
+
+def test_an_interval_on_a_file_of_queries_is_a_usage_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "q.tsv", "q1\t1\t0.5\nq1\t0\t0.2\n")
+    status, _, err = run(capsys, "scored", path, "--interval", "roc_auc")
+    assert status == 2
+    assert "--interval reads a single ranking" in err
