@@ -1,7 +1,8 @@
 """Every code block of the README and the docs runs and shows what it prints.
 
 * ``python`` blocks are doctests (``>>>``), run page by page from the repository root;
-* ``console`` blocks are commands (``$ rankeval ...``) run in a fresh process, their output
+* ``console`` blocks are commands (``$ rankeval ...``) run as one bash script from an empty
+  directory (the bundled files by ``$(rankeval data)``, never a checkout's path), their output
   compared byte for byte;
 * ``sh`` blocks are install lines: each ``make`` target must exist in the Makefile and each
   ``pip install`` extra in pyproject.toml (installing is what ``make test`` and ``make dist``
@@ -18,6 +19,7 @@ from __future__ import annotations
 import doctest
 import importlib.util
 import math
+import os
 import re
 import shlex
 import subprocess
@@ -91,25 +93,41 @@ def test_the_page_runs_as_shown(page: str, monkeypatch: pytest.MonkeyPatch,
     assert result.failed == 0
 
 
-def _console(page: str) -> list[tuple[str, str]]:
+def _console(page: str) -> list[tuple[list[str], str]]:
+    """Each console block's commands (the lines after ``$ ``) and the output they print."""
     found = []
     for kind, body in _blocks(page):
         if kind == "console":
+            commands, output = [], []
             for chunk in re.split(r"^\$ ", body, flags=re.M)[1:]:
-                command, _, output = chunk.partition("\n")
-                found.append((command, output))
+                command, _, printed = chunk.partition("\n")
+                commands.append(command)
+                output.append(printed)
+            found.append((commands, "".join(output)))
     return found
 
 
-@pytest.mark.parametrize(("page", "command", "output"),
+def run_console(commands: list[str], bin_dir: Path, cwd: Path,
+                environ: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """A console block's commands, one bash script (a variable set by one line is seen by the
+    next), with ``rankeval`` the one in ``bin_dir``, from ``cwd`` (no checkout's files)."""
+    for command in commands:
+        words = shlex.split(command)
+        assert words[0] == "rankeval" or re.fullmatch(r"\w+=\$\(rankeval [^)]*\)", command), \
+            command
+    base = os.environ if environ is None else environ
+    env = {**base, "PATH": f"{bin_dir}{os.pathsep}{base.get('PATH', '')}"}
+    script = "set -e -o pipefail\n" + "\n".join(commands) + "\n"
+    return subprocess.run(["bash", "-c", script], cwd=cwd, env=env, capture_output=True,
+                          text=True, check=False)
+
+
+@pytest.mark.parametrize(("page", "commands", "output"),
                          [(p, c, o) for p in PAGES for c, o in _console(p)])
-def test_console_commands_print_what_the_page_shows(page: str, command: str,
-                                                    output: str) -> None:
-    words = shlex.split(command)
-    assert words[0] == "rankeval", (page, command)
-    done = subprocess.run([sys.executable, "-m", "rankeval", *words[1:]], cwd=ROOT,
-                          capture_output=True, text=True, check=False)
-    assert (done.returncode, done.stderr) == (0, "")
+def test_console_commands_print_what_the_page_shows(page: str, commands: list[str],
+                                                    output: str, tmp_path: Path) -> None:
+    done = run_console(commands, Path(sys.executable).parent, tmp_path)
+    assert (done.returncode, done.stderr) == (0, ""), page
     assert done.stdout == output
 
 
