@@ -5,12 +5,14 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
 import ranx
 import scipy.stats
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from rankeval import compare, evaluate_run
 from rankeval.cli import main
@@ -344,3 +346,34 @@ def test_identical_systems_have_p_one_under_every_test(test: str) -> None:
     runs = {"a": runs["s0"], "b": runs["s0"], "c": runs["s0"]}
     result = compare(qrels, runs, "recip_rank", test=test)  # type: ignore[arg-type]
     assert [pair.p_value for pair in result.tests] == [1.0] * len(result.tests)
+
+
+@settings(max_examples=40, deadline=None)
+@given(queries=st.integers(1, 6), ranks=st.lists(st.integers(1, 4), min_size=2, max_size=4),
+       test=st.sampled_from(TESTS), data=st.data())
+@example(queries=1, ranks=[1, 2], test="bootstrap", data=None)  # was p = 1/(B + 1)
+@example(queries=3, ranks=[1, 2, 3], test="tukey", data=None)  # was p = 0
+@example(queries=3, ranks=[1, 3], test="t-test", data=None)  # np.std's residue: p ~ 0
+@example(queries=1, ranks=[1, 1, 2], test="tukey", data=None)  # identical pair: was NaN
+def test_zero_spread_families_from_every_test(queries: int, ranks: list[int], test: str,
+                                             data: Any) -> None:
+    """Each system ranks the one relevant document at its own fixed rank on every query (a
+    family whose every difference has zero spread; some systems may be identical), under a
+    test drawn from the registry: a test that weighs the spread answers NaN for a nonzero
+    difference, and every test answers p = 1 for identical systems."""
+    if test == "tukey" and len(ranks) < 3:
+        ranks = [*ranks, ranks[0] + 1]
+    if data is not None and data.draw(st.booleans(), label="shuffle the systems"):
+        ranks = data.draw(st.permutations(ranks))
+    qrels = {f"q{i}": {"rel": 1} for i in range(queries)}
+    runs = {f"s{k}": {q: {**{f"x{j}": 10.0 - j for j in range(rank - 1)}, "rel": 1.0}
+                      for q in qrels} for k, rank in enumerate(ranks)}
+    result = compare(qrels, runs, "recip_rank", test=test)  # type: ignore[arg-type]
+    for pair in result.tests:
+        if pair.difference == 0:
+            assert pair.p_value == 1.0, (test, pair)
+        elif test in ("t-test", "bootstrap", "tukey"):
+            assert math.isnan(pair.p_value), (test, pair)
+            assert not pair.significant
+        else:
+            assert 0.0 < pair.p_value <= 1.0, (test, pair)

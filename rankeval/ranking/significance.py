@@ -368,12 +368,20 @@ def _named_runs(runs: Mapping[str, RunLike] | Sequence[RunLike]) -> dict[str, Ru
     return named
 
 
+def _spread(diff: FloatArray) -> float:
+    """The differences' standard deviation: NaN for one, exactly 0 for equal ones (fixed: the
+    mean's rounding could leave ``np.std`` a last-bit residue, and scipy then found p ~ 0)."""
+    if diff.size < 2:
+        return math.nan
+    return 0.0 if bool(np.all(diff == diff[0])) else float(np.std(diff, ddof=1))
+
+
 def _test(stats: Any, test: Test, x: FloatArray, y: FloatArray, alpha: float,
           permutations: int, seed: int) -> tuple[float, float, float, float, float]:
     """(mean difference, p-value, effect size, interval low, interval high)."""
     diff = x - y
     mean = float(np.mean(diff))
-    spread = float(np.std(diff, ddof=1)) if diff.size > 1 else math.nan
+    spread = _spread(diff)
     effect = mean / spread if spread else math.nan
     if not diff.any():  # identical systems: nothing to test (scipy would divide 0 by 0)
         return mean, 1.0, effect, 0.0, 0.0
@@ -418,9 +426,11 @@ def _tukey(stats: Any, systems: tuple[str, ...], values: list[FloatArray], alpha
     effect size, low, high)."""
     table = np.vstack(values)  # systems x queries
     k, n = table.shape
-    if n < 2:  # no spread to estimate: every p-value and bound undefined, as the t-test's
-        return [(a, systems[j], float(table[i, 0] - table[j, 0]), math.nan, math.nan,
-                 math.nan, math.nan) for i, a in enumerate(systems) for j in range(i + 1, k)]
+    if n < 2:  # no spread to estimate: every p-value and bound undefined, as the t-test's;
+        # identical systems have p = 1 (fixed: they were NaN beside a differing system)
+        return [(a, systems[j], float(table[i, 0] - table[j, 0]),
+                 1.0 if table[i, 0] == table[j, 0] else math.nan, math.nan, math.nan,
+                 math.nan) for i, a in enumerate(systems) for j in range(i + 1, k)]
     residual = (table - table.mean(axis=1, keepdims=True) - table.mean(axis=0, keepdims=True)
                 + table.mean())
     df = (k - 1) * (n - 1)
@@ -437,7 +447,7 @@ def _tukey(stats: Any, systems: tuple[str, ...], values: list[FloatArray], alpha
         for j in range(i + 1, k):
             diff = table[i] - table[j]
             mean = float(diff.mean())
-            spread = float(np.std(diff, ddof=1))
+            spread = _spread(diff)
             effect = mean / spread if spread else math.nan
             if scale == 0.0:  # zero spread: undefined, as in the paired tests
                 p = 1.0 if not diff.any() else math.nan
