@@ -5,6 +5,8 @@ Every value equals the local one bit for bit (the cases are in tests/engine_case
 
 from __future__ import annotations
 
+import datetime
+import os
 from decimal import Decimal
 from typing import Any
 
@@ -13,6 +15,8 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import rankeval.adapters.common
 import rankeval.adapters.spark
@@ -190,6 +194,42 @@ def test_dask_groups_of_mixed_type_keys_equal_local(dask_client: Any, buckets: i
         assert_report_matches(reports[key], expected[key], engine_cases.RANKS, 60)
 
 
+#: Group keys as users' tables hold them: Python-equal values of other types (1, True,
+#: 1.0; Decimals of other exponents; 0.0 and -0.0) and text with NULs.
+GROUP_KEYS = st.one_of(
+    st.integers(-2, 2), st.booleans(), st.sampled_from([0.0, -0.0, 1.0, 2.5]),
+    st.sampled_from([Decimal("1.10"), Decimal("1.1"), Decimal("1"), Decimal("-0"),
+                     Decimal("0.00")]),
+    st.sampled_from(["a", "a\x00", "1", "", "\x00", "é"]),
+)
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(keys=st.lists(GROUP_KEYS, min_size=1, max_size=8, unique_by=repr),
+       n=st.integers(20, 300), partitions=st.integers(1, 5),
+       buckets=st.none() | st.integers(1, 4), seed=st.integers(0, 2**16))
+def test_dask_groups_of_drawn_keys_equal_local(dask_client: Any, keys: list[Any], n: int,
+                                               partitions: int, buckets: int | None,
+                                               seed: int) -> None:
+    """Every group's report, for group keys drawn from every type a table may mix, equals a
+    local evaluator of the rows whose key equals it (as SegmentedEvaluation groups them)."""
+    rng = np.random.default_rng(seed)
+    rows = pd.DataFrame({"score": np.round(rng.random(n), 1), "label": rng.random(n) < 0.4})
+    column = pd.Series([keys[i] for i in rng.integers(0, len(keys), n)], dtype=object)
+    rows["segment"] = column
+    with dask.config.set({"dataframe.convert-string": False}):
+        table = dd.from_pandas(rows, npartitions=partitions, sort=False)
+        reports = rankeval.dask.evaluate(table, group_col="segment", buckets=buckets,
+                                         precision_at=engine_cases.RANKS, curve_points=20,
+                                         sample_size=50, seed=3)
+    expected = SegmentedEvaluation(lambda: ScoredPrecisionRecallEvaluation(ties="grouped"))
+    expected.add_cases(column.tolist(), rows["label"].to_numpy(), rows["score"].to_numpy())
+    assert len(reports) == len(expected)
+    for key in expected:
+        assert_report_matches(reports[key], expected[key], engine_cases.RANKS, 20)
+
+
 def _spark_groups(spark: Any, rows: pd.DataFrame, kind: str, values: list[Any]) -> Any:
     records = [(float(s), bool(lab), values[int(g)]) for s, lab, g in
                zip(rows["score"], rows["label"], rows["g"], strict=True)]
@@ -236,4 +276,61 @@ def test_spark_timestamp_binary_and_decimal_groups_equal_local(
                 assert sorted(reports) == sorted(values)
     finally:
         monkeypatch.undo()
+        time.tzset()
+
+
+_UTC = datetime.timezone.utc
+#: Every Spark type a group column may have, with the values a table may hold in it.
+SPARK_GROUP_TYPES: dict[str, Any] = {
+    "timestamp": st.datetimes(datetime.datetime(1900, 1, 1), datetime.datetime(2100, 1, 1),
+                              timezones=st.just(_UTC)),
+    "date": st.dates(datetime.date(1900, 1, 1), datetime.date(2100, 1, 1)),
+    "binary": st.binary(max_size=4),
+    "decimal(10,2)": st.decimals(-999, 999, places=2, allow_nan=False, allow_infinity=False),
+    "string": st.text(max_size=3),
+    "bigint": st.integers(-2**63, 2**63 - 1),
+    "double": st.floats(allow_nan=False),
+    "boolean": st.booleans(),
+}
+
+
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), kind=st.sampled_from(sorted(SPARK_GROUP_TYPES)),
+       zone=st.sampled_from(["UTC", "America/New_York", "Asia/Kolkata"]),
+       buckets=st.none() | st.integers(1, 3), seed=st.integers(0, 2**16))
+def test_spark_groups_of_drawn_types_and_zones_equal_local(
+        spark: Any, data: Any, kind: str, zone: str, buckets: int | None, seed: int) -> None:
+    """A group column of a type drawn from every Spark type, its values drawn (equal ones
+    included: 0.0 and -0.0), under a driver time zone drawn from three: each group's report
+    equals a local evaluator of the rows whose value equals it, the groups in value order."""
+    import time
+
+    values = data.draw(st.lists(SPARK_GROUP_TYPES[kind], min_size=1, max_size=5),
+                       label="values")
+    previous = os.environ.get("TZ")
+    os.environ["TZ"] = zone
+    time.tzset()
+    try:
+        rng = np.random.default_rng(seed)
+        n = 120
+        rows = pd.DataFrame({"score": np.round(rng.random(n), 1),
+                             "label": rng.random(n) < 0.4,
+                             "g": rng.integers(0, len(values), n)})
+        table = _spark_groups(spark, rows, kind, values)
+        reports = rankeval.spark.evaluate(table, group_col="segment", buckets=buckets,
+                                          precision_at=engine_cases.RANKS, curve_points=20,
+                                          sample_size=50, seed=3)
+        expected = SegmentedEvaluation(lambda: ScoredPrecisionRecallEvaluation(ties="grouped"))
+        expected.add_cases([values[int(g)] for g in rows["g"]], rows["label"].to_numpy(),
+                           rows["score"].to_numpy())
+        assert len(reports) == len(expected), (kind, values)
+        # Spark orders strings by their UTF-8 bytes: the code points' order, as Python does.
+        for key, local in zip(reports, sorted(expected), strict=True):
+            assert_report_matches(reports[key], expected[local], engine_cases.RANKS, 20)
+    finally:
+        if previous is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = previous
         time.tzset()
