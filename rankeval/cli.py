@@ -219,18 +219,21 @@ def _document(evaluation: ScoredPrecisionRecallEvaluation) -> dict[str, Any]:
     def both(method: Callable[[bool], Any]) -> dict[str, Any]:
         return {"uninterpolated": method(False), "interpolated": method(True)}
 
+    from rankeval.scored.reads import READS
+
+    document: dict[str, Any] = {}
+    for read in READS.values():  # every registered read the evaluator has, by method name
+        if read.method is None:
+            continue
+        if read.interpolated:
+            document[read.method] = both(getattr(evaluation, read.method))
+        elif read.parameter == "rank":
+            document[read.method] = {str(rank): read.read(evaluation, rank)
+                                     for rank in PRECISION_AT_RANKS}
+        else:
+            document[read.method] = read.read(evaluation, 1.0)  # beta 1 for the F-measure
     return {
-        "num_cases": evaluation.num_cases(),
-        "num_positive_ref": evaluation.num_positive_ref(),
-        "num_negative_ref": evaluation.num_negative_ref(),
-        "area_under_pr_curve": both(evaluation.area_under_pr_curve),
-        "area_under_roc_curve": both(evaluation.area_under_roc_curve),
-        "average_precision": evaluation.average_precision(),
-        "maximum_f_measure": evaluation.maximum_f_measure(),
-        "pr_breakeven_point": evaluation.pr_breakeven_point(),
-        "r_precision": evaluation.r_precision(),
-        "reciprocal_rank": evaluation.reciprocal_rank(),
-        "precision_at": {str(rank): evaluation.precision_at(rank) for rank in PRECISION_AT_RANKS},
+        **document,
         "eleven_point_interpolated_precision": evaluation.eleven_point_interpolated_precision(),
         "pr_curve": {"columns": ["recall", "precision"], **both(evaluation.pr_curve)},
         "pr_score_curve": {

@@ -36,20 +36,13 @@ from typing import Any
 from rankeval.checks import check_beta, check_rank
 from rankeval.ranking.evaluate import RunReport
 from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
+from rankeval.scored.reads import READS, ScoredRead
 
 __all__ = ["EvaluationCollector", "MetricsServer", "serve"]
 
-# summary() key -> (metric name, help)
-_GAUGES = (
-    ("cases", "rankeval_cases", "Cases held: ranked cases plus misses of both kinds."),
-    ("positives", "rankeval_positive_cases", "Positive cases R, misses included."),
-    ("negatives", "rankeval_negative_cases", "Negative cases N, negative misses included."),
-    ("roc_auc", "rankeval_roc_auc", "Area under the ROC curve (exact pair count)."),
-    ("pr_auc", "rankeval_pr_auc", "Trapezoid area under the precision-recall curve."),
-    ("average_precision", "rankeval_average_precision", "Average precision."),
-    ("r_precision", "rankeval_r_precision", "Precision at rank R."),
-    ("reciprocal_rank", "rankeval_reciprocal_rank", "1 / rank of the first positive."),
-)
+def _exported() -> list[ScoredRead]:
+    """The registered reads the collector exports, in the registry's order."""
+    return [read for read in READS.values() if read.exported and read.in_summary]
 
 
 # Labels rankeval sets itself; a user's label of one of these names would overwrite it.
@@ -223,22 +216,22 @@ class EvaluationCollector:
             return [labels.get(n, "") for n in label_names]
 
         if watched:
-            for key, name, text in _GAUGES:
-                family = gauge(name, text, labels=label_names)
-                for reading, labels in readings:
-                    family.add_metric(values(labels), reading[key])
+            for read in _exported():  # the registry's gauges, a family each
+                if read.parameter is None:
+                    family = gauge(read.gauge, read.description, labels=label_names)
+                    for reading, labels in readings:
+                        family.add_metric(values(labels), reading[read.name])
+                elif read.parameter == "rank":
+                    family = gauge(read.gauge, read.description, labels=[*label_names, "k"])
+                    for reading, labels in readings:
+                        for k in self._ranks:
+                            family.add_metric([*values(labels), str(k)], reading[read.key(k)])
+                else:  # beta
+                    family = gauge(read.gauge, read.description, labels=[*label_names, "beta"])
+                    for reading, labels in readings:
+                        family.add_metric([*values(labels), repr(self._beta)],
+                                          reading[read.name])
                 yield family
-            family = gauge("rankeval_precision_at", "Precision at rank k.",
-                           labels=[*label_names, "k"])
-            for reading, labels in readings:
-                for k in self._ranks:
-                    family.add_metric([*values(labels), str(k)], reading[f"precision_at_{k}"])
-            yield family
-            family = gauge("rankeval_max_f_measure", "Largest F-measure over the PR curve.",
-                           labels=[*label_names, "beta"])
-            for reading, labels in readings:
-                family.add_metric([*values(labels), repr(self._beta)], reading["max_f"])
-            yield family
             family = gauge("rankeval_read_ok",
                            "1 if the evaluation was read at this scrape, 0 if reading failed.",
                            labels=label_names)

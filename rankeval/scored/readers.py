@@ -55,20 +55,20 @@ def summary_of(reader: RankingReader, ranks: Iterable[int], beta: float) -> dict
     """The ``summary()`` of a ranking reader, as one dict.
 
     Shared by :class:`~rankeval.scored.ScoredPrecisionRecallEvaluation` (which holds its
-    lock around the call) and the partitioned report, so both have the same keys.
+    lock around the call) and the partitioned report, so both have the same keys: those of
+    the registered reads (:data:`rankeval.scored.reads.READS`) that ``summary()`` holds, in
+    its order, ``precision_at_<k>`` for each rank.
 
     Complexity: that of the reads.
     """
-    out = {
-        "cases": float(reader.num_cases()),
-        "positives": float(reader.num_positive_ref()),
-        "negatives": float(reader.num_negative_ref()),
-        "roc_auc": reader.area_under_roc_curve(),
-        "pr_auc": reader.area_under_pr_curve(),
-        "average_precision": reader.average_precision(),
-        "max_f": reader.maximum_f_measure(beta),
-        "r_precision": reader.r_precision(),
-        "reciprocal_rank": reader.reciprocal_rank(),
-    }
-    out.update((f"precision_at_{k}", reader.precision_at(k)) for k in ranks)
+    from rankeval.scored.reads import READS
+
+    out: dict[str, float] = {}
+    for read in READS.values():
+        if not read.in_summary:
+            continue
+        if read.parameter == "rank":
+            out.update((read.key(k), float(read.read(reader, k))) for k in ranks)
+        else:
+            out[read.name] = float(read.read(reader, beta))
     return out

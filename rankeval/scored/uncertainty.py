@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 from rankeval import formulas, intervals, points
 from rankeval.checks import check_choice, check_int, check_rank, check_real
 from rankeval.intervals import Interval
+from rankeval.scored.reads import interval_methods
 
 __all__ = ["BOOTSTRAP_MEASURES", "INTERVAL_METHODS", "MAX_RESAMPLES", "IntervalReads",
            "IntervalSource", "ValueReads", "bootstrap", "draws", "interval_of", "weighted_value"]
@@ -35,17 +36,8 @@ FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
 
-_PROPORTIONS = tuple(m for m in intervals.PROPORTION_METHODS)
-#: Each measure's interval methods; the first is the default.
-INTERVAL_METHODS: dict[str, tuple[str, ...]] = {
-    "roc_auc": ("delong", "bootstrap"),
-    "average_precision": ("logit", "binomial", "bootstrap"),
-    "precision_at": (*_PROPORTIONS, "bootstrap"),
-    "r_precision": (*_PROPORTIONS, "bootstrap"),
-    "precision": _PROPORTIONS,
-    "recall": _PROPORTIONS,
-    "reciprocal_rank": ("bootstrap",),
-}
+#: Each measure's interval methods; the first is the default (from the registry of reads).
+INTERVAL_METHODS: dict[str, tuple[str, ...]] = interval_methods()
 #: The measures :func:`bootstrap` resamples.
 BOOTSTRAP_MEASURES = tuple(m for m, methods in INTERVAL_METHODS.items() if "bootstrap" in methods)
 

@@ -1,0 +1,199 @@
+"""The scored reads, registered: every scalar value a scored evaluator reads, one object each.
+
+The ranking half has :mod:`rankeval.ranking.registry`; this is the scored half's. Each
+:class:`ScoredRead` declares its names (the ``summary()`` key, the reader's PEP 8 method, the
+LingPipe spelling), its parameter, the readers that compute it, its interval methods, its
+Prometheus gauge and its one-line description. What lists scored values reads this table:
+
+* ``summary()`` of the evaluator, the windows and the partitioned report
+  (:func:`rankeval.scored.readers.summary_of`), so the segment frame's columns too;
+* ``interval()``'s measures and methods (:data:`rankeval.scored.uncertainty.INTERVAL_METHODS`);
+* the Prometheus gauges (:class:`rankeval.prometheus.EvaluationCollector`);
+* ``rankeval scored --json`` (the values keyed by their method names);
+* the docs' catalogue of scored reads (``python -m rankeval.scored.reads`` writes it).
+
+A new scored read is one :class:`ScoredRead` here (and its method on the readers).
+
+>>> READS["reciprocal_rank"].method, READS["reciprocal_rank"].lingpipe
+('reciprocal_rank', 'reciprocalRank')
+>>> [read.name for read in READS.values() if "bootstrap" in read.intervals]
+['roc_auc', 'average_precision', 'r_precision', 'reciprocal_rank', 'precision_at']
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from rankeval.intervals import PROPORTION_METHODS
+
+__all__ = ["READERS", "READS", "ScoredRead", "catalogue", "interval_methods"]
+
+Parameter = Literal["rank", "beta", "threshold"] | None
+
+#: The readers, by the name a :class:`ScoredRead` lists them under: the evaluator (and its
+#: windows, and each category of the multi-category evaluator, which is one), the partitioned
+#: report of the engines and of ``report()``, and the sketch (values with bounds).
+READERS = ("evaluator", "report", "sketch")
+_EXACT = frozenset({"evaluator", "report"})
+_ALL = frozenset(READERS)
+_PROPORTIONS: tuple[str, ...] = tuple(PROPORTION_METHODS)
+
+
+@dataclass(frozen=True)
+class ScoredRead:
+    """One scalar read of a ranking of scored cases.
+
+    Attributes
+    ----------
+    name : str
+        The ``summary()`` key (with a rank: ``precision_at_<k>``), the ``interval()``
+        measure and the Prometheus gauge's suffix.
+    method : str or None
+        The readers' method (PEP 8); None for a read only ``interval()`` makes (precision
+        and recall at a threshold, from the counts above it).
+    lingpipe : str or None
+        LingPipe's spelling of the method, where LingPipe has one.
+    description : str
+        One line: the gauge's help and the catalogue's entry.
+    parameter : {"rank", "beta", "threshold"} or None
+        What the read takes: a rank ``k``, the F-measure's ``beta``, a score threshold.
+    interpolated : bool
+        Whether the method takes ``interpolate=`` (``--json`` gives both values).
+    readers : frozenset of str
+        Which of :data:`READERS` compute it.
+    intervals : tuple of str
+        ``interval()``'s methods for it, the default first; empty: no interval.
+    in_summary : bool
+        Whether ``summary()`` (and so the segment frame and the gauges) holds it.
+    exported : bool
+        Whether the Prometheus collector exports it (as ``rankeval_<metric>``).
+    metric : str
+        The gauge's name without ``rankeval_``.
+    """
+
+    name: str
+    method: str | None
+    lingpipe: str | None
+    description: str
+    parameter: Parameter = None
+    interpolated: bool = False
+    readers: frozenset[str] = _EXACT
+    intervals: tuple[str, ...] = ()
+    in_summary: bool = True
+    exported: bool = True
+    metric: str = ""
+
+    def key(self, argument: object = None) -> str:
+        """The ``summary()`` key: ``precision_at_<k>`` for a rank, else the name."""
+        return f"{self.name}_{argument}" if self.parameter == "rank" else self.name
+
+    def read(self, reader: Any, argument: Any = None, *, interpolate: bool = False) -> Any:
+        """The value from ``reader`` (an evaluator, a report, a sketch), with ``argument``
+        for a read that takes one."""
+        if self.method is None:
+            raise ValueError(f"{self.name} is read by interval() only (it needs threshold=)")
+        method = getattr(reader, self.method)
+        if interpolate:
+            if not self.interpolated:
+                raise ValueError(f"{self.name} has no interpolated value")
+            return method(True)
+        return method() if self.parameter is None else method(argument)
+
+    @property
+    def gauge(self) -> str:
+        """The Prometheus metric's full name."""
+        return "rankeval_" + (self.metric or self.name)
+
+
+def _reads(reads: Iterable[ScoredRead]) -> dict[str, ScoredRead]:
+    out: dict[str, ScoredRead] = {}
+    for read in reads:
+        if read.name in out:
+            raise ValueError(f"two scored reads are named {read.name!r}")
+        out[read.name] = read
+    return out
+
+
+#: Every scored read, in ``summary()``'s order.
+READS: dict[str, ScoredRead] = _reads([
+    ScoredRead("cases", "num_cases", "numCases",
+               "Cases held: ranked cases plus misses of both kinds.", readers=_ALL),
+    ScoredRead("positives", "num_positive_ref", "numPositiveRef",
+               "Positive cases R, misses included.", readers=_ALL, metric="positive_cases"),
+    ScoredRead("negatives", "num_negative_ref", "numNegativeRef",
+               "Negative cases N, negative misses included.", readers=_ALL,
+               metric="negative_cases"),
+    ScoredRead("roc_auc", "area_under_roc_curve", "areaUnderRocCurve",
+               "Area under the ROC curve (exact pair count).", interpolated=True,
+               readers=_ALL, intervals=("delong", "bootstrap")),
+    ScoredRead("pr_auc", "area_under_pr_curve", "areaUnderPrCurve",
+               "Trapezoid area under the precision-recall curve.", interpolated=True),
+    ScoredRead("average_precision", "average_precision", "averagePrecision",
+               "Average precision.", readers=_ALL,
+               intervals=("logit", "binomial", "bootstrap")),
+    ScoredRead("max_f", "maximum_f_measure", "maximumFMeasure",
+               "Largest F-measure over the PR curve.", parameter="beta",
+               metric="max_f_measure"),
+    ScoredRead("r_precision", "r_precision", "rPrecision", "Precision at rank R.",
+               intervals=(*_PROPORTIONS, "bootstrap")),
+    ScoredRead("reciprocal_rank", "reciprocal_rank", "reciprocalRank",
+               "1 / rank of the first positive.", intervals=("bootstrap",)),
+    ScoredRead("precision_at", "precision_at", "precisionAt", "Precision at rank k.",
+               parameter="rank", intervals=(*_PROPORTIONS, "bootstrap")),
+    ScoredRead("pr_breakeven_point", "pr_breakeven_point", "prBreakevenPoint",
+               "Precision where it equals recall on the PR curve.", in_summary=False,
+               exported=False),
+    ScoredRead("precision", None, None, "Precision of the cases scoring at least a threshold.",
+               parameter="threshold", intervals=_PROPORTIONS, in_summary=False,
+               exported=False, readers=frozenset({"evaluator"})),
+    ScoredRead("recall", None, None, "Recall of the cases scoring at least a threshold.",
+               parameter="threshold", intervals=_PROPORTIONS, in_summary=False,
+               exported=False, readers=frozenset({"evaluator"})),
+])
+
+
+def interval_methods() -> dict[str, tuple[str, ...]]:
+    """Each read with an interval: its methods, the default first."""
+    return {read.name: read.intervals for read in READS.values() if read.intervals}
+
+
+def catalogue() -> str:
+    """The docs page of the scored reads (``docs/scored-reads.md``), from :data:`READS`."""
+    lines = [
+        "# Scored reads",
+        "",
+        "<!-- Generated from rankeval.scored.reads by `python -m rankeval.scored.reads`; "
+        "do not edit by hand. -->",
+        "",
+        "Every value a scored evaluator reads, from one table (`rankeval.scored.reads.READS`): "
+        "`summary()` (and the segment frame), `interval()`, the Prometheus gauges and "
+        "`rankeval scored --json` all list these. Readers: the evaluator (its windows, and "
+        "each category of `ScoredClassifierEvaluation`), the partitioned `report()` of the "
+        "engines, the sketch (with bounds). Ties and edge cases: [semantics](semantics.md).",
+        "",
+        "| name | method | LingPipe | takes | readers | intervals (default first) "
+        "| gauge | what it is |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for read in READS.values():
+        takes = {"rank": "`k`", "beta": "`beta`", "threshold": "`threshold=`"}.get(
+            str(read.parameter), "`interpolate`" if read.interpolated else "")
+        cells = [f"`{read.name}`", f"`{read.method}()`" if read.method else "interval only",
+                 f"`{read.lingpipe}`" if read.lingpipe else "",
+                 takes, ", ".join(r for r in READERS if r in read.readers),
+                 ", ".join(f"`{m}`" for m in read.intervals),
+                 f"`{read.gauge}`" if read.exported else "", read.description]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _main() -> int:  # pragma: no cover - the docs page's generator
+    sys.stdout.write(catalogue())
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(_main())
