@@ -154,7 +154,9 @@ class TestGroupedTies:
         ev = ScoredPrecisionRecallEvaluation(ties="grouped")
         ev.add_cases(labels, scores)
         assert ev.area_under_roc_curve() == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
-        assert ev.area_under_roc_curve() == ev.area_under_roc_curve()
+        backwards = ScoredPrecisionRecallEvaluation(ties="grouped")
+        backwards.add_cases(labels[::-1], scores[::-1])  # grouped ties: order-independent
+        assert backwards.area_under_roc_curve() == ev.area_under_roc_curve()
         assert ev.average_precision() == pytest.approx(
             average_precision_score(labels, scores), abs=1e-12
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -70,14 +71,26 @@ def test_device_tensors_are_moved_once_per_batch() -> None:
     assert ev.num_cases() == preds.shape[0]
 
 
-def test_the_example_runs() -> None:
-    """examples/training_loop.py trains, evaluates with update/compute and is scraped."""
+def test_the_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """examples/training_loop.py trains, evaluates with update/compute and is scraped: it
+    prints three epochs whose ROC area a linear signal makes high, and the scraped gauge
+    holds the last epoch's value."""
+    import re
     import runpy
     from pathlib import Path
 
     example = Path(__file__).resolve().parent.parent / "examples" / "training_loop.py"
     namespace = runpy.run_path(str(example))
     namespace["main"]()
+    lines = capsys.readouterr().out.splitlines()
+    epochs = [re.fullmatch(r"epoch (\d): ROC AUC (0\.\d{4}), AP (0\.\d{4}), P@10 (\d\.\d\d)", line)
+              for line in lines[:3]]
+    assert all(epochs), lines
+    assert [int(m.group(1)) for m in epochs if m] == [0, 1, 2]
+    last = float(epochs[2].group(2)) if epochs[2] else math.nan
+    assert last > 0.9  # the label is a linear function of two features, plus noise
+    (gauge,) = [line for line in lines[3:] if line.startswith("rankeval_roc_auc{")]
+    assert round(float(gauge.rsplit(" ", 1)[1]), 4) == last
 
 
 class DLPackOnly:
