@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from rankeval.scored import ScoredPrecisionRecallEvaluation
     from rankeval.scored.classifier import ScoredClassifierEvaluation
     from rankeval.scored.paired import PairedEvaluation, RocTest, roc_test
+    from rankeval.scored.partitioned import PartitionedReport
     from rankeval.scored.segments import SegmentedEvaluation, SegmentReports
     from rankeval.scored.sketch import Estimate, SketchEvaluation
 
@@ -68,6 +69,7 @@ _WHERE = {
                      "median_first_relevant_rank", "median_relevant_rank",
                      "relevant_ranks"), "rankeval.ranking"),
     "ScoredPrecisionRecallEvaluation": "rankeval.scored",
+    "PartitionedReport": "rankeval.scored.partitioned",
     **dict.fromkeys(("Estimate", "SketchEvaluation"), "rankeval.scored.sketch"),
     "Interval": "rankeval.intervals",
     "ScoredClassifierEvaluation": "rankeval.scored.classifier",
@@ -91,6 +93,7 @@ __all__ = [
     "MultiClassEvaluation",
     "PairTest",
     "PairedEvaluation",
+    "PartitionedReport",
     "PersistenceError",
     "PrecisionRecallEvaluation",
     "Qrels",

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import importlib
+import types
 from collections.abc import Callable
 from typing import Any
+
+from rankeval._deprecation import deprecated
 
 
 def lazy_names(package: str, namespace: dict[str, Any], where: dict[str, str],
@@ -19,10 +22,8 @@ def lazy_names(package: str, namespace: dict[str, Any], where: dict[str, str],
 
     def getattr_(name: str) -> Any:
         if renamed and name in renamed:
-            import warnings
 
-            warnings.warn(f"{package}.{name} is now {package}.{renamed[name]}",
-                          DeprecationWarning, stacklevel=2)
+            deprecated(f"{package}.{name} is now {package}.{renamed[name]}")
             return getattr_(renamed[name])
         module = where.get(name)
         if module is None:
@@ -32,6 +33,12 @@ def lazy_names(package: str, namespace: dict[str, Any], where: dict[str, str],
         return value
 
     def dir_() -> list[str]:
-        return sorted({*namespace, *where})
+        """The public names (``__all__``) and the public submodules loaded so far: never
+        the package's own helpers (``TYPE_CHECKING``, ``lazy_names``, ``_WHERE``)."""
+        public = set(namespace.get("__all__", where))
+        loaded = {name for name, value in namespace.items()
+                  if isinstance(value, types.ModuleType) and not name.startswith("_")
+                  and value.__name__ == f"{package}.{name}"}
+        return sorted(public | loaded)
 
     return getattr_, dir_

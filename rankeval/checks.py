@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from rankeval._deprecation import deprecated
 from rankeval.formulas import TIE_POLICIES, TiePolicy
 
 _Choice = TypeVar("_Choice")
@@ -276,10 +277,8 @@ def betas_of(beta: object, betas: object = None) -> tuple[float, ...]:
     ((2.0,), (1.0, 0.5))
     """
     if betas is not None:
-        import warnings
 
-        warnings.warn("betas= is now beta= (one value or a sequence)", DeprecationWarning,
-                      stacklevel=3)
+        deprecated("betas= is now beta= (one value or a sequence)", stacklevel=3)
         beta = betas
     if isinstance(beta, (str, bytes)) or not hasattr(beta, "__iter__"):
         return (check_beta(beta),)

@@ -47,6 +47,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from importlib import resources
 from typing import IO, TYPE_CHECKING, Any, Literal, NoReturn, TextIO
 
+from rankeval._deprecation import deprecated
 from rankeval.checks import MAX_COUNT
 from rankeval.formulas import NO_RELEVANT, PRECISION_AT_RANKS
 from rankeval.io import (
@@ -81,10 +82,8 @@ _MOVED = {"Mean": "rankeval.scored.queries", "QuerySummary": "rankeval.scored.qu
 def __getattr__(name: str) -> Any:
     """The old names of the library code this module held, with a ``DeprecationWarning``."""
     if name in _MOVED:
-        import warnings
 
-        warnings.warn(f"rankeval.cli.{name} is now {_MOVED[name]}.{name}", DeprecationWarning,
-                      stacklevel=2)
+        deprecated(f"rankeval.cli.{name} is now {_MOVED[name]}.{name}")
         return getattr(importlib.import_module(_MOVED[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

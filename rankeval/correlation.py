@@ -3,12 +3,11 @@ ranking half uses it). This module keeps old imports working, with a ``Deprecati
 """
 
 import sys
-import warnings
 
+from rankeval._deprecation import deprecated
 from rankeval.ranking import correlation as _module
 from rankeval.ranking.correlation import *  # noqa: F403
 from rankeval.ranking.correlation import __all__ as __all__
 
-warnings.warn("the module rankeval.correlation is now rankeval.ranking.correlation",
-              DeprecationWarning, stacklevel=2)
+deprecated("the module rankeval.correlation is now rankeval.ranking.correlation")
 sys.modules[__name__] = _module

@@ -4,12 +4,11 @@
 """
 
 import sys
-import warnings
 
+from rankeval._deprecation import deprecated
 from rankeval.adapters import common as _module
 from rankeval.adapters.common import *  # noqa: F403
 from rankeval.adapters.common import __all__ as __all__
 
-warnings.warn("the module rankeval.engines is now rankeval.adapters.common",
-              DeprecationWarning, stacklevel=2)
+deprecated("the module rankeval.engines is now rankeval.adapters.common")
 sys.modules[__name__] = _module

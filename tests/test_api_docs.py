@@ -98,3 +98,22 @@ def test_every_public_method_is_on_its_class_page(site: Path, path: str) -> None
     public = sorted(name for name in dir(cls) if not name.startswith("_") and ours(name))
     missing = [name for name in public if f'id="{path}.{name}"' not in html]
     assert not missing, f"{path}: no entry for {missing}"
+
+
+def test_the_packages_show_exactly_their_public_names() -> None:
+    """``__all__`` lists what the package gives (each name resolves), and ``dir()`` shows it
+    and the public submodules, never the package's helpers (``TYPE_CHECKING``,
+    ``lazy_names``, ``_WHERE``). The engines' report, ``PartitionedReport``, is public."""
+    import types
+
+    import rankeval
+    import rankeval.ranking
+
+    assert "PartitionedReport" in rankeval.__all__
+    for package in (rankeval, rankeval.ranking):
+        for name in package.__all__:
+            assert getattr(package, name) is not None, (package.__name__, name)
+        shown = set(dir(package))
+        modules = {n for n in shown if isinstance(getattr(package, n), types.ModuleType)}
+        assert shown - modules == set(package.__all__), package.__name__
+        assert not {"TYPE_CHECKING", "lazy_names", "_WHERE", "annotations"} & shown

@@ -187,3 +187,31 @@ def test_betas_is_now_beta() -> None:
         old = ev.report(betas=(1.0, 2.0))
     assert old.maximum_f_measure(2.0) == new.maximum_f_measure(2.0) == ev.maximum_f_measure(2.0)
     assert ev.report(beta=0.5).maximum_f_measure(0.5) == ev.maximum_f_measure(0.5)
+
+
+def test_every_deprecation_names_its_removal_release() -> None:
+    """Every old name warns through one rule (rankeval._deprecation), which names the release
+    that removes it; no module warns a DeprecationWarning of its own (PySpark's, which the
+    Spark adapter silences, aside)."""
+    import re
+    import warnings
+
+    from rankeval._deprecation import REMOVED_IN
+
+    sites = 0
+    for path in sorted((ROOT / "rankeval").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        own = [m for m in re.finditer(r"warnings\.warn\((.{0,400}?)\)\n", text, re.S)
+               if "DeprecationWarning" in m.group(1)]
+        assert not own or path.name in ("spark.py", "_deprecation.py"), path
+        sites += len(re.findall(r"^\s*deprecated\(", text, re.M))
+    assert sites >= 10
+    for module in OLD_MODULES:
+        done = _import_in_child(module, ())
+        assert f"will be removed in rankeval {REMOVED_IN}" in done.stdout, module
+    import rankeval
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert rankeval.RunEvaluation is rankeval.RunReport  # type: ignore[attr-defined]
+    assert f"will be removed in rankeval {REMOVED_IN}" in str(caught[0].message)

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import sys
 import types
-import warnings
 from typing import Any
 
+from rankeval._deprecation import deprecated
 from rankeval.ranking.significance import Comparison, PairTest, compare
 
 __all__ = ["Comparison", "PairTest", "compare"]
 
-warnings.warn("the module rankeval.ranking.compare is now rankeval.ranking.significance "
-              "(the function rankeval.compare is unchanged)", DeprecationWarning, stacklevel=2)
+deprecated("the module rankeval.ranking.compare is now rankeval.ranking.significance "
+           "(the function rankeval.compare is unchanged)")
 
 
 class _CallableModule(types.ModuleType):

@@ -40,7 +40,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -50,6 +49,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rankeval import formulas
+from rankeval._deprecation import deprecated
 from rankeval.formulas import NoRelevant
 from rankeval.ranking import catalogue, registry
 from rankeval.ranking.catalogue import Column, MeasureRequest, Profile
@@ -234,8 +234,7 @@ class RunReport:
 
         Complexity: that of :meth:`to_text`.
         """
-        warnings.warn("RunReport.format() is now RunReport.to_text()",
-                      DeprecationWarning, stacklevel=2)
+        deprecated("RunReport.format() is now RunReport.to_text()")
         return self.to_text(per_query=per_query, summary=summary)
 
     def to_text(self, *, per_query: bool = False, summary: bool = True) -> str:
@@ -1087,7 +1086,6 @@ def eleven_point_precision(
 def __getattr__(name: str) -> Any:
     """``RunEvaluation``: the earlier name of :class:`RunReport`, deprecated."""
     if name == "RunEvaluation":
-        warnings.warn("rankeval.ranking.evaluate.RunEvaluation is now RunReport",
-                      DeprecationWarning, stacklevel=2)
+        deprecated("rankeval.ranking.evaluate.RunEvaluation is now RunReport")
         return RunReport
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

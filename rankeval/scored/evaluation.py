@@ -13,7 +13,6 @@ import math
 import os
 import threading
 import time
-import warnings
 from collections.abc import Callable, Iterable
 from datetime import timedelta
 from typing import Any, ClassVar, TypeVar, cast
@@ -22,6 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from rankeval import formulas
+from rankeval._deprecation import deprecated
 from rankeval.checks import (
     betas_of,
     check_beta,
@@ -418,9 +418,8 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
                 raise TypeError("add_counts takes positives=, negatives= and scores= by name "
                                 "(or, deprecated, the three positionally as scores, positives, "
                                 "negatives)")
-            warnings.warn("add_counts(scores, positives, negatives) is deprecated: name them, "
-                          "add_counts(positives=..., negatives=..., scores=...)",
-                          DeprecationWarning, stacklevel=2)
+            deprecated("add_counts(scores, positives, negatives) is deprecated: name them, "
+                       "add_counts(positives=..., negatives=..., scores=...)")
             scores, positives, negatives = old_order
         if positives is None or negatives is None or scores is None:
             missing = [n for n, v in (("positives", positives), ("negatives", negatives),

@@ -11,8 +11,7 @@ This module keeps old imports working, with a ``DeprecationWarning``.
 
 from __future__ import annotations
 
-import warnings
-
+from rankeval._deprecation import deprecated
 from rankeval.points import (
     BoolArray,
     FloatArray,
@@ -38,5 +37,5 @@ __all__ = [
     "tie_block_ends",
 ]
 
-warnings.warn("the module rankeval.scored.kernel is now rankeval.points (operating points) "
-              "and rankeval.scored.sorting (sorting cases)", DeprecationWarning, stacklevel=2)
+deprecated("the module rankeval.scored.kernel is now rankeval.points (operating points) "
+           "and rankeval.scored.sorting (sorting cases)")
