@@ -334,3 +334,28 @@ def test_spark_groups_of_drawn_types_and_zones_equal_local(
         else:
             os.environ["TZ"] = previous
         time.tzset()
+
+
+@pytest.mark.parametrize("module", [rankeval.adapters.spark, rankeval.adapters.dask],
+                         ids=["spark", "dask"])
+def test_each_engine_is_the_declared_interface(module: Any) -> None:
+    """Both adapters provide every step of rankeval.adapters.common.Engine, with the
+    protocol's parameters (kinds and annotations) in its order."""
+    import inspect
+
+    from rankeval.adapters.common import Engine
+
+    assert isinstance(module, Engine)
+    for name, member in vars(Engine).items():
+        if name.startswith("_") or not callable(member):
+            continue
+        declared = list(inspect.signature(member).parameters.values())[1:]  # after self
+        found = list(inspect.signature(getattr(module, name)).parameters.values())
+        assert len(found) == len(declared), name
+        for want, got in zip(declared, found, strict=True):
+            keyword = want.kind is inspect.Parameter.KEYWORD_ONLY
+            assert (got.kind is inspect.Parameter.KEYWORD_ONLY) == keyword, (name, got)
+            if keyword:
+                assert got.name == want.name, (name, got)
+            assert str(got.annotation).replace("engines.", "") == str(want.annotation), \
+                (name, got, want)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, overload
+from typing import Any, Final, Protocol, cast, overload, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -39,6 +39,7 @@ from rankeval.scored.segments import SegmentReports
 
 __all__ = [
     "SAMPLE_SIZE",
+    "Engine",
     "ScoredTableOptions",
     "assemble_group_triples",
     "assemble_groups",
@@ -470,6 +471,37 @@ def assemble_group_triples(groups: Sequence[Any], layouts: Sequence[Layout],
                            ((g, points) for g, _, points in ordered))
 
 
+@runtime_checkable
+class Engine(Protocol):
+    """What an engine adapter (a module of :mod:`rankeval.adapters`) provides: the steps
+    the shared front doors (:func:`evaluate`, :func:`evaluate_run`,
+    :func:`collect_evaluator`) call once their options are checked. Each receives the
+    checked options; sampling bounds, the bucket layout, assembly and the group fast path
+    are this module's functions, written once. ``rankeval.adapters.spark`` and
+    ``rankeval.adapters.dask`` are the two; a third is a module with these four functions.
+    """
+
+    def evaluate_table(self, df: Any, options: ScoredTableOptions, /) -> PartitionedReport:
+        """One exact report of the table's scored rows."""
+        ...
+
+    def evaluate_groups(self, df: Any, options: ScoredTableOptions, /) -> SegmentReports:
+        """One report per value of ``options.group_col``."""
+        ...
+
+    def evaluate_run_table(self, qrels_df: Any, run_df: Any, measures: str | Sequence[str],
+                           /, *, query_col: str, doc_col: str, score_col: str, rel_col: str,
+                           runid: str, batches: int | None, options: dict[str, Any]
+                           ) -> RunReport:
+        """:func:`rankeval.evaluate_run` over the engine's tables."""
+        ...
+
+    def collect_table(self, df: Any, score_col: str, label_col: str, policy: TiePolicy,
+                      order_col: str | None, /) -> Any:
+        """Every row in a local evaluator."""
+        ...
+
+
 # The engines' one evaluate (after every check it calls is defined).
 _DEFAULT = ScoredTableOptions()
 
@@ -620,17 +652,19 @@ def collect_evaluator(
                                                              order_col)
 
 
-def _engine_of(df: Any, function: str) -> Any:
+def _engine_of(df: Any, function: str) -> Engine:
     """The adapter module of ``df``'s library."""
     library = type(df).__module__.partition(".")[0]
+    # cast: mypy cannot check a module against a protocol across this import cycle (the
+    # adapters import this module); tests/test_engines.py checks both against Engine.
     if library == "pyspark":
         from rankeval.adapters import spark
 
-        return spark
+        return cast(Engine, spark)
     if library in ("dask", "dask_expr"):
         from rankeval.adapters import dask
 
-        return dask
+        return cast(Engine, dask)
     raise TypeError(f"{function} takes a Spark or a Dask DataFrame, got "
                     f"{type(df).__module__}.{type(df).__name__} (a table in memory goes to "
                     "the local functions)")
