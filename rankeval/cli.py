@@ -553,7 +553,7 @@ def _run_demo(args: argparse.Namespace) -> int:
             command = "rankeval scored" + (f" --misses {misses}" if misses else "") + f" {path}"
             with _open_input(str(path)) as (stream, _name, size):
                 _, evaluations = _evaluate_stream(
-                    stream, file_name, ties="insertion", file_format=None, size=size
+                    stream, file_name, ties="grouped", file_format=None, size=size
                 )
         evaluation = evaluations[None]
         evaluation.add_misses(misses)
@@ -658,9 +658,10 @@ def _parser() -> _Parser:
     scored.add_argument(
         "--ties",
         choices=("insertion", "grouped"),
-        default="insertion",
-        help="equal scores rank in file order (insertion, LingPipe's rule, the default) or "
-        "as one block (grouped: independent of order)",
+        default="grouped",
+        help="equal scores rank as one block (grouped: independent of order, scikit-learn's "
+        "and pROC's rule, the default) or in file order (insertion: LingPipe's rule, its "
+        "compatibility mode)",
     )
     scored.add_argument(
         "--no-relevant",

@@ -251,7 +251,8 @@ class TestCurves:
 class TestJson:
     def test_every_value_matches_the_oracle(self, capsys: pytest.CaptureFixture[str]) -> None:
         """--json holds every derived value; each is LingPipe's or rankeval's documented one."""
-        status, out, _ = run(capsys, "scored", "--misses", "1", "--json", str(RUNNING_EXAMPLE))
+        status, out, _ = run(capsys, "scored", "--misses", "1", "--ties", "insertion", "--json",
+                             str(RUNNING_EXAMPLE))
         assert status == 0
         got = decode(json.loads(out))
         want = decode(oracle("doc-example"))
@@ -705,6 +706,23 @@ class TestDemo:
         for name in ("lingpipe_running_example.png", "spam_filter_20k.png"):
             assert png_size(out_dir / name) == (1200, 600)
             assert f"wrote {out_dir / name}\n" in out
+
+    def test_each_command_the_demo_prints_gives_its_report(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """Fixed: the demo read the spam filter (tied scores) in insertion order while the
+        command it printed reads them with the default policy: each printed command now
+        gives the report printed under it."""
+        import shlex
+
+        status, out, _ = run(capsys, "demo", "--output-dir", str(tmp_path / "demo"))
+        assert status == 0
+        commands = [line[2:] for line in out.splitlines() if line.startswith("$ rankeval scored")]
+        assert len(commands) == 3
+        for command in commands:
+            status, report, _ = run(capsys, *shlex.split(command)[1:])
+            assert status == 0
+            assert f"$ {command}\n{report}" in out, command
 
     def test_demo_without_matplotlib_prints_the_values_and_succeeds(
         self, capsys: pytest.CaptureFixture[str], tmp_path: Path,

@@ -35,7 +35,7 @@ NAN_RECORDS = [r for r in ALL_RECORDS if has_nan(r)]
 
 def build(record: dict[str, Any]) -> ScoredPrecisionRecallEvaluation:
     """Replay the oracle harness: addCase for each case, then addMisses, addNegativeMisses."""
-    ev = ScoredPrecisionRecallEvaluation()
+    ev = ScoredPrecisionRecallEvaluation(ties="insertion")  # LingPipe's rule
     for correct, score in decode(record["cases"]):
         ev.addCase(correct, score)
     for method, count in (
@@ -65,7 +65,7 @@ def case(request: pytest.FixtureRequest) -> tuple[dict[str, Any], dict[str, Any]
 @pytest.mark.parametrize("record", NAN_RECORDS, ids=[r["id"] for r in NAN_RECORDS])
 def test_nan_records_are_refused(record: dict[str, Any]) -> None:
     """A NaN score raises ValueError and leaves the cases before it intact."""
-    ev = ScoredPrecisionRecallEvaluation()
+    ev = ScoredPrecisionRecallEvaluation(ties="insertion")
     added = 0
     for correct, score in decode(record["cases"]):
         if score != score:

@@ -122,7 +122,7 @@ def test_a_failing_evaluation_fails_only_its_own_series() -> None:
         got = scrape(server.port)
     assert got["rankeval_roc_auc", labels()] == 1.0
     assert got["rankeval_read_ok", labels()] == 1.0
-    broken = tuple(sorted({"model": "broken", "window": "60.0s", "ties": "insertion"}.items()))
+    broken = tuple(sorted({"model": "broken", "window": "60.0s", "ties": "grouped"}.items()))
     assert got["rankeval_read_ok", broken] == 0.0
     assert ("rankeval_roc_auc", broken) not in got
 

@@ -236,7 +236,7 @@ class TestIncremental:
 
     def test_insertion_ties_follow_arrival(self) -> None:
         """Insertion policy: equal scores rank in arrival order, even across reads."""
-        ev = ScoredPrecisionRecallEvaluation()
+        ev = ScoredPrecisionRecallEvaluation(ties="insertion")
         ev.add_case(False, 1.0)
         assert ev.reciprocal_rank() == 0.0
         ev.add_case(True, 1.0)

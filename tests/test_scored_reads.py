@@ -28,7 +28,7 @@ SCORES = [0.9, 0.8, 0.8, 0.7, 0.6, 0.5, 0.5, 0.45, 0.3, 0.2, 0.2, 0.1]
 MISSES = 2
 
 
-def _evaluator(ties: str = "insertion") -> ScoredPrecisionRecallEvaluation:
+def _evaluator(ties: str = "grouped") -> ScoredPrecisionRecallEvaluation:
     ev = ScoredPrecisionRecallEvaluation(ties=ties)  # type: ignore[arg-type]
     ev.add_cases(LABELS, SCORES)
     ev.add_misses(MISSES)

@@ -191,11 +191,11 @@ def test_settings_are_checked() -> None:
     assert (ev.window, ev.horizon) == (None, 5.0)
     ev.add_case(True, 0.5)
     for other, message in [
-        (ScoredPrecisionRecallEvaluation(horizon=6.0), "horizon=6.0 into ties='insertion', "
+        (ScoredPrecisionRecallEvaluation(horizon=6.0), "horizon=6.0 into ties='grouped', "
                                                        "horizon=5.0"),
-        (ScoredPrecisionRecallEvaluation(window=5), "window=5 into ties='insertion', horizon"),
+        (ScoredPrecisionRecallEvaluation(window=5), "window=5 into ties='grouped', horizon"),
         (ScoredPrecisionRecallEvaluation(), "window=None into"),
-        (ScoredPrecisionRecallEvaluation(ties="grouped", horizon=5.0), "ties='grouped'"),
+        (ScoredPrecisionRecallEvaluation(ties="insertion", horizon=5.0), "ties='insertion'"),
     ]:
         with pytest.raises(ValueError, match=message):
             ev.merge(other)
@@ -238,15 +238,15 @@ def test_a_saved_window_goes_on_by_the_wall_clock() -> None:
 
 def test_merge_interleaves_by_time_and_misses_add_up() -> None:
     clock = Clock()
-    a = ScoredPrecisionRecallEvaluation(horizon=10.0, clock=clock)
-    b = ScoredPrecisionRecallEvaluation(horizon=10.0, clock=clock)
+    a = ScoredPrecisionRecallEvaluation("insertion", horizon=10.0, clock=clock)
+    b = ScoredPrecisionRecallEvaluation("insertion", horizon=10.0, clock=clock)
     a.add_cases([True, False], [0.5, 0.5], timestamps=[1.0, 3.0])
     b.add_cases([False, True], [0.5, 0.5], timestamps=[2.0, 3.0])
     b.add_misses(2)
     clock.now = 3.0
     a.merge(b)
     # Insertion order among the tie: times 1, 2, 3 (a's), 3 (b's).
-    expected = ScoredPrecisionRecallEvaluation()
+    expected = ScoredPrecisionRecallEvaluation("insertion")
     expected.add_cases([True, False, False, True], [0.5] * 4)
     expected.add_misses(2)
     assert (a.precision_at(1), a.precision_at(2)) == (1.0, 0.5)

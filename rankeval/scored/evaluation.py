@@ -105,13 +105,14 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
 
     Parameters
     ----------
-    ties : {"insertion", "grouped"}
-        ``"insertion"`` (default, LingPipe): among equal scores the case added
-        first ranks first, so results can depend on arrival order.
-        ``"grouped"``: equal scores form one block that enters the ranking at
-        once; every result is independent of arrival order (ROC area = the
-        Mann-Whitney statistic with ties counted one half; rank-based values are
-        expectations over the orders inside a block).
+    ties : {"grouped", "insertion"}
+        ``"grouped"`` (the default, as scikit-learn, pROC and torchmetrics): equal
+        scores form one block that enters the ranking at once; every result is
+        independent of arrival order (ROC area = the Mann-Whitney statistic with ties
+        counted one half; rank-based values are expectations over the orders inside a
+        block). ``"insertion"``: LingPipe's compatibility mode, among equal scores the
+        case added first ranks first, so results can depend on arrival order (LingPipe's
+        values bit for bit). Without tied scores the two agree.
     window : int, optional
         Keep only the ``window`` most recent cases; every derived value is then
         exact over those cases (misses are counts, not cases, and are kept).
@@ -154,7 +155,7 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
 
     def __init__(
         self,
-        ties: TiePolicy = "insertion",
+        ties: TiePolicy = "grouped",
         window: int | None = None,
         *,
         horizon: float | timedelta | None = None,
@@ -947,7 +948,8 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         two clocks' last evictions, so it equals one time window that saw the cases of
         both in that order.
 
-        >>> a, b = ScoredPrecisionRecallEvaluation(), ScoredPrecisionRecallEvaluation()
+        >>> a = ScoredPrecisionRecallEvaluation(ties="insertion")
+        >>> b = ScoredPrecisionRecallEvaluation(ties="insertion")
         >>> a.add_case(True, 1.0); b.add_case(False, 1.0); b.add_misses(1)
         >>> a.merge(b); a.num_cases(), a.reciprocal_rank()
         (3, 1.0)
