@@ -10,7 +10,7 @@
     rankeval demo [--output-dir DIR]
     rankeval trec ...            (trec_eval drop-in; see ``rankeval trec --help``)
 
-Input formats and columns are described in :mod:`rankeval.io`. Exit status: 0 on success,
+Input formats and columns are described in :mod:`rankeval.case_files`. Exit status: 0 on success,
 1 for a data error (malformed line, unreadable file, missing matplotlib), 2 for a usage error.
 Every error is one line on standard error, ``rankeval: error: ...``; data errors name the
 place as ``FILE:LINE``.
@@ -48,24 +48,15 @@ from importlib import resources
 from typing import IO, TYPE_CHECKING, Any, Literal, NoReturn, TextIO
 
 from rankeval._deprecation import deprecated
+from rankeval.case_files import DEFAULT_CHUNK_ROWS, FileFormat, ScoredCaseReader
 from rankeval.checks import MAX_COUNT
+from rankeval.errors import DataError
+from rankeval.files import atomic_output, os_reason, output_kind, same_file
 from rankeval.formulas import NO_RELEVANT, PRECISION_AT_RANKS
-from rankeval.io import (
-    DEFAULT_CHUNK_ROWS,
-    DataError,
-    FileFormat,
-    ScoredCaseReader,
-    atomic_output,
-    os_reason,
-    output_kind,
-    progress_bar,
-    same_file,
-    silence_stdout,
-    standard_output,
-    write_json,
-)
+from rankeval.json_output import write_json
 from rankeval.scored import lingpipe_text, queries
 from rankeval.scored.lingpipe_text import java_double_to_string
+from rankeval.terminal import progress_bar, silence_stdout, standard_output
 
 if TYPE_CHECKING:
     from rankeval.intervals import Interval

@@ -86,7 +86,7 @@ def unpack(data: bytes, magic: bytes, version: int, what: str, name: str
 
 def write_file(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (the old file or the whole new one survives)."""
-    from rankeval.io import atomic_output
+    from rankeval.files import atomic_output
 
     with atomic_output(path, binary=True) as out:
         out.write(data)
@@ -96,7 +96,7 @@ def read_file(path: str | os.PathLike[str]) -> bytes:
     """The bytes of ``path``. A FIFO, a device or anything else that is not a regular file is
     refused before a byte is read (it could block forever or never end), and so is a file
     larger than this machine's memory."""
-    from rankeval.io import physical_memory
+    from rankeval.files import physical_memory
     from rankeval.scored.state_file import open_regular
 
     name = os.fspath(path)

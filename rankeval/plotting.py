@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from rankeval.io import atomic_output
+from rankeval.files import atomic_output
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-import rankeval.io
+import rankeval.terminal
 from rankeval import cli
 from rankeval.cli import main
 from rankeval.ranking import trec_files
@@ -646,8 +646,8 @@ class TestProgress:
         """On a terminal, a long read shows tqdm's bar (bytes, percentage), then clears it."""
         terminal = _Terminal()
         monkeypatch.setattr(sys, "stderr", terminal)
-        monkeypatch.setattr(rankeval.io, "PROGRESS_DELAY", 0.0)
-        monkeypatch.setattr(rankeval.io, "PROGRESS_INTERVAL", 0.0)
+        monkeypatch.setattr(rankeval.terminal, "PROGRESS_DELAY", 0.0)
+        monkeypatch.setattr(rankeval.terminal, "PROGRESS_INTERVAL", 0.0)
         monkeypatch.setattr(cli, "CHUNK_ROWS", 1000)
         path = str(ROOT / "rankeval/data/spam_filter_20k.tsv")
         assert main(["scored", path]) == 0
@@ -661,8 +661,8 @@ class TestProgress:
         """rankeval trec shows the bytes of both files parsed, then clears the bar."""
         terminal = _Terminal()
         monkeypatch.setattr(sys, "stderr", terminal)
-        monkeypatch.setattr(rankeval.io, "PROGRESS_DELAY", 0.0)
-        monkeypatch.setattr(rankeval.io, "PROGRESS_INTERVAL", 0.0)
+        monkeypatch.setattr(rankeval.terminal, "PROGRESS_DELAY", 0.0)
+        monkeypatch.setattr(rankeval.terminal, "PROGRESS_INTERVAL", 0.0)
         monkeypatch.setattr(trec_files, "_CHUNK_BYTES", 1 << 12)
         data = ROOT / "tests/data/trec_eval_tests"
         qrels, results = data / "qrels.test", data / "results.test"
@@ -679,7 +679,7 @@ class TestProgress:
         self, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
     ) -> None:
         """When stderr is not a terminal nothing is shown, however long the read."""
-        monkeypatch.setattr(rankeval.io, "PROGRESS_DELAY", 0.0)
+        monkeypatch.setattr(rankeval.terminal, "PROGRESS_DELAY", 0.0)
         monkeypatch.setattr(cli, "CHUNK_ROWS", 1000)
         status, _, err = run(capsys, "scored", str(ROOT / "rankeval/data/spam_filter_20k.tsv"))
         assert (status, err) == (0, "")

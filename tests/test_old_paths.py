@@ -215,3 +215,17 @@ def test_every_deprecation_names_its_removal_release() -> None:
         warnings.simplefilter("always")
         assert rankeval.RunEvaluation is rankeval.RunReport  # type: ignore[attr-defined]
     assert f"will be removed in rankeval {REMOVED_IN}" in str(caught[0].message)
+
+
+def test_rankeval_io_gives_each_jobs_names() -> None:
+    """rankeval.io, split by job (case files, output files, the terminal, JSON), still gives
+    every name it gave, each the job module's own object."""
+    import rankeval.io
+    from rankeval import case_files, files, json_output, terminal
+
+    owners = (case_files, files, json_output, terminal)
+    for name in rankeval.io.__all__:
+        value = getattr(rankeval.io, name)
+        if name == "DataError":
+            continue
+        assert any(getattr(module, name, None) is value for module in owners), name

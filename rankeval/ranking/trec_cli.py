@@ -33,8 +33,8 @@ import numpy as np
 
 from rankeval.checks import MAX_COUNT
 from rankeval.errors import DataError
+from rankeval.files import os_reason
 from rankeval.formulas import NO_RELEVANT, NoRelevant
-from rankeval.io import os_reason, progress_bar, silence_stdout, standard_output
 from rankeval.ranking import (
     Qrels,
     Run,
@@ -45,6 +45,7 @@ from rankeval.ranking import (
     trec_files,
 )
 from rankeval.ranking.catalogue import Profile
+from rankeval.terminal import progress_bar, silence_stdout, standard_output
 
 __all__ = ["main"]
 

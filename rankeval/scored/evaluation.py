@@ -1130,7 +1130,7 @@ def _check_cases_fit(cases: int, bytes_per_case: float) -> None:
     more than the machine's memory (10**15 cases once ran five minutes, holding the lock,
     before the system refused). Physical memory, from ``sysconf``: no file is opened, so
     nothing is left to the garbage collector if this call is interrupted."""
-    from rankeval.io import physical_memory
+    from rankeval.files import physical_memory
 
     memory = physical_memory()
     if memory is None:  # not a POSIX system: the allocation decides

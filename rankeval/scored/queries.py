@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rankeval.case_files import DEFAULT_CHUNK_ROWS, Cases
 from rankeval.checks import check_choice
 from rankeval.formulas import NO_RELEVANT, NoRelevant, mean_over_queries
-from rankeval.io import DEFAULT_CHUNK_ROWS, Cases
 
 if TYPE_CHECKING:
     from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
@@ -98,7 +98,7 @@ def summarize_queries(
 
 
 class QueryFeeder:
-    """Hands a reader's chunks (:class:`rankeval.io.Cases`, each of one query) to one
+    """Hands a reader's chunks (:class:`rankeval.case_files.Cases`, each of one query) to one
     evaluator per query, in geometrically growing batches.
 
     ``add_cases`` merges a batch into everything added before, so feeding a fixed-size

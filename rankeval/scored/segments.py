@@ -204,7 +204,7 @@ class SegmentedEvaluation(_SummaryTable):
 
         Complexity: that of the saves.
         """
-        from rankeval.io import atomic_output
+        from rankeval.files import atomic_output
 
         folder = os.fspath(directory)
         with self._lock:

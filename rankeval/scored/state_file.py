@@ -120,8 +120,8 @@ from numpy.typing import NDArray
 
 from rankeval.checks import check_float32_scores
 from rankeval.errors import PersistenceError
+from rankeval.files import TEMP_SUFFIX, atomic_output, physical_memory
 from rankeval.formulas import TIE_POLICIES, TiePolicy
-from rankeval.io import TEMP_SUFFIX, atomic_output, physical_memory
 
 if TYPE_CHECKING:
     from hashlib import _Hash
