@@ -1064,10 +1064,42 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         wrong-version file; never returns a partly filled evaluator.
         Complexity: O(n).
         """
-        from rankeval.errors import PersistenceError
         from rankeval.scored.state_file import load_state
 
-        state = load_state(path)
+        return cls._from_state(load_state(path), os.fspath(path), clock)
+
+    def to_bytes(self) -> bytes:
+        """The bytes :meth:`save` writes (:mod:`rankeval.scored.state_file`'s format: versioned,
+        checksummed), in memory: for a database, a message, a checkpoint in another store.
+
+        >>> ev = ScoredPrecisionRecallEvaluation()
+        >>> ev.add_cases([True, False], [0.9, 0.2])
+        >>> ScoredPrecisionRecallEvaluation.from_bytes(ev.to_bytes()) == ev
+        True
+
+        Complexity: O(n).
+        """
+        from rankeval.scored.state_file import state_bytes
+
+        with self._lock:
+            state = self._merged().to_state(self._pos_missed, self._neg_missed)
+        return state_bytes(state)
+
+    @classmethod
+    def from_bytes(cls: type[Self], data: bytes, name: str = "<bytes>", *,
+                   clock: Callable[[], float] | None = None) -> Self:
+        """The evaluator :meth:`to_bytes` (or :meth:`save`) wrote; every check of :meth:`load`,
+        :class:`~rankeval.PersistenceError` naming ``name``. Complexity: O(n)."""
+        from rankeval.scored.state_file import state_from_bytes
+
+        return cls._from_state(state_from_bytes(data, name), name, clock)
+
+    @classmethod
+    def _from_state(cls: type[Self], state: Any, path: str,
+                    clock: Callable[[], float] | None) -> Self:
+        """A new evaluator holding a checked ``state`` read from ``path``."""
+        from rankeval.errors import PersistenceError
+
         # The file format holds counts of any size; an evaluator holds what
         # add_misses would accept (R and N within 2**63 - 1).
         positives = int(np.count_nonzero(state.labels))
@@ -1075,9 +1107,9 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             check_total(positives + state.pos_missed, "numPositiveRef")
             check_total(state.num_cases - positives + state.neg_missed, "numNegativeRef")
         except ValueError as error:
-            raise PersistenceError(os.fspath(path), str(error)) from None
+            raise PersistenceError(path, str(error)) from None
         if clock is not None and state.horizon is None:
-            raise ValueError(f"clock applies to a time window; {os.fspath(path)!r} holds none")
+            raise ValueError(f"clock applies to a time window; {path!r} holds none")
         evaluation = cls(ties=state.ties, window=state.window, horizon=state.horizon,
                          clock=clock, score_dtype=state.score_dtype)
         if state.horizon is not None:
@@ -1088,7 +1120,7 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             ahead = max(state.now, state.last_time) - now
             if ahead > state.horizon:
                 raise PersistenceError(
-                    os.fspath(path),
+                    path,
                     f"its times run to {max(state.now, state.last_time)!r}, {ahead:g} s after "
                     f"this evaluator's clock ({now!r}), more than its horizon "
                     f"({state.horizon:g} s): was it kept by another clock?")

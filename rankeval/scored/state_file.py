@@ -102,6 +102,7 @@ Examples
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import math
 import numbers
@@ -113,7 +114,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from io import BufferedReader
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 from numpy.typing import NDArray
@@ -135,6 +136,8 @@ __all__ = [
     "load_state",
     "open_regular",
     "save_state",
+    "state_bytes",
+    "state_from_bytes",
 ]
 
 MAGIC = b"\x89RKV\r\n\x1a\n"
@@ -527,16 +530,41 @@ def save_state(path: str | os.PathLike[str], state: EvaluatorState) -> None:
         version, flags = 2, _FLOAT32
     header = _HEADER.pack(MAGIC, version, flags, len(meta), keys_bytes, ages_bytes, labels_bytes)
     with atomic_output(target, binary=True) as out:
-        digest = hashlib.sha256()
-        for chunk in (header, meta):
-            out.write(chunk)
-            digest.update(chunk)
-        for part in parts:
-            if part.nbytes:
-                view = part.data.cast("B")
-                out.write(view)
-                digest.update(view)
-        out.write(digest.digest())
+        _write(out, header, meta, parts)
+
+
+def state_bytes(state: EvaluatorState) -> bytes:
+    """The bytes :func:`save_state` writes for ``state`` (the same format, in memory).
+
+    Complexity: O(n).
+    """
+    if not isinstance(state, EvaluatorState):
+        raise TypeError(f"state must be an EvaluatorState, got {type(state).__name__}")
+    _validate(state)
+    meta = _metadata(state)
+    parts = _sections(state)
+    version, flags = (2, _TIMED) if state.horizon is not None else (1, 0)
+    if state.score_dtype == "float32":
+        version, flags = 2, _FLOAT32
+    header = _HEADER.pack(MAGIC, version, flags, len(meta), parts[0].nbytes,
+                          parts[1].nbytes if state.ages is not None else 0, parts[-1].nbytes)
+    out = io.BytesIO()
+    _write(out, header, meta, parts)
+    return out.getvalue()
+
+
+def _write(out: IO[bytes], header: bytes, meta: bytes, parts: list[NDArray[Any]]) -> None:
+    """The header, the metadata, the sections and the SHA-256 of all of them."""
+    digest = hashlib.sha256()
+    for chunk in (header, meta):
+        out.write(chunk)
+        digest.update(chunk)
+    for part in parts:
+        if part.nbytes:
+            view = part.data.cast("B")
+            out.write(view)
+            digest.update(view)
+    out.write(digest.digest())
 
 
 # --------------------------------------------------------------------- load
@@ -604,65 +632,86 @@ def load_state(path: str | os.PathLike[str]) -> EvaluatorState:
         raise PersistenceError(name, problem)
 
     with open_regular(name, fail) as stream:
-        size = os.fstat(stream.fileno()).st_size
-        head = stream.read(_HEADER.size)
-        if len(head) < len(MAGIC):
-            if not head:
-                fail("empty file; not a rankeval state file")
-            if MAGIC.startswith(head):
-                fail(f"truncated: expected at least {_HEADER.size} bytes, found {len(head)}")
-            fail("not a rankeval state file (bad magic)")
-        if head[: len(MAGIC)] != MAGIC:
-            fail("not a rankeval state file (bad magic)")
-        if len(head) < _HEADER.size:
-            fail(f"truncated: expected at least {_HEADER.size} bytes, found {len(head)}")
-        _, version, flags, meta_len, keys_len, ages_len, labels_len = _HEADER.unpack(head)
-        if version not in (1, FORMAT_VERSION):
-            fail(f"unsupported format version {version} (this rankeval reads 1 and 2)")
-        if flags & ~(_TIMED | _FLOAT32 if version == 2 else 0) or flags == _TIMED | _FLOAT32:
-            fail(f"unknown header flags {flags:#x} (version {version} defines "
-                 f"{'0x1 and 0x2, not both' if version == 2 else 'none'})")
-        n = labels_len
-        timed = bool(flags & _TIMED)
-        times_len = 8 * n if timed else 0
-        if keys_len != 8 * n or ages_len not in (0, 8 * n) or (timed and ages_len != 8 * n):
-            fail(
-                f"inconsistent header: {keys_len} key bytes, {ages_len} age bytes "
-                f"and {labels_len} label bytes do not describe one number of cases"
-            )
-        expected = (_HEADER.size + meta_len + keys_len + ages_len + times_len + labels_len
-                    + _DIGEST_SIZE)
-        if size < expected:
-            fail(f"truncated: expected {expected} bytes, found {size}")
-        if size > expected:
-            fail(f"trailing data: expected {expected} bytes, found {size}")
+        return _read_state(stream, os.fstat(stream.fileno()).st_size, name, fail)
 
-        _check_room(n, ages_len + times_len, name, fail)
-        if _has_holes(stream):
-            # A file of mostly holes (a crafted sparse file) can claim any size
-            # on no disk: prove the checksum before allocating anything for it.
-            _verify_digest(stream, head, expected, fail)
-        digest = hashlib.sha256(head)
-        meta_raw = stream.read(meta_len)
-        digest.update(meta_raw)
-        try:
-            keys = np.empty(n, dtype="<f8")
-            ages = np.empty(n, dtype="<i8") if ages_len else None
-            times = np.empty(n, dtype="<f8") if timed else None
-            labels = np.empty(n, dtype=np.uint8)
-        except MemoryError:
-            fail(f"not enough memory to load {n} cases")
-        got = len(meta_raw) + _read_into(stream, keys, digest)
-        if ages is not None:
-            got += _read_into(stream, ages, digest)
-        if times is not None:
-            got += _read_into(stream, times, digest)
-        got += _read_into(stream, labels, digest)
-        stored = stream.read(_DIGEST_SIZE)
-        if got + len(stored) != expected - _HEADER.size:  # the file shrank while we read
-            fail(f"truncated: expected {expected} bytes, found {_HEADER.size + got + len(stored)}")
-        if stored != digest.digest():
-            fail("checksum mismatch (the file is corrupted)")
+
+def state_from_bytes(data: bytes, name: str = "<bytes>") -> EvaluatorState:
+    """The state :func:`state_bytes` (or :func:`save_state`) wrote, from memory; every check
+    of :func:`load_state`, :class:`~rankeval.PersistenceError` naming ``name``.
+
+    Complexity: O(n).
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"data must be bytes, got {type(data).__name__}")
+
+    def fail(problem: str) -> NoReturn:
+        raise PersistenceError(name, problem)
+
+    return _read_state(io.BytesIO(bytes(data)), len(data), name, fail)
+
+
+def _read_state(stream: Any, size: int, name: str, fail: Callable[[str], NoReturn]
+                ) -> EvaluatorState:
+    """Read and check one state of ``size`` bytes from ``stream``."""
+    head = stream.read(_HEADER.size)
+    if len(head) < len(MAGIC):
+        if not head:
+            fail("empty file; not a rankeval state file")
+        if MAGIC.startswith(head):
+            fail(f"truncated: expected at least {_HEADER.size} bytes, found {len(head)}")
+        fail("not a rankeval state file (bad magic)")
+    if head[: len(MAGIC)] != MAGIC:
+        fail("not a rankeval state file (bad magic)")
+    if len(head) < _HEADER.size:
+        fail(f"truncated: expected at least {_HEADER.size} bytes, found {len(head)}")
+    _, version, flags, meta_len, keys_len, ages_len, labels_len = _HEADER.unpack(head)
+    if version not in (1, FORMAT_VERSION):
+        fail(f"unsupported format version {version} (this rankeval reads 1 and 2)")
+    if flags & ~(_TIMED | _FLOAT32 if version == 2 else 0) or flags == _TIMED | _FLOAT32:
+        fail(f"unknown header flags {flags:#x} (version {version} defines "
+             f"{'0x1 and 0x2, not both' if version == 2 else 'none'})")
+    n = labels_len
+    timed = bool(flags & _TIMED)
+    times_len = 8 * n if timed else 0
+    if keys_len != 8 * n or ages_len not in (0, 8 * n) or (timed and ages_len != 8 * n):
+        fail(
+            f"inconsistent header: {keys_len} key bytes, {ages_len} age bytes "
+            f"and {labels_len} label bytes do not describe one number of cases"
+        )
+    expected = (_HEADER.size + meta_len + keys_len + ages_len + times_len + labels_len
+                + _DIGEST_SIZE)
+    if size < expected:
+        fail(f"truncated: expected {expected} bytes, found {size}")
+    if size > expected:
+        fail(f"trailing data: expected {expected} bytes, found {size}")
+
+    _check_room(n, ages_len + times_len, name, fail)
+    if hasattr(stream, "fileno") and not isinstance(stream, io.BytesIO) and _has_holes(
+            stream):
+        # A file of mostly holes (a crafted sparse file) can claim any size
+        # on no disk: prove the checksum before allocating anything for it.
+        _verify_digest(stream, head, expected, fail)
+    digest = hashlib.sha256(head)
+    meta_raw = stream.read(meta_len)
+    digest.update(meta_raw)
+    try:
+        keys = np.empty(n, dtype="<f8")
+        ages = np.empty(n, dtype="<i8") if ages_len else None
+        times = np.empty(n, dtype="<f8") if timed else None
+        labels = np.empty(n, dtype=np.uint8)
+    except MemoryError:
+        fail(f"not enough memory to load {n} cases")
+    got = len(meta_raw) + _read_into(stream, keys, digest)
+    if ages is not None:
+        got += _read_into(stream, ages, digest)
+    if times is not None:
+        got += _read_into(stream, times, digest)
+    got += _read_into(stream, labels, digest)
+    stored = stream.read(_DIGEST_SIZE)
+    if got + len(stored) != expected - _HEADER.size:  # the file shrank while we read
+        fail(f"truncated: expected {expected} bytes, found {_HEADER.size + got + len(stored)}")
+    if stored != digest.digest():
+        fail("checksum mismatch (the file is corrupted)")
 
     meta = _parse_metadata(meta_raw, timed, fail)
     if meta["cases"] != n:
