@@ -54,7 +54,7 @@ def _data(rng: random.Random, n: int) -> tuple[list[bool], list[float], list[flo
 
 
 @pytest.mark.parametrize("seed", range(20))
-@pytest.mark.parametrize("alternative", ["two_sided", "greater", "less"])
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
 def test_paired_delong_equals_the_paper(seed: int, alternative: str) -> None:
     rng = random.Random(seed)
     labels, a, b = _data(rng, rng.randint(6, 80))
@@ -63,7 +63,7 @@ def test_paired_delong_equals_the_paper(seed: int, alternative: str) -> None:
     z = d / sigma
     assert got.difference == pytest.approx(d, abs=1e-12)
     assert got.statistic == pytest.approx(z, abs=1e-9)
-    want = {"two_sided": 2 * stats.norm.sf(abs(z)), "greater": stats.norm.sf(z),
+    want = {"two-sided": 2 * stats.norm.sf(abs(z)), "greater": stats.norm.sf(z),
             "less": stats.norm.cdf(z)}[alternative]
     assert got.p_value == pytest.approx(want, abs=1e-12)
     crit = stats.norm.ppf(0.95)
@@ -81,7 +81,7 @@ def test_paired_delong_equals_the_paper(seed: int, alternative: str) -> None:
 
 
 @pytest.mark.parametrize("seed", range(15))
-@pytest.mark.parametrize("alternative", ["two_sided", "greater", "less"])
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
 def test_unpaired_delong_is_procs_welch_t(seed: int, alternative: str) -> None:
     rng = random.Random(seed)
     labels_a, a, _ = _data(rng, rng.randint(6, 60))
@@ -103,7 +103,7 @@ def test_unpaired_delong_is_procs_welch_t(seed: int, alternative: str) -> None:
     got = roc_test(ev_a, ev_b, alternative=alternative)
     assert got.statistic == pytest.approx(t, abs=1e-9)
     assert got.df == pytest.approx(df, rel=1e-12)
-    want = {"two_sided": 2 * stats.t.sf(abs(t), df), "greater": stats.t.sf(t, df),
+    want = {"two-sided": 2 * stats.t.sf(abs(t), df), "greater": stats.t.sf(t, df),
             "less": stats.t.cdf(t, df)}[alternative]
     assert got.p_value == pytest.approx(want, abs=1e-12)
     crit = stats.t.ppf(0.975, df)
@@ -186,3 +186,16 @@ def test_a_damaged_paired_file_is_refused_by_name(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "fifo")
     with pytest.raises(PersistenceError, match="not a regular file"):
         PairedEvaluation.load(tmp_path / "fifo")
+
+
+def test_the_old_spelling_of_two_sided_warns_and_gives_the_same_test() -> None:
+    """scipy's "two-sided" is the spelling; "two_sided" warns, names its removal release, and
+    gives the same test."""
+    from rankeval import roc_test
+
+    labels, a, b = [1, 1, 0, 0, 1, 0], [0.9, 0.8, 0.3, 0.4, 0.6, 0.1], [0.7, 0.2, 0.6, 0.1, 0.8,
+                                                                          0.5]
+    with pytest.warns(DeprecationWarning, match="removed in rankeval 1.0"):
+        old = roc_test(labels, a, b, alternative="two_sided")
+    assert old == roc_test(labels, a, b)
+    assert old.alternative == "two-sided"

@@ -11,7 +11,8 @@
   (the t distribution needs scipy: ``pip install rankeval-exact[stats]``); its interval, which pROC
   does not give, is ``d ± t·sqrt(S_a + S_b)`` at those degrees of freedom.
 
-Alternatives: ``"two_sided"`` (default), ``"greater"`` (AUC_a > AUC_b), ``"less"``.
+Alternatives, scipy's spellings: ``"two-sided"`` (default), ``"greater"`` (AUC_a > AUC_b),
+``"less"`` (``"two_sided"`` is a deprecated earlier spelling).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rankeval import intervals
+from rankeval._deprecation import deprecated
 from rankeval.checks import check_case_arrays, check_choice, check_correct, check_score
 from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
 
@@ -36,8 +38,17 @@ __all__ = ["PairedEvaluation", "RocTest", "roc_test"]
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
-Alternative = Literal["two_sided", "greater", "less"]
-_ALTERNATIVES: tuple[Alternative, ...] = ("two_sided", "greater", "less")
+Alternative = Literal["two-sided", "greater", "less"]
+_ALTERNATIVES: tuple[Alternative, ...] = ("two-sided", "greater", "less")
+
+
+def _alternative(value: object) -> Alternative:
+    """scipy's spelling of the alternative; ``"two_sided"`` is the deprecated earlier one."""
+    if value == "two_sided":
+        deprecated('alternative="two_sided" is now scipy\'s "two-sided"', stacklevel=3)
+        return "two-sided"
+    chosen: Alternative = check_choice(value, "alternative", _ALTERNATIVES)
+    return chosen
 
 
 @dataclass(frozen=True)
@@ -133,7 +144,7 @@ def _paired(labels: BoolArray, a: FloatArray, b: FloatArray, level: float,
 
 
 def _p_normal(z: float, alternative: Alternative) -> float:
-    if alternative == "two_sided":
+    if alternative == "two-sided":
         return 2.0 * intervals.normal_cdf(-abs(z))
     return intervals.normal_cdf(-z) if alternative == "greater" else intervals.normal_cdf(z)
 
@@ -160,7 +171,7 @@ def _unpaired(a: ScoredPrecisionRecallEvaluation, b: ScoredPrecisionRecallEvalua
     t = 0.0 if d == 0.0 and spread == 0.0 else (d / spread if spread > 0 else math.copysign(
         math.inf, d))
     student = intervals._scipy_stats().t
-    if alternative == "two_sided":
+    if alternative == "two-sided":
         p = float(2.0 * student.cdf(-abs(t), df))
     elif alternative == "greater":
         p = float(student.cdf(-t, df))
@@ -172,7 +183,7 @@ def _unpaired(a: ScoredPrecisionRecallEvaluation, b: ScoredPrecisionRecallEvalua
 
 
 def roc_test(a: Any, b: Any, c: Any = None, *, level: float = 0.95,
-             alternative: str = "two_sided") -> RocTest:
+             alternative: str = "two-sided") -> RocTest:
     """DeLong's test of two ROC areas: ``roc_test(correct, scores_a, scores_b)`` (paired,
     from arrays), ``roc_test(paired_evaluation)``, or ``roc_test(ev_a, ev_b)`` (unpaired: two
     :class:`~rankeval.ScoredPrecisionRecallEvaluation` of different cases). See the module
@@ -193,7 +204,7 @@ def roc_test(a: Any, b: Any, c: Any = None, *, level: float = 0.95,
 
     Complexity: O(n log n) paired, O(n) unpaired.
     """
-    chosen: Alternative = check_choice(alternative, "alternative", _ALTERNATIVES)
+    chosen = _alternative(alternative)
     level = intervals.check_level(level)
     if isinstance(a, PairedEvaluation) and b is None and c is None:
         return a.roc_test(level=level, alternative=chosen)
@@ -372,12 +383,12 @@ class PairedEvaluation:
     def __repr__(self) -> str:
         return f"PairedEvaluation(cases={self.num_cases()})"
 
-    def roc_test(self, *, level: float = 0.95, alternative: str = "two_sided") -> RocTest:
+    def roc_test(self, *, level: float = 0.95, alternative: str = "two-sided") -> RocTest:
         """DeLong's paired test of the two ROC areas (see the module text).
 
         Complexity: O(n log n).
         """
-        chosen: Alternative = check_choice(alternative, "alternative", _ALTERNATIVES)
+        chosen = _alternative(alternative)
         level = intervals.check_level(level)
         with self._lock:
             labels, a, b = self._arrays()
