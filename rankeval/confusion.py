@@ -926,6 +926,16 @@ class PrecisionRecallEvaluation:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(tp={self._tp}, fn={self._fn}, fp={self._fp}, tn={self._tn})"
 
+    def to_text(self, digits: int = 4) -> str:
+        """The counts and the main values, under a title line."""
+        from rankeval._text import summary_text
+
+        return summary_text(type(self).__name__, [
+            ("tp", self._tp), ("fn", self._fn), ("fp", self._fp), ("tn", self._tn),
+            ("precision", self.precision()), ("recall", self.recall()),
+            ("f_measure", self.f_measure()), ("accuracy", self.accuracy()),
+            ("kappa", self.kappa())], digits)
+
     # -- LingPipe aliases ----------------------------------------------------------------------
 
     def addCase(self, reference: bool, response: bool) -> None:  # noqa: N802
@@ -1837,3 +1847,12 @@ class MultiClassEvaluation(Generic[L]):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(labels={self.labels!r}, total={self._total})"
+
+    def to_text(self, digits: int = 4) -> str:
+        """The main values under a line naming the categories."""
+        from rankeval._text import summary_text
+
+        return summary_text(f"{type(self).__name__} ({len(self.labels)} categories)", [
+            ("total", self._total), ("accuracy", self.accuracy()),
+            ("macro_precision", self.macro_precision()), ("macro_recall", self.macro_recall()),
+            ("macro_f_measure", self.macro_f_measure()), ("kappa", self.kappa())], digits)

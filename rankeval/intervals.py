@@ -83,6 +83,18 @@ class Interval:
     method: str
     std_error: float = math.nan
 
+    def to_text(self, digits: int = 4) -> str:
+        """One line: the value, the interval, the level and the method.
+
+        >>> Interval(0.75, 0.6, 0.9, 0.95, "delong", 0.0765).to_text()
+        '0.7500 [0.6000, 0.9000] (95% delong, standard error 0.0765)'
+        """
+        from rankeval._text import number
+
+        return (f"{number(self.value, digits)} [{number(self.low, digits)}, "
+                f"{number(self.high, digits)}] ({self.level * 100:.10g}% {self.method}, "
+                f"standard error {number(self.std_error, digits)})")
+
     def __iter__(self) -> Iterator[float]:
         """``low, high = interval`` (the bounds only).
 

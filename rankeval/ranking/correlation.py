@@ -47,6 +47,15 @@ class KendallTau:
     tau_a: float
     tau_b: float
 
+    def to_text(self, digits: int = 4) -> str:
+        """The counts and both coefficients, one line."""
+        from rankeval._text import number
+
+        return (f"Kendall tau-a {number(self.tau_a, digits)}, tau-b "
+                f"{number(self.tau_b, digits)} ({self.n} items: {self.concordant} concordant, "
+                f"{self.discordant} discordant pairs; ties {self.ties_x} in x, {self.ties_y} "
+                f"in y, {self.ties_both} in both)\n")
+
 
 def kendall_tau_counts(x: ArrayLike, y: ArrayLike) -> KendallTau:
     """Concordant/discordant pair counts and Kendall's tau-a and tau-b of paired values.

@@ -120,6 +120,16 @@ class PairTest:
     low: float
     high: float
 
+    def to_text(self, digits: int = 4) -> str:
+        """One line: the measure, the pair, the difference with its interval, the p-values."""
+        from rankeval._text import number
+
+        verdict = "significant" if self.significant else "not significant"
+        return (f"{self.measure}: {self.first} - {self.second} = "
+                f"{number(self.difference, digits)} [{number(self.low, digits)}, "
+                f"{number(self.high, digits)}], p {number(self.p_value, digits)} (adjusted "
+                f"{number(self.adjusted_p, digits)}), {verdict}\n")
+
 
 @dataclass(frozen=True)
 class Comparison:

@@ -324,6 +324,14 @@ class ScoredClassifierEvaluation:
                 out["roc_auc_ovo"] = float(self.roc_auc("ovo"))  # type: ignore[arg-type]
             return out
 
+    def to_text(self, digits: int = 4) -> str:
+        """:meth:`summary` as text under a line naming the categories and the tie policy."""
+        from rankeval._text import summary_text
+
+        mode = ", multi_label" if self.multi_label else ""
+        return summary_text(f"ScoredClassifierEvaluation ({len(self.categories)} categories, "
+                            f"ties={self.ties}{mode})", self.summary(), digits)
+
     def num_cases(self) -> int:
         """Cases added. Complexity: O(1) after a read."""
         with self._lock:

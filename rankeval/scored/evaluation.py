@@ -810,6 +810,23 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
                 store.doubled_pairs, pos, self._pos_missed, neg, self._neg_missed
             )
 
+    def to_text(self, precision_at: tuple[int, ...] = (10,), beta: float = 1.0,
+                digits: int = 4) -> str:
+        """:meth:`summary` as text under a line naming the evaluator's settings (its tie
+        policy first); ``str()`` is LingPipe's report instead.
+
+        >>> ev = ScoredPrecisionRecallEvaluation()
+        >>> ev.add_cases([True, False, True], [0.9, 0.8, 0.1])
+        >>> print(ev.to_text().splitlines()[0])
+        ScoredPrecisionRecallEvaluation (ties=grouped)
+        """
+        from rankeval._text import summary_text
+
+        extent = ("" if self.window is None else f", window={self.window}") + (
+            "" if self.horizon is None else f", horizon={self.horizon!r}s")
+        return summary_text(f"ScoredPrecisionRecallEvaluation (ties={self.ties}{extent})",
+                            self.summary(precision_at, beta), digits)
+
     def summary(self, precision_at: tuple[int, ...] = (10,), beta: float = 1.0) -> dict[str, float]:
         """The main values read together, from one state (one lock hold), as a dict.
 

@@ -87,6 +87,18 @@ class RocTest:
     auc_a: float
     auc_b: float
 
+    def to_text(self, digits: int = 4) -> str:
+        """The test in words: the method and alternative, both areas, the difference with
+        its interval, the statistic and the p-value."""
+        from rankeval._text import number
+
+        name = "z" if self.method == "delong_paired" else "t"
+        return (f"{self.method} ({self.alternative}): AUC a {number(self.auc_a, digits)}, "
+                f"b {number(self.auc_b, digits)}, difference "
+                f"{number(self.difference, digits)} [{number(self.low, digits)}, "
+                f"{number(self.high, digits)}] ({self.level * 100:.10g}%), {name} "
+                f"{number(self.statistic, digits)}, p {number(self.p_value, digits)}\n")
+
 
 def placements(labels: BoolArray, scores: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Each positive's share of negatives scored below it and each negative's share of
@@ -382,6 +394,16 @@ class PairedEvaluation:
 
     def __repr__(self) -> str:
         return f"PairedEvaluation(cases={self.num_cases()})"
+
+    def to_text(self, digits: int = 4) -> str:
+        """Both classifiers' ROC areas and DeLong's paired test (grouped ties, always)."""
+        with self._lock:
+            cases = self._a.num_cases()
+            try:
+                test = self.roc_test().to_text(digits)
+            except ValueError as error:  # too few cases of a class for the test
+                test = f"no test: {error}\n"
+        return f"PairedEvaluation (ties=grouped, {cases} cases)\n  {test}"
 
     def roc_test(self, *, level: float = 0.95, alternative: str = "two-sided") -> RocTest:
         """DeLong's paired test of the two ROC areas (see the module text).

@@ -684,6 +684,15 @@ class PartitionedReport:
         ranks = self._layout.request.precision_ranks if precision_at is None else precision_at
         return summary_of(self, ranks, beta)
 
+    def to_text(self, precision_at: tuple[int, ...] | None = None, beta: float = 1.0,
+                digits: int = 4) -> str:
+        """:meth:`summary` as text under a line naming the tie policy and the buckets."""
+        from rankeval._text import summary_text
+
+        layout = self._layout
+        return summary_text(f"PartitionedReport (ties={layout.ties}, {layout.buckets} "
+                            f"buckets)", self.summary(precision_at, beta), digits)
+
     def __repr__(self) -> str:
         layout = self._layout
         return (f"PartitionedReport(ties={layout.ties!r}, ranked={layout.ranked}, "

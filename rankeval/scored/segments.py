@@ -39,6 +39,15 @@ class _SummaryTable:
     def _readers(self) -> list[tuple[Hashable, Any]]:
         raise NotImplementedError
 
+    def to_text(self, digits: int = 4, **options: Any) -> str:
+        """Every segment's ``to_text(**options)`` (its settings line, then its values), the
+        segment's key first, in order of first sight."""
+        parts = []
+        for key, ev in self._readers():
+            text = ev.to_text(digits=digits, **options)
+            parts.append(f"segment {key!r}: {text}")
+        return "".join(parts)
+
     def summaries(self, **options: Any) -> dict[Hashable, dict[str, float]]:
         """Every segment's ``summary(**options)``, in order of first sight."""
         return {key: ev.summary(**options) for key, ev in self._readers()}

@@ -85,6 +85,17 @@ class Estimate(NamedTuple):
     low: float
     high: float
 
+    def to_text(self, digits: int = 4) -> str:
+        """One line: the value and the interval that holds the exact one.
+
+        >>> Estimate(0.5, 0.25, 0.75).to_text()
+        '0.5000 [0.2500, 0.7500] (holds the exact value)'
+        """
+        from rankeval._text import number
+
+        return (f"{number(self.value, digits)} [{number(self.low, digits)}, "
+                f"{number(self.high, digits)}] (holds the exact value)")
+
     @property
     def error(self) -> float:
         """The largest distance from ``value`` to the exact value the interval allows."""
@@ -305,6 +316,15 @@ class SketchEvaluation:
     def average_precision(self) -> Estimate:
         """Average precision (grouped ties, misses as precision 0) with its interval."""
         return self.summary()["average_precision"]
+
+    def to_text(self, digits: int = 4) -> str:
+        """Each value with its bounds, under a line naming the sketch's settings (grouped
+        ties, always)."""
+        values = self.summary()
+        lines = [f"SketchEvaluation (ties=grouped, k={self._k}, "
+                 f"{'exact' if self.exact else 'sketched'})"]
+        lines += [f"  {name}: {value.to_text(digits)}" for name, value in values.items()]
+        return "\n".join(lines) + "\n"
 
     def summary(self) -> dict[str, Estimate]:
         """``roc_auc`` and ``average_precision``, read from one state."""
