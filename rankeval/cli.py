@@ -213,6 +213,9 @@ def _document(evaluation: ScoredPrecisionRecallEvaluation) -> dict[str, Any]:
 
     document: dict[str, Any] = {}
     for read in READS.values():  # every registered read the evaluator has, by method name
+        if read.compute is not None:
+            document[read.name] = read.read(evaluation, 1.0)
+            continue
         if read.method is None:
             continue
         if read.interpolated:

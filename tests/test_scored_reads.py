@@ -43,7 +43,7 @@ def _same(a: float, b: float) -> bool:
     return (math.isnan(a) and math.isnan(b)) or a == b
 
 
-VALUED = [read for read in READS.values() if read.method is not None]
+VALUED = [read for read in READS.values() if read.method is not None or read.compute]
 ids = [read.name for read in READS.values()]
 
 
@@ -71,9 +71,11 @@ def test_summary_report_and_segment_frame_hold_the_reads_value(read: ScoredRead)
         assert read.key(RANK) not in summary
         return
     value = read.read(ev, _argument(read))
+    assert _same(float(ev.read(read.name, _argument(read))), float(value))
     assert _same(summary[read.key(RANK)], float(value))
     assert _same(report.summary((RANK,), BETA)[read.key(RANK)], float(value))
     assert _same(float(read.read(report, _argument(read))), float(value))
+    assert _same(float(report.read(read.name, _argument(read))), float(value))
     segments = SegmentedEvaluation(ScoredPrecisionRecallEvaluation)
     segments.add_cases(["s"] * len(LABELS), LABELS, SCORES)
     segments["s"].add_misses(MISSES)
@@ -147,7 +149,7 @@ def test_the_command_lines_json_holds_every_read_with_a_method(
     document = json.loads(capsys.readouterr().out)
     ev = _evaluator()
     for read in VALUED:
-        got = document[read.method]
+        got = document[read.method or read.name]
         if read.interpolated:
             assert got["uninterpolated"] == pytest.approx(read.read(ev), abs=0)
             assert got["interpolated"] == pytest.approx(read.read(ev, interpolate=True), abs=0)

@@ -810,6 +810,17 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
                 store.doubled_pairs, pos, self._pos_missed, neg, self._neg_missed
             )
 
+    def read(self, name: str, argument: Any = None) -> Any:
+        """The registered scored read ``name`` (:mod:`rankeval.scored.reads`), with its
+        argument (a rank, a beta) where it takes one: ``ev.read("precision_at", 10)``.
+
+        Complexity: that of the read.
+        """
+        from rankeval.scored.reads import read_value
+
+        with self._lock:
+            return read_value(self, name, argument)
+
     def to_text(self, precision_at: tuple[int, ...] = (10,), beta: float = 1.0,
                 digits: int = 4) -> str:
         """:meth:`summary` as text under a line naming the evaluator's settings (its tie

@@ -684,6 +684,12 @@ class PartitionedReport:
         ranks = self._layout.request.precision_ranks if precision_at is None else precision_at
         return summary_of(self, ranks, beta)
 
+    def read(self, name: str, argument: Any = None) -> Any:
+        """The registered scored read ``name``, as the evaluator's :meth:`read`."""
+        from rankeval.scored.reads import read_value
+
+        return read_value(self, name, argument)
+
     def to_text(self, precision_at: tuple[int, ...] | None = None, beta: float = 1.0,
                 digits: int = 4) -> str:
         """:meth:`summary` as text under a line naming the tie policy and the buckets."""

@@ -23,13 +23,13 @@ A new scored read is one :class:`ScoredRead` here (and its method on the readers
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from rankeval.intervals import PROPORTION_METHODS
 
-__all__ = ["READERS", "READS", "ScoredRead", "catalogue", "interval_methods"]
+__all__ = ["READERS", "READS", "ScoredRead", "catalogue", "interval_methods", "read_value"]
 
 Parameter = Literal["rank", "beta", "threshold"] | None
 
@@ -72,6 +72,10 @@ class ScoredRead:
         Whether the Prometheus collector exports it (as ``rankeval_<metric>``).
     metric : str
         The gauge's name without ``rankeval_``.
+    compute : callable or None
+        For a read no reader has a method for: its value from the reader (and the
+        argument), through the reader's other reads; every reader then has it at once
+        (``reader.read(name)``, ``summary()``, the gauges, ``--json``).
     """
 
     name: str
@@ -85,6 +89,7 @@ class ScoredRead:
     in_summary: bool = True
     exported: bool = True
     metric: str = ""
+    compute: Callable[[Any, Any], float] | None = None
 
     def key(self, argument: object = None) -> str:
         """The ``summary()`` key: ``precision_at_<k>`` for a rank, else the name."""
@@ -93,6 +98,8 @@ class ScoredRead:
     def read(self, reader: Any, argument: Any = None, *, interpolate: bool = False) -> Any:
         """The value from ``reader`` (an evaluator, a report, a sketch), with ``argument``
         for a read that takes one."""
+        if self.compute is not None:
+            return self.compute(reader, argument)
         if self.method is None:
             raise ValueError(f"{self.name} is read by interval() only (it needs threshold=)")
         method = getattr(reader, self.method)
@@ -155,6 +162,22 @@ READS: dict[str, ScoredRead] = _reads([
 ])
 
 
+def read_value(reader: Any, name: str, argument: Any = None) -> Any:
+    """``reader.read(name, argument)``: the registered read ``name`` of any reader.
+
+    >>> from rankeval import ScoredPrecisionRecallEvaluation
+    >>> ev = ScoredPrecisionRecallEvaluation()
+    >>> ev.add_cases([True, False], [0.9, 0.1])
+    >>> read_value(ev, "roc_auc"), read_value(ev, "precision_at", 1)
+    (1.0, 1.0)
+    """
+    read = READS.get(name)
+    if read is None:
+        raise ValueError(f"unknown read {name!r}; the registered reads are "
+                         f"{', '.join(READS)}")
+    return read.read(reader, argument)
+
+
 def interval_methods() -> dict[str, tuple[str, ...]]:
     """Each read with an interval: its methods, the default first."""
     return {read.name: read.intervals for read in READS.values() if read.intervals}
@@ -181,7 +204,9 @@ def catalogue() -> str:
     for read in READS.values():
         takes = {"rank": "`k`", "beta": "`beta`", "threshold": "`threshold=`"}.get(
             str(read.parameter), "`interpolate`" if read.interpolated else "")
-        cells = [f"`{read.name}`", f"`{read.method}()`" if read.method else "interval only",
+        how = (f"`{read.method}()`" if read.method else f'`read("{read.name}")`'
+               if read.compute else "interval only")
+        cells = [f"`{read.name}`", how,
                  f"`{read.lingpipe}`" if read.lingpipe else "",
                  takes, ", ".join(r for r in READERS if r in read.readers),
                  ", ".join(f"`{m}`" for m in read.intervals),
