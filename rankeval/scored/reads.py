@@ -136,6 +136,9 @@ READS: dict[str, ScoredRead] = _reads([
     ScoredRead("roc_auc", "area_under_roc_curve", "areaUnderRocCurve",
                "Area under the ROC curve (exact pair count).", interpolated=True,
                readers=_ALL, intervals=("delong", "bootstrap")),
+    ScoredRead("gini", None, None, "Gini coefficient: 2 * ROC area - 1 (Somers' D of the "
+               "scores against the labels).",
+               compute=lambda reader, _: 2.0 * float(reader.area_under_roc_curve()) - 1.0),
     ScoredRead("pr_auc", "area_under_pr_curve", "areaUnderPrCurve",
                "Trapezoid area under the precision-recall curve.", interpolated=True),
     ScoredRead("average_precision", "average_precision", "averagePrecision",
