@@ -182,16 +182,25 @@ def test_dask_groups_of_mixed_type_keys_equal_local(dask_client: Any, buckets: i
     keys = pd.Series([MIXED_KEYS[i] for i in rng.integers(0, len(MIXED_KEYS), 3000)],
                      dtype=object)
     rows["segment"] = keys
+    assert _dask_groups_equal_local(rows, partitions, buckets, 60) == 6
+
+
+def _dask_groups_equal_local(rows: pd.DataFrame, partitions: int, buckets: int | None,
+                             curve_points: int) -> int:
+    """Dask's report of each group of ``rows["segment"]`` (object keys, never converted to
+    strings) equals a local evaluator of the rows whose key equals it; the groups' number."""
     with dask.config.set({"dataframe.convert-string": False}):
         table = dd.from_pandas(rows, npartitions=partitions, sort=False)
         reports = rankeval.dask.evaluate(table, group_col="segment", buckets=buckets,
-                                         precision_at=engine_cases.RANKS, curve_points=60,
-                                         sample_size=50, seed=3)
+                                         precision_at=engine_cases.RANKS,
+                                         curve_points=curve_points, sample_size=50, seed=3)
     expected = SegmentedEvaluation(lambda: ScoredPrecisionRecallEvaluation(ties="grouped"))
-    expected.add_cases(keys.tolist(), rows["label"].to_numpy(), rows["score"].to_numpy())
-    assert len(reports) == len(expected) == 6
+    expected.add_cases(rows["segment"].tolist(), rows["label"].to_numpy(),
+                       rows["score"].to_numpy())
+    assert len(reports) == len(expected)
     for key in expected:
-        assert_report_matches(reports[key], expected[key], engine_cases.RANKS, 60)
+        assert_report_matches(reports[key], expected[key], engine_cases.RANKS, curve_points)
+    return len(expected)
 
 
 #: Group keys as users' tables hold them: Python-equal values of other types (1, True,
@@ -218,16 +227,7 @@ def test_dask_groups_of_drawn_keys_equal_local(dask_client: Any, keys: list[Any]
     rows = pd.DataFrame({"score": np.round(rng.random(n), 1), "label": rng.random(n) < 0.4})
     column = pd.Series([keys[i] for i in rng.integers(0, len(keys), n)], dtype=object)
     rows["segment"] = column
-    with dask.config.set({"dataframe.convert-string": False}):
-        table = dd.from_pandas(rows, npartitions=partitions, sort=False)
-        reports = rankeval.dask.evaluate(table, group_col="segment", buckets=buckets,
-                                         precision_at=engine_cases.RANKS, curve_points=20,
-                                         sample_size=50, seed=3)
-    expected = SegmentedEvaluation(lambda: ScoredPrecisionRecallEvaluation(ties="grouped"))
-    expected.add_cases(column.tolist(), rows["label"].to_numpy(), rows["score"].to_numpy())
-    assert len(reports) == len(expected)
-    for key in expected:
-        assert_report_matches(reports[key], expected[key], engine_cases.RANKS, 20)
+    _dask_groups_equal_local(rows, partitions, buckets, 20)
 
 
 def _spark_groups(spark: Any, rows: pd.DataFrame, kind: str, values: list[Any]) -> Any:
