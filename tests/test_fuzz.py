@@ -60,7 +60,7 @@ READS = frozenset({
     "prCurve", "prScoreCurve", "precisionAt", "printPrecisionRecallCurve",
     "printScorePrecisionRecallCurve", "rPrecision", "reciprocalRank", "rocCurve",
     "interval", "brier_score", "brier_decomposition", "log_loss", "reliability_curve",
-    "calibration_error",
+    "calibration_error", "to_bytes", "from_bytes", "read", "to_text",
 })
 # Reads that are not methods: operators and the copy protocols.
 OPERATORS = ("+", "==", "!=", "str", "repr", "deepcopy", "pickle")

@@ -18,6 +18,8 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import chain
+from operator import methodcaller
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -81,16 +83,39 @@ def _query_codes(values: NDArray[Any]) -> _QueryCodes:
 
 def _check_present(values: NDArray[Any], what: str) -> None:
     """Refuse a missing id (None, NaN, a data frame's null): it would become a query named
-    "nan" or "None". ``ValueError`` names the first row."""
+    "nan" or "None". ``ValueError`` names the first row.
+
+    Object ids are judged by their types first (a C-level pass): a ``str``, ``bytes`` or
+    integer is never null, so a column of them needs no look at each value; only a column
+    holding another type is walked value by value, to name the first null.
+    """
     kind = values.dtype.kind
     if kind == "f":
         missing = np.flatnonzero(np.isnan(values))
         if missing.size:
             raise ValueError(f"{what} at row {int(missing[0])} is missing (NaN)")
     elif kind == "O":
-        for row, value in enumerate(values.tolist()):
+        items = values.tolist()
+        if all(issubclass(k, (str, bytes)) or _integral_type(k) for k in _kinds(items)):
+            return
+        for row, value in enumerate(items):
             if value is None or is_null(value):
                 raise ValueError(f"{what} at row {row} is missing ({value!r})")
+
+
+def _kinds(items: Iterable[Any]) -> set[type]:
+    """The types of ``items``, in one C-level pass (``map`` and ``set``)."""
+    return set(map(type, items))
+
+
+def _integral_type(kind: type) -> bool:
+    """An integer type, never a bool (``numbers.Integral`` by subclass, once per type)."""
+    return issubclass(kind, numbers.Integral) and not issubclass(kind, (bool, np.bool_))
+
+
+def _real_type(kind: type) -> bool:
+    """A real-number type, never a bool."""
+    return issubclass(kind, numbers.Real) and not issubclass(kind, (bool, np.bool_))
 
 
 def _segment_starts(values: NDArray[Any]) -> IntArray:
@@ -154,15 +179,29 @@ def _docid_array(values: Sequence[Any] | NDArray[Any], what: str) -> DocIds:
         return np.zeros(0, dtype="U1")
     if kind == "O":
         items = array.tolist()
-        if all(isinstance(v, str) for v in items):
+        kinds = _kinds(items)  # one C-level pass, then a check a type
+        if all(issubclass(k, str) for k in kinds):
             return np.array(items, dtype=str)
-        if all(isinstance(v, bytes) for v in items):
+        if all(issubclass(k, bytes) for k in kinds):
             return np.array(items, dtype=bytes)
-        if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in items):
+        if all(_integral_type(k) for k in kinds):
             return np.array(items, dtype=np.int64)
     raise TypeError(
         f"{what} must be strings, bytes or integers (one kind), got dtype {array.dtype}"
     )
+
+
+def _flattened(table: Mapping[Any, Mapping[Any, Any]]
+               ) -> tuple[NDArray[np.str_], list[Any], list[Any]]:
+    """``{qid: {docid: value}}`` as rows: each row's query id (``str``), and the document
+    ids and values in the mapping's order, chained at C level (no Python step a row)."""
+    inner = list(table.values())
+    counts = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
+    qids = np.repeat(np.array([str(q) for q in table], dtype=str), counts) if inner else (
+        np.zeros(0, dtype="U1"))
+    docs = list(chain.from_iterable(map(methodcaller("keys"), inner)))
+    values = list(chain.from_iterable(map(methodcaller("values"), inner)))
+    return qids, docs, values
 
 
 def _check_lengths(**arrays: NDArray[Any]) -> int:
@@ -232,23 +271,20 @@ class Qrels:
 
         Complexity: O(m) for m judgments.
         """
-        qids: list[str] = []
-        docs: list[Any] = []
-        rels: list[int] = []
         for qid, judged in qrels.items():
             if not isinstance(judged, Mapping):
                 raise TypeError(f"qrels[{qid!r}] must map document ids to relevance grades, "
                                 f"got {type(judged).__name__}")
-            for docid, rel in judged.items():
-                if isinstance(rel, bool) or not isinstance(rel, numbers.Integral):
-                    raise TypeError(
-                        f"relevance of query {qid!r}, document {docid!r} must be an integer, "
-                        f"got {type(rel).__name__} {rel!r}"
-                    )
-                qids.append(str(qid))
-                docs.append(docid)
-                rels.append(int(rel))
-        return cls._build(np.array(qids, dtype=str), _docid_array(docs, "document ids"),
+        qids, docs, rels = _flattened(qrels)
+        if not all(_integral_type(k) for k in _kinds(rels)):  # name the first, by value
+            for qid, judged in qrels.items():
+                for docid, rel in judged.items():
+                    if isinstance(rel, bool) or not isinstance(rel, numbers.Integral):
+                        raise TypeError(
+                            f"relevance of query {qid!r}, document {docid!r} must be an "
+                            f"integer, got {type(rel).__name__} {rel!r}"
+                        )
+        return cls._build(qids, _docid_array(docs, "document ids"),
                           np.array(rels, dtype=np.int64), None)
 
     @classmethod
@@ -499,21 +535,14 @@ class Run:
 
         Complexity: O(n) for n rows.
         """
-        qids: list[str] = []
-        docs: list[Any] = []
-        scores: list[float] = []
         for qid, retrieved in run.items():
-            q = str(qid)
             if not isinstance(retrieved, Mapping):
                 raise TypeError(f"run[{qid!r}] must map document ids to scores, got "
                                 f"{type(retrieved).__name__}")
-            for docid, score in retrieved.items():
-                qids.append(q)
-                docs.append(docid)
-                scores.append(score)
-        return cls._build(np.array(qids, dtype=str), _docid_array(docs, "document ids"),
-                          _scores(scores), runid, check_duplicates=False,
-                          queries=(str(q) for q in run))
+        # Rows by C-level chaining (a query's documents and scores at once), not row by row.
+        qids, docs, scores = _flattened(run)
+        return cls._build(qids, _docid_array(docs, "document ids"), _scores(scores), runid,
+                          check_duplicates=False, queries=(str(q) for q in run))
 
     @classmethod
     def from_ranked_lists(
@@ -774,11 +803,12 @@ def _scores(values: Sequence[Any] | NDArray[Any]) -> FloatArray:
     if isinstance(values, np.ndarray):
         array = values
     else:
-        for value in values:
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-                raise TypeError(
-                    f"scores must be real numbers, got {type(value).__name__} {value!r}"
-                )
+        if not all(_real_type(k) for k in _kinds(values)):  # then find the first, by value
+            for value in values:
+                if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+                    raise TypeError(
+                        f"scores must be real numbers, got {type(value).__name__} {value!r}"
+                    )
         array = np.array(values, dtype=np.float64)
     if array.dtype.kind not in "fiu":
         raise TypeError(f"scores must be real numbers, got dtype {array.dtype}")
@@ -823,15 +853,18 @@ def qrels_and_run(qrels: QrelsLike, run: RunLike) -> tuple[Qrels, Run]:
             f"where the run belongs; {SWAP_HINT}"
         )
     if isinstance(qrels, Mapping):
-        for qid, judged in qrels.items():
-            if not isinstance(judged, Mapping):
-                continue  # Qrels.from_dict reports it
-            for docid, rel in judged.items():
-                if isinstance(rel, bool) or not isinstance(rel, numbers.Integral):
-                    raise TypeError(
-                        f"qrels: query {qid!r}, document {docid!r} has {rel!r}, not an integer "
-                        f"relevance (a score? {SWAP_HINT})"
-                    )
+        judged_maps = [judged for judged in qrels.values() if isinstance(judged, Mapping)]
+        grades = chain.from_iterable(map(methodcaller("values"), judged_maps))
+        if not all(_integral_type(k) for k in _kinds(grades)):  # name the first, by value
+            for qid, judged in qrels.items():
+                if not isinstance(judged, Mapping):
+                    continue  # Qrels.from_dict reports it
+                for docid, rel in judged.items():
+                    if isinstance(rel, bool) or not isinstance(rel, numbers.Integral):
+                        raise TypeError(
+                            f"qrels: query {qid!r}, document {docid!r} has {rel!r}, not an "
+                            f"integer relevance (a score? {SWAP_HINT})"
+                        )
         if isinstance(run, Mapping):
             _refuse_likely_swap(qrels, run)
     return as_qrels(qrels), as_run(run)
