@@ -37,7 +37,7 @@ def test_the_first_bad_grade_is_named(qrels: dict, message: str) -> None:
 
 
 def test_a_bad_score_is_named() -> None:
-    with pytest.raises(TypeError, match="scores must be real numbers, got str '0.5'"):
+    with pytest.raises(TypeError, match=r"scores must be real numbers, got str '0\.5'"):
         Run.from_dict({"q": {"a": 1.0, "b": "0.5"}})
     with pytest.raises(TypeError, match="got bool True"):
         Run.from_dict({"q": {"a": True}})
