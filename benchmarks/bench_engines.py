@@ -218,7 +218,7 @@ def ranking_child(name: str, qrels_path: str, run_path: str) -> dict[str, Any]:
         client = _dask()
         start = time.perf_counter()
         result = rd.evaluate_run(dd.read_parquet(qrels_path), dd.read_parquet(run_path),
-                                 MEASURES, batches=8)
+                                 MEASURES, buckets=8)
         out = {k: result[k] for k in ("map", "ndcg_cut_10", "P_10")}
         out["seconds"] = time.perf_counter() - start
         client.close()

@@ -189,7 +189,7 @@ def check_run(engine: Engine, measures: list[str], options: dict[str, Any], batc
               ) -> None:
     qrels, run = run_tables(batches)
     result = engine.module.evaluate_run(engine.frame(qrels, 3), engine.frame(run, 4), measures,
-                                        batches=batches, runid="sys", **options)
+                                        buckets=batches, runid="sys", **options)
     local = evaluate_run(
         Qrels.from_arrays(qrels["query_id"].to_numpy(), qrels["doc_id"].to_numpy(),
                           qrels["relevance"].to_numpy()),

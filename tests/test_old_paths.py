@@ -229,3 +229,19 @@ def test_rankeval_io_gives_each_jobs_names() -> None:
         if name == "DataError":
             continue
         assert any(getattr(module, name, None) is value for module in owners), name
+
+
+def test_the_engines_evaluate_run_takes_buckets_as_evaluate_does() -> None:
+    """``batches=`` became ``buckets=`` (one word for the pieces a table is cut into); the
+    old name warns with its removal release, and both at once are refused."""
+    import pandas as pd
+    import pytest
+
+    from rankeval.adapters import common
+
+    table = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [1.0]})
+    with pytest.warns(DeprecationWarning, match="removed in rankeval 1.0"), \
+            pytest.raises(TypeError, match="Spark or a Dask DataFrame"):
+        common.evaluate_run(table, table, "map", batches=2)
+    with pytest.raises(ValueError, match="not both"):
+        common.evaluate_run(table, table, "map", batches=2, buckets=2)

@@ -17,6 +17,7 @@ from typing import Any, Final, Protocol, cast, overload, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
+from rankeval._deprecation import deprecated
 from rankeval.checks import betas_of, check_choice, check_int
 from rankeval.formulas import PRECISION_AT_RANKS, TIE_POLICIES, TiePolicy
 from rankeval.points import BoolArray, FloatArray, IntArray
@@ -611,6 +612,7 @@ def evaluate_run(
     score_col: str = "score",
     rel_col: str = "relevance",
     runid: str = "run",
+    buckets: int | None = None,
     batches: int | None = None,
     **options: Any,
 ) -> RunReport:
@@ -618,18 +620,24 @@ def evaluate_run(
     measures (``rankeval.spark.evaluate_run`` and ``rankeval.dask.evaluate_run`` are this one
     function; the run table's library picks the engine).
 
-    Both tables are cut by query into ``batches`` (default: the engine's parallelism); each
-    batch is evaluated by the local function in one task, and the driver merges the
+    Both tables are cut by query into ``buckets`` (default: the engine's parallelism; the
+    same word as :func:`evaluate`'s, ``batches=`` is its deprecated earlier name); each
+    bucket of queries is evaluated by the local function in one task, and the driver merges the
     per-query values (:func:`rankeval.ranking.evaluate.merge_evaluations`). ``options`` are
     :func:`rankeval.evaluate_run`'s, checked on the driver before any job runs. ir_measures
     names average in the run's order: the order in which the run table first lists each
     query.
     """
+    if batches is not None:
+        if buckets is not None:
+            raise ValueError("give buckets= (batches= is its deprecated earlier name), not both")
+        deprecated("evaluate_run(batches=) is now buckets=, the word evaluate() uses")
+        buckets = batches
     check_run_options(measures, runid, options)
     engine = _engine_of(run_df, "evaluate_run")
     result: RunReport = engine.evaluate_run_table(
         qrels_df, run_df, measures, query_col=query_col, doc_col=doc_col,
-        score_col=score_col, rel_col=rel_col, runid=runid, batches=batches, options=options)
+        score_col=score_col, rel_col=rel_col, runid=runid, batches=buckets, options=options)
     return result
 
 
