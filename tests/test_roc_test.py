@@ -199,3 +199,22 @@ def test_the_old_spelling_of_two_sided_warns_and_gives_the_same_test() -> None:
         old = roc_test(labels, a, b, alternative="two_sided")
     assert old == roc_test(labels, a, b)
     assert old.alternative == "two-sided"
+
+
+def test_the_difference_comes_as_the_one_interval_type() -> None:
+    """A test's difference and its bounds read as an Interval (the type every value with
+    bounds has), its standard error |difference / statistic|; so does compare()'s pair."""
+    from rankeval import Interval, compare, roc_test
+
+    t = roc_test([1, 1, 0, 0, 1, 0], [0.9, 0.8, 0.3, 0.4, 0.6, 0.1],
+                 [0.7, 0.2, 0.6, 0.1, 0.8, 0.5], level=0.9)
+    i = t.interval
+    assert isinstance(i, Interval)
+    assert (i.value, i.low, i.high, i.level, i.method) == (t.difference, t.low, t.high, 0.9,
+                                                           "delong_paired")
+    assert i.std_error == pytest.approx(abs(t.difference / t.statistic))
+    qrels = {f"q{k}": {"a": 1, "b": 0} for k in range(5)}
+    runs = {"x": {q: {"a": 1.0, "b": 0.5 + k / 10} for k, q in enumerate(qrels)},
+            "y": {q: {"a": 0.1 * k, "b": 0.5} for k, q in enumerate(qrels)}}
+    pair = compare(qrels, runs, "recip_rank", test="t-test", alpha=0.1).tests[0]
+    assert pair.interval == Interval(pair.difference, pair.low, pair.high, 0.9, "t-test")

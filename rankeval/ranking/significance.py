@@ -107,6 +107,10 @@ class PairTest:
         deviation is 0).
     low, high : float
         Confidence interval for the mean difference at level 1 - alpha.
+    level : float
+        That interval's level (1 - alpha).
+    method : str
+        The test (``"t-test"``, ``"bootstrap"``, ...).
     """
 
     measure: str
@@ -119,6 +123,13 @@ class PairTest:
     effect_size: float
     low: float
     high: float
+    level: float = math.nan
+    method: str = ""
+
+    @property
+    def interval(self) -> Interval:
+        """The mean difference and its interval, as the one :class:`~rankeval.Interval`."""
+        return Interval(self.difference, self.low, self.high, self.level, self.method)
 
     def to_text(self, digits: int = 4) -> str:
         """One line: the measure, the pair, the difference with its interval, the p-values."""
@@ -340,7 +351,8 @@ def compare(
         adjusted = ([r[3] for r in raw] if test == "tukey"
                     else _adjust([r[3] for r in raw], correction))
         for (a, b, diff, p, d, low, high), q in zip(raw, adjusted, strict=True):
-            tests.append(PairTest(measure, a, b, diff, p, q, q <= alpha, d, low, high))
+            tests.append(PairTest(measure, a, b, diff, p, q, q <= alpha, d, low, high,
+                                  1.0 - alpha, test))
     means = {(s, m): float(evaluations[s].aggregates[m]) for s in systems for m in columns}
     intervals = {(s, m): mean_interval(evaluations[s].values[m], means[s, m], 1.0 - alpha,
                                        permutations, seed)

@@ -87,6 +87,15 @@ class RocTest:
     auc_a: float
     auc_b: float
 
+    @property
+    def interval(self) -> intervals.Interval:
+        """The difference of the areas and its interval, as the one
+        :class:`~rankeval.Interval` (the standard error is ``|difference / statistic|``)."""
+        finite = math.isfinite(self.statistic) and self.statistic != 0.0
+        se = abs(self.difference / self.statistic) if finite else math.nan
+        return intervals.Interval(self.difference, self.low, self.high, self.level,
+                                  self.method, se)
+
     def to_text(self, digits: int = 4) -> str:
         """The test in words: the method and alternative, both areas, the difference with
         its interval, the statistic and the p-value."""
