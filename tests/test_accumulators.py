@@ -152,6 +152,16 @@ def _load(kind: Kind, path: Path) -> Any:
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=[kind.name for kind in KINDS])
+def test_each_is_the_declared_accumulator(kind: Kind) -> None:
+    from rankeval.scored.readers import Accumulator
+
+    made = kind.make()
+    assert isinstance(made, Accumulator)
+    for name in ("from_bytes", "load"):
+        assert callable(getattr(type(made), name))
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=[kind.name for kind in KINDS])
 def test_merge_equals_one_fed_every_case(kind: Kind) -> None:
     whole = _fed(kind)
     first, second = _fed(kind, 0, 25), _fed(kind, 25, 60)
