@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 
 from rankeval import intervals
 from rankeval.intervals import Interval
-from rankeval.scored.uncertainty import draws, weighted_value
+from rankeval.scored.uncertainty import draws, percentile_interval, weighted_value
 
 __all__ = ["Ranking", "resample_counts", "resampled_reads", "weighted_reads"]
 
@@ -172,14 +172,5 @@ def resampled_reads(read: Read, counts: Callable[[np.random.Generator], IntArray
     found = np.empty((resamples, values.shape[0]), dtype=np.float64)
     for b in range(resamples):
         found[b] = read(counts(rng))
-    out = []
-    for j, value in enumerate(values.tolist()):
-        column = found[:, j]
-        finite = column[np.isfinite(column)]
-        if finite.shape[0] < 2 or value != value:
-            out.append(Interval(value, math.nan, math.nan, level, "bootstrap", math.nan))
-            continue
-        low, high = np.quantile(finite, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
-        out.append(Interval(value, float(low), float(high), level, "bootstrap",
-                            float(np.std(finite, ddof=1))))
-    return out
+    return [percentile_interval(value, found[:, j], level)
+            for j, value in enumerate(values.tolist())]

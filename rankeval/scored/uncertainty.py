@@ -27,7 +27,8 @@ from rankeval.intervals import Interval
 from rankeval.scored.reads import interval_methods
 
 __all__ = ["BOOTSTRAP_MEASURES", "INTERVAL_METHODS", "MAX_RESAMPLES", "IntervalReads",
-           "IntervalSource", "ValueReads", "bootstrap", "draws", "interval_of", "weighted_value"]
+           "IntervalSource", "ValueReads", "bootstrap", "draws", "interval_of",
+           "percentile_interval", "weighted_value"]
 
 #: The most resamples the bootstrap takes.
 MAX_RESAMPLES = 1_000_000
@@ -308,9 +309,21 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
             block_pos = np.add.reduceat(pos_w, starts)
             block_neg = np.add.reduceat(neg_w, starts)
         values[b] = weighted_value(measure, block_pos, block_neg, pos_drawn_missed,
-                              neg_drawn_missed, k)
-    finite = values[np.isfinite(values)]
-    if finite.shape[0] < 2:
+                                   neg_drawn_missed, k)
+    return percentile_interval(value, values, level)
+
+
+def percentile_interval(value: float, resampled: FloatArray, level: float) -> Interval:
+    """The bootstrap's answer from its resamples' values: ``value`` (the evaluator's own)
+    with the ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of the finite resampled
+    values (linear interpolation, R's type 7) and their standard deviation; NaN bounds with
+    fewer than two finite values, or when ``value`` itself is undefined (NaN).
+
+    >>> percentile_interval(0.5, np.array([0.2, 0.4, 0.6, 0.8]), 0.5).low
+    0.35000000000000003
+    """
+    finite = resampled[np.isfinite(resampled)]
+    if finite.shape[0] < 2 or value != value:
         return Interval(value, math.nan, math.nan, level, "bootstrap", math.nan)
     low, high = np.quantile(finite, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
     return Interval(value, float(low), float(high), level, "bootstrap",
