@@ -519,18 +519,9 @@ def save_state(path: str | os.PathLike[str], state: EvaluatorState) -> None:
     target = os.fspath(path)
     if not isinstance(target, str):
         raise TypeError(f"path must be a str or os.PathLike[str], got {target!r}")
-    _validate(state)
-    meta = _metadata(state)
-    parts = _sections(state)
-    keys_bytes = parts[0].nbytes
-    ages_bytes = parts[1].nbytes if state.ages is not None else 0
-    labels_bytes = parts[-1].nbytes
-    version, flags = (2, _TIMED) if state.horizon is not None else (1, 0)
-    if state.score_dtype == "float32":
-        version, flags = 2, _FLOAT32
-    header = _HEADER.pack(MAGIC, version, flags, len(meta), keys_bytes, ages_bytes, labels_bytes)
+    encoded = _encoded(state)
     with atomic_output(target, binary=True) as out:
-        _write(out, header, meta, parts)
+        _write(out, *encoded)
 
 
 def state_bytes(state: EvaluatorState) -> bytes:
@@ -540,6 +531,15 @@ def state_bytes(state: EvaluatorState) -> bytes:
     """
     if not isinstance(state, EvaluatorState):
         raise TypeError(f"state must be an EvaluatorState, got {type(state).__name__}")
+    out = io.BytesIO()
+    _write(out, *_encoded(state))
+    return out.getvalue()
+
+
+def _encoded(state: EvaluatorState) -> tuple[bytes, bytes, list[NDArray[Any]]]:
+    """The header, the metadata and the sections of ``state``, validated again first (its
+    arrays may have changed since it was built): format version 1, or 2 for a time window or
+    float32 scores."""
     _validate(state)
     meta = _metadata(state)
     parts = _sections(state)
@@ -548,9 +548,7 @@ def state_bytes(state: EvaluatorState) -> bytes:
         version, flags = 2, _FLOAT32
     header = _HEADER.pack(MAGIC, version, flags, len(meta), parts[0].nbytes,
                           parts[1].nbytes if state.ages is not None else 0, parts[-1].nbytes)
-    out = io.BytesIO()
-    _write(out, header, meta, parts)
-    return out.getvalue()
+    return header, meta, parts
 
 
 def _write(out: IO[bytes], header: bytes, meta: bytes, parts: list[NDArray[Any]]) -> None:
@@ -632,7 +630,8 @@ def load_state(path: str | os.PathLike[str]) -> EvaluatorState:
         raise PersistenceError(name, problem)
 
     with open_regular(name, fail) as stream:
-        return _read_state(stream, os.fstat(stream.fileno()).st_size, name, fail)
+        return _read_state(stream, os.fstat(stream.fileno()).st_size, name, fail,
+                           on_disk=True)
 
 
 def state_from_bytes(data: bytes, name: str = "<bytes>") -> EvaluatorState:
@@ -647,12 +646,13 @@ def state_from_bytes(data: bytes, name: str = "<bytes>") -> EvaluatorState:
     def fail(problem: str) -> NoReturn:
         raise PersistenceError(name, problem)
 
-    return _read_state(io.BytesIO(bytes(data)), len(data), name, fail)
+    return _read_state(io.BytesIO(bytes(data)), len(data), name, fail, on_disk=False)
 
 
-def _read_state(stream: Any, size: int, name: str, fail: Callable[[str], NoReturn]
-                ) -> EvaluatorState:
-    """Read and check one state of ``size`` bytes from ``stream``."""
+def _read_state(stream: Any, size: int, name: str, fail: Callable[[str], NoReturn], *,
+                on_disk: bool) -> EvaluatorState:
+    """Read and check one state of ``size`` bytes from ``stream``; ``on_disk``: a file, which
+    may be sparse (bytes in memory cannot be)."""
     head = stream.read(_HEADER.size)
     if len(head) < len(MAGIC):
         if not head:
@@ -686,8 +686,7 @@ def _read_state(stream: Any, size: int, name: str, fail: Callable[[str], NoRetur
         fail(f"trailing data: expected {expected} bytes, found {size}")
 
     _check_room(n, ages_len + times_len, name, fail)
-    if hasattr(stream, "fileno") and not isinstance(stream, io.BytesIO) and _has_holes(
-            stream):
+    if on_disk and _has_holes(stream):
         # A file of mostly holes (a crafted sparse file) can claim any size
         # on no disk: prove the checksum before allocating anything for it.
         _verify_digest(stream, head, expected, fail)
