@@ -444,6 +444,9 @@ class _IntervalSpec:
 
         self.text = text
         head, _, method = text.partition(":")
+        #: The measure as written, with its parameter (``precision_at.10``): its name in the
+        #: report and in the JSON.
+        self.label = head
         measure, _, parameter = head.partition(".")
         if measure not in INTERVAL_METHODS:
             raise argparse.ArgumentTypeError(
@@ -487,13 +490,13 @@ def _intervals(evaluation: ScoredPrecisionRecallEvaluation, args: argparse.Names
 
 
 def _interval_document(spec: _IntervalSpec, interval: Interval) -> dict[str, Any]:
-    return {"measure": spec.text.partition(":")[0], "value": interval.value,
+    return {"measure": spec.label, "value": interval.value,
             "low": interval.low, "high": interval.high, "level": interval.level,
             "method": interval.method, "std_error": interval.std_error}
 
 
 def _interval_line(spec: _IntervalSpec, interval: Interval) -> str:
-    return (f"{spec.text.partition(':')[0]} = {interval.value!r}, {interval.level * 100:.10g}% "
+    return (f"{spec.label} = {interval.value!r}, {interval.level * 100:.10g}% "
             f"interval [{interval.low!r}, {interval.high!r}] ({interval.method}, standard "
             f"error {interval.std_error!r})\n")
 

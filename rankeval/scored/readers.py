@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from rankeval.points import FloatArray
+from rankeval.scored.reads import READS
 
 __all__ = ["Accumulator", "RankingReader", "Reader", "summary_of"]
 
@@ -77,8 +78,6 @@ def summary_of(reader: RankingReader, ranks: Iterable[int], beta: float) -> dict
 
     Complexity: that of the reads.
     """
-    from rankeval.scored.reads import READS
-
     out: dict[str, float] = {}
     for read in READS.values():
         if not read.in_summary:
