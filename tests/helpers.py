@@ -175,3 +175,14 @@ def assert_report_matches(report: Any, ev: ScoredPrecisionRecallEvaluation,
                                             np.array(astuple(local_i)[:3] + astuple(local_i)[5:]))
     wrong = [name for name, (mine, local) in pairs.items() if not same_bits(mine, local)]
     assert not wrong, {name: pairs[name] for name in wrong}
+
+
+class Clock:
+    """A clock the test moves by hand (a module-level class, so a time window holding it
+    pickles)."""
+
+    def __init__(self, now: float = 0.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now

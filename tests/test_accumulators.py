@@ -24,19 +24,9 @@ from rankeval import (
     SegmentedEvaluation,
     SketchEvaluation,
 )
+from tests.helpers import Clock
 
-
-class Clock:
-    """A clock the test moves (a picklable class, for the time window)."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-CLOCK = Clock()
+CLOCK = Clock(100.0)
 RNG = np.random.default_rng(7)
 LABELS = RNG.random(60) < 0.4
 SCORES = np.round(RNG.random(60), 1)  # ties

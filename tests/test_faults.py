@@ -33,7 +33,7 @@ import pytest
 import rankeval.scored.window
 from rankeval import ScoredPrecisionRecallEvaluation
 from tests.conftest import same
-from tests.helpers import small_buffer
+from tests.helpers import Clock, small_buffer
 
 Evaluation = ScoredPrecisionRecallEvaluation
 Operation = Callable[[Evaluation], object]
@@ -192,19 +192,9 @@ def test_every_failure_point_leaves_the_evaluator_as_it_was(
     sweep(ties, window, OPERATIONS[name], lambda n: MemoryError if n % 2 else KeyboardInterrupt)
 
 
-class FixedClock:
-    """A clock the test sets: the same times for the twin and every evaluator swept."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def timed_history(ties: str, window: int | None) -> Evaluation:
     """:func:`history` in a time window of 5 s, with its first 60 cases due to leave."""
-    clock = FixedClock()
+    clock = Clock()  # the test sets it: the same times for the twin and every evaluator
     ev = Evaluation(ties=ties, horizon=5.0, clock=clock)  # type: ignore[arg-type]
     ev.add_cases([i % 3 == 0 for i in range(60)], [float(i % 11) for i in range(60)])
     ev.average_precision()  # one sorted tier

@@ -24,19 +24,8 @@ from rankeval import PersistenceError, ScoredPrecisionRecallEvaluation
 from rankeval.scored.state_file import load_state, save_state
 from tests import strategies
 from tests.conftest import close
-from tests.helpers import assert_matches_reference, race, small_buffer
+from tests.helpers import Clock, assert_matches_reference, race, small_buffer
 from tests.reference import Reference
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
 
 operations = st.lists(st.one_of(
     st.tuples(st.just("tick"), st.sampled_from([0.0, 0.5, 1.0, 2.5, 7.0])),
