@@ -217,20 +217,17 @@ class EvaluationCollector:
 
         if watched:
             for read in _exported():  # the registry's gauges, a family each
-                if read.parameter is None:
-                    family = gauge(read.gauge, read.description, labels=label_names)
-                    for reading, labels in readings:
-                        family.add_metric(values(labels), reading[read.name])
-                elif read.parameter == "rank":
-                    family = gauge(read.gauge, read.description, labels=[*label_names, "k"])
-                    for reading, labels in readings:
-                        for k in self._ranks:
-                            family.add_metric([*values(labels), str(k)], reading[read.key(k)])
-                else:  # beta
-                    family = gauge(read.gauge, read.description, labels=[*label_names, "beta"])
-                    for reading, labels in readings:
-                        family.add_metric([*values(labels), repr(self._beta)],
-                                          reading[read.name])
+                # A read with a parameter gets a label for it: a sample per rank asked for
+                # (label k), or the one beta (label beta); each sample's summary() key.
+                by_parameter: dict[str, tuple[list[str], list[tuple[list[str], str]]]] = {
+                    "rank": (["k"], [([str(k)], read.key(k)) for k in self._ranks]),
+                    "beta": (["beta"], [([repr(self._beta)], read.name)]),
+                }
+                own, samples = by_parameter.get(str(read.parameter), ([], [([], read.name)]))
+                family = gauge(read.gauge, read.description, labels=[*label_names, *own])
+                for reading, labels in readings:
+                    for label_values, key in samples:
+                        family.add_metric([*values(labels), *label_values], reading[key])
                 yield family
             family = gauge("rankeval_read_ok",
                            "1 if the evaluation was read at this scrape, 0 if reading failed.",
