@@ -204,6 +204,22 @@ def _flattened(table: Mapping[Any, Mapping[Any, Any]]
     return qids, docs, values
 
 
+def _first_bad_grade(qrels: Mapping[Any, Any], grades: Iterable[Any]
+                     ) -> tuple[Any, Any, Any] | None:
+    """The first (query, document, grade) of ``qrels`` whose grade is not an integer (a bool
+    is not), or None. ``grades`` are every grade of ``qrels``, judged by their types in one
+    C-level pass first; only when a bad type is among them are the mappings walked."""
+    if all(_integral_type(k) for k in _kinds(grades)):
+        return None
+    for qid, judged in qrels.items():
+        if not isinstance(judged, Mapping):
+            continue  # Qrels.from_dict reports it
+        for docid, rel in judged.items():
+            if isinstance(rel, bool) or not isinstance(rel, numbers.Integral):
+                return qid, docid, rel
+    return None  # pragma: no cover - a bad type was found above
+
+
 def _check_lengths(**arrays: NDArray[Any]) -> int:
     sizes = {name: int(a.shape[0]) for name, a in arrays.items()}
     if len(set(sizes.values())) > 1:
@@ -276,14 +292,11 @@ class Qrels:
                 raise TypeError(f"qrels[{qid!r}] must map document ids to relevance grades, "
                                 f"got {type(judged).__name__}")
         qids, docs, rels = _flattened(qrels)
-        if not all(_integral_type(k) for k in _kinds(rels)):  # name the first, by value
-            for qid, judged in qrels.items():
-                for docid, rel in judged.items():
-                    if isinstance(rel, bool) or not isinstance(rel, numbers.Integral):
-                        raise TypeError(
-                            f"relevance of query {qid!r}, document {docid!r} must be an "
-                            f"integer, got {type(rel).__name__} {rel!r}"
-                        )
+        bad = _first_bad_grade(qrels, rels)
+        if bad is not None:
+            qid, docid, rel = bad
+            raise TypeError(f"relevance of query {qid!r}, document {docid!r} must be an "
+                            f"integer, got {type(rel).__name__} {rel!r}")
         return cls._build(qids, _docid_array(docs, "document ids"),
                           np.array(rels, dtype=np.int64), None)
 
@@ -854,17 +867,12 @@ def qrels_and_run(qrels: QrelsLike, run: RunLike) -> tuple[Qrels, Run]:
         )
     if isinstance(qrels, Mapping):
         judged_maps = [judged for judged in qrels.values() if isinstance(judged, Mapping)]
-        grades = chain.from_iterable(map(methodcaller("values"), judged_maps))
-        if not all(_integral_type(k) for k in _kinds(grades)):  # name the first, by value
-            for qid, judged in qrels.items():
-                if not isinstance(judged, Mapping):
-                    continue  # Qrels.from_dict reports it
-                for docid, rel in judged.items():
-                    if isinstance(rel, bool) or not isinstance(rel, numbers.Integral):
-                        raise TypeError(
-                            f"qrels: query {qid!r}, document {docid!r} has {rel!r}, not an "
-                            f"integer relevance (a score? {SWAP_HINT})"
-                        )
+        bad = _first_bad_grade(qrels, chain.from_iterable(map(methodcaller("values"),
+                                                              judged_maps)))
+        if bad is not None:
+            qid, docid, rel = bad
+            raise TypeError(f"qrels: query {qid!r}, document {docid!r} has {rel!r}, not an "
+                            f"integer relevance (a score? {SWAP_HINT})")
         if isinstance(run, Mapping):
             _refuse_likely_swap(qrels, run)
     return as_qrels(qrels), as_run(run)
