@@ -320,11 +320,12 @@ class SketchEvaluation:
     def to_text(self, digits: int = 4) -> str:
         """Each value with its bounds, under a line naming the sketch's settings (grouped
         ties, always)."""
-        values = self.summary()
-        lines = [f"SketchEvaluation (ties=grouped, k={self._k}, "
-                 f"{'exact' if self.exact else 'sketched'})"]
-        lines += [f"  {name}: {value.to_text(digits)}" for name, value in values.items()]
-        return "\n".join(lines) + "\n"
+        from rankeval._text import summary_text
+
+        return summary_text(f"SketchEvaluation (ties=grouped, k={self._k}, "
+                            f"{'exact' if self.exact else 'sketched'})",
+                            [(name, value.to_text(digits))
+                             for name, value in self.summary().items()])
 
     def summary(self) -> dict[str, Estimate]:
         """``roc_auc`` and ``average_precision``, read from one state."""
