@@ -76,6 +76,16 @@ def _ratio(numerator: int, denominator: int) -> float:
     return numerator / denominator
 
 
+def _ratio_or_inf(numerator: int, denominator: int, positives: int, negatives: int) -> float:
+    """A likelihood ratio ``numerator / denominator``: ``nan`` without positives or negatives
+    or for 0/0, ``inf`` for a positive numerator over 0, else one rounded division."""
+    if positives == 0 or negatives == 0 or numerator == denominator == 0:
+        return math.nan
+    if denominator == 0:
+        return math.inf
+    return numerator / denominator
+
+
 # ---------------------------------------------------------------------------------------------
 # F-measure (LingPipe's static fMeasure)
 # ---------------------------------------------------------------------------------------------
@@ -722,6 +732,93 @@ class PrecisionRecallEvaluation:
         0.1935483870967742
         """
         return _ratio(self._fp, self._fp + self._tn)
+
+    def npv(self) -> float:
+        """Negative predictive value, ``TN / (TN + FN)``: :meth:`rejection_precision`.
+
+        Undefined when there are no negative responses: ``nan``. Complexity: O(1).
+
+        >>> PrecisionRecallEvaluation(tp=150, fn=40, fp=60, tn=250).npv()
+        0.8620689655172413
+        """
+        return self.rejection_precision()
+
+    def fdr(self) -> float:
+        """False discovery rate, ``FP / (TP + FP)`` = ``1 - precision``.
+
+        Undefined when there are no positive responses: ``nan``. Complexity: O(1).
+
+        >>> PrecisionRecallEvaluation(tp=150, fn=40, fp=60, tn=250).fdr()
+        0.2857142857142857
+        """
+        return _ratio(self._fp, self._tp + self._fp)
+
+    def lr_positive(self) -> float:
+        """Positive likelihood ratio, ``sensitivity / (1 - specificity)``.
+
+        Computed as the one correctly rounded quotient ``TP (FP + TN) / (FP (TP + FN))``.
+        Undefined (``nan``) with no positive or no negative reference, and when ``TP = FP =
+        0``; ``inf`` when there are true positives but no false positive (scikit-learn's
+        ``class_likelihood_ratios`` reports ``nan`` there and warns). Complexity: O(1).
+
+        >>> PrecisionRecallEvaluation(tp=150, fn=40, fp=60, tn=250).lr_positive()
+        4.078947368421052
+        """
+        return _ratio_or_inf(self._tp * (self._fp + self._tn), self._fp * (self._tp + self._fn),
+                             self._tp + self._fn, self._fp + self._tn)
+
+    def lr_negative(self) -> float:
+        """Negative likelihood ratio, ``(1 - sensitivity) / specificity``.
+
+        Computed as ``FN (FP + TN) / (TN (TP + FN))``, rounded once. Undefined (``nan``)
+        with no positive or no negative reference, and when ``FN = TN = 0``; ``inf`` when
+        there are false negatives but no true negative. Complexity: O(1).
+
+        >>> PrecisionRecallEvaluation(tp=150, fn=40, fp=60, tn=250).lr_negative()
+        0.26105263157894737
+        """
+        return _ratio_or_inf(self._fn * (self._fp + self._tn), self._tn * (self._tp + self._fn),
+                             self._tp + self._fn, self._fp + self._tn)
+
+    def matthews_corrcoef(self) -> float:
+        """Matthews' correlation coefficient (the phi coefficient of the 2x2 table).
+
+        ``(TP TN - FP FN) / sqrt((TP + FP)(TP + FN)(TN + FP)(TN + FN))``, the numerator and
+        the product exact. Undefined when a row or a column of the table is empty:
+        ``nan`` (scikit-learn's ``matthews_corrcoef`` returns 0 there). Complexity: O(1).
+
+        >>> PrecisionRecallEvaluation(tp=150, fn=40, fp=60, tn=250).matthews_corrcoef()
+        0.5860583023936081
+        """
+        tp, fn, fp, tn = self._tp, self._fn, self._fp, self._tn
+        product = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
+        if product == 0:
+            return math.nan
+        return float((tp * tn - fp * fn) / math.sqrt(product))
+
+    def balanced_accuracy(self) -> float:
+        """Mean of sensitivity and specificity, ``(recall + specificity) / 2``.
+
+        Computed as ``(TP (FP + TN) + TN (TP + FN)) / (2 (TP + FN)(FP + TN))``, rounded once.
+        Undefined with no positive or no negative reference: ``nan``. Complexity: O(1).
+
+        >>> PrecisionRecallEvaluation(tp=150, fn=40, fp=60, tn=250).balanced_accuracy()
+        0.797962648556876
+        """
+        positives, negatives = self._tp + self._fn, self._fp + self._tn
+        return _ratio(self._tp * negatives + self._tn * positives, 2 * positives * negatives)
+
+    def youden_index(self) -> float:
+        """Youden's J, ``sensitivity + specificity - 1`` (the informedness).
+
+        Computed as ``(TP TN - FP FN) / ((TP + FN)(FP + TN))``, rounded once. Undefined with
+        no positive or no negative reference: ``nan``. Complexity: O(1).
+
+        >>> PrecisionRecallEvaluation(tp=150, fn=40, fp=60, tn=250).youden_index()
+        0.5959252971137521
+        """
+        tp, fn, fp, tn = self._tp, self._fn, self._fp, self._tn
+        return _ratio(tp * tn - fp * fn, (tp + fn) * (fp + tn))
 
     def f_measure(self, beta: float = 1.0) -> float:
         """F-measure from the counts, ``(1 + b2) TP / ((1 + b2) TP + b2 FN + FP)``.

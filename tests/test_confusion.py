@@ -22,9 +22,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import (
     accuracy_score,
+    balanced_accuracy_score,
+    class_likelihood_ratios,
     cohen_kappa_score,
     confusion_matrix,
     fbeta_score,
+    matthews_corrcoef,
     precision_score,
     recall_score,
 )
@@ -525,6 +528,58 @@ class TestAgainstSklearnBinary:
         # sklearn's layout for labels [True, False]: [[TP, FN], [FP, TN]].
         matrix = confusion_matrix(y_true, y_pred, labels=[True, False])
         assert matrix.ravel().tolist() == list(counts(ev))
+
+
+class TestDecisionRates:
+    """npv, fdr, the likelihood ratios, MCC, balanced accuracy and Youden's J."""
+
+    @FEW
+    @given(binary_cases.filter(bool))
+    def test_rates_match_sklearn(self, cases: list[tuple[bool, bool]]) -> None:
+        """Where scikit-learn defines them, the rates equal its values; where it does not
+        (a 0/0 or x/0), ours are the documented nan or inf, checked from the counts."""
+        ev = evaluation_from(cases)
+        y_true = [reference for reference, _ in cases]
+        y_pred = [response for _, response in cases]
+        tp, fn, fp, tn = counts(ev)
+        nan = np.nan
+        # npv is the precision of the negative class; fdr one minus precision
+        assert close(ev.npv(), precision_score(y_true, y_pred, pos_label=False,
+                                               zero_division=nan))
+        assert close(ev.fdr(), 1.0 - precision_score(y_true, y_pred, zero_division=nan))
+        if tp + fn and fp + tn:
+            assert close(ev.balanced_accuracy(),
+                         sklearn_quiet(balanced_accuracy_score, y_true, y_pred))
+            assert close(ev.youden_index(), sklearn_quiet(balanced_accuracy_score, y_true,
+                                                          y_pred, adjusted=True))
+            lr_plus, lr_minus = sklearn_quiet(class_likelihood_ratios, y_true, y_pred,
+                                              labels=[False, True])
+            assert close(ev.lr_positive(), lr_plus) if fp else (
+                ev.lr_positive() == math.inf if tp else math.isnan(ev.lr_positive()))
+            assert close(ev.lr_negative(), lr_minus) if tn else (
+                ev.lr_negative() == math.inf if fn else math.isnan(ev.lr_negative()))
+        else:
+            for rate in (ev.balanced_accuracy, ev.youden_index, ev.lr_positive,
+                         ev.lr_negative):
+                assert math.isnan(rate())
+        if (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn):
+            assert close(ev.matthews_corrcoef(), matthews_corrcoef(y_true, y_pred))
+        else:
+            assert math.isnan(ev.matthews_corrcoef())
+
+    def test_rates_by_hand(self) -> None:
+        """The course notes' left table: each rate from its formula, by hand."""
+        ev = PrecisionRecallEvaluation(tp=150, fn=40, fp=60, tn=250)
+        assert ev.npv() == 250 / 290
+        assert ev.fdr() == 60 / 210
+        assert ev.lr_positive() == (150 * 310) / (60 * 190)  # (150/190) / (60/310)
+        assert ev.lr_negative() == (40 * 310) / (250 * 190)  # (40/190) / (250/310)
+        assert ev.balanced_accuracy() == 94000 / 117800  # (150/190 + 250/310) / 2
+        assert ev.youden_index() == 35100 / 58900  # (150*250 - 60*40) / (190*310)
+        assert ev.matthews_corrcoef() == 35100 / math.sqrt(210 * 190 * 310 * 290)
+        # a perfect test: LR+ infinite, LR- zero
+        perfect = PrecisionRecallEvaluation(tp=3, tn=2)
+        assert (perfect.lr_positive(), perfect.lr_negative()) == (math.inf, 0.0)
 
 
 class TestCost:
