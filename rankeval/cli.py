@@ -216,7 +216,7 @@ def _document(evaluation: ScoredPrecisionRecallEvaluation) -> dict[str, Any]:
         if read.compute is not None:
             document[read.name] = read.read(evaluation, 1.0)
             continue
-        if read.method is None:
+        if read.method is None or read.options:  # options: given by their own flags
             continue
         if read.interpolated:
             document[read.method] = both(getattr(evaluation, read.method))
@@ -459,7 +459,14 @@ class _IntervalSpec:
         self.measure, self.method = measure, method or None
         self.k: int | None = None
         self.threshold: float | None = None
-        if measure == "precision_at":
+        #: A decision read's first option (its bound or its range), from the parameter.
+        self.options: dict[str, Any] = {}
+        from rankeval.scored.reads import READS
+
+        declared = READS[measure].options
+        if declared:
+            self.options = {declared[0]: _option_value(measure, declared[0], parameter, text)}
+        elif measure == "precision_at":
             if not (parameter.isascii() and parameter.isdigit()) or int(parameter) < 1:
                 raise argparse.ArgumentTypeError(
                     f"precision_at needs a rank of at least 1 (precision_at.10), found "
@@ -480,12 +487,25 @@ class _IntervalSpec:
                 f"{measure} takes no parameter, found {_shown_arg(text)}")
 
 
+def _option_value(measure: str, option: str, parameter: str, text: str) -> Any:
+    """``0.9`` (a bound) or ``0,0.1`` (a range) after the measure's dot."""
+    try:
+        values = tuple(float(part) for part in parameter.split(","))
+    except ValueError:
+        values = ()
+    if not values or len(values) > 2 or not all(math.isfinite(v) for v in values):
+        raise argparse.ArgumentTypeError(
+            f"{measure} needs its {option} after a dot ({measure}.0.9, or {measure}.0,0.1 "
+            f"for a range), found {_shown_arg(text)}")
+    return values if len(values) == 2 else values[0]
+
+
 def _intervals(evaluation: ScoredPrecisionRecallEvaluation, args: argparse.Namespace
                ) -> list[tuple[_IntervalSpec, Interval]]:
     """Each ``--interval`` of the evaluation, in the order given."""
     return [(spec, evaluation.interval(spec.measure, args.level, spec.method, k=spec.k,
                                        threshold=spec.threshold, resamples=args.resamples,
-                                       seed=args.seed))
+                                       seed=args.seed, **spec.options))
             for spec in args.interval or ()]
 
 
@@ -701,7 +721,9 @@ def _parser() -> _Parser:
         "--interval", action="append", type=_IntervalSpec, metavar="MEASURE[:METHOD]",
         help="add a confidence interval (repeatable): roc_auc, average_precision, "
         "r_precision, reciprocal_rank, precision_at.K, precision.T or recall.T (cases scoring "
-        "at least T), optionally with a method (roc_auc:bootstrap, precision_at.10:beta)",
+        "at least T), ks, a decision read with its bound or range (sensitivity_at.0.9: at "
+        "specificity 0.9; partial_roc_auc.0,0.1: over FPR 0 to 0.1), optionally with a "
+        "method (roc_auc:bootstrap, precision_at.10:beta)",
     )
     scored.add_argument("--level", type=_level, default=0.95, metavar="L",
                         help="the intervals' confidence level (default 0.95)")

@@ -186,3 +186,17 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+#: A value for the first option of each scored read that declares options (the others are
+#: alternatives or defaults: ``tpr=`` for ``fpr=``, ``standardize=``).
+OPTION_VALUES: dict[str, Any] = {"fpr": (0.0, 0.4), "specificity": 0.5, "sensitivity": 0.5,
+                                 "recall": 0.5, "precision": 0.5}
+
+
+def read_options(name: str) -> dict[str, Any]:
+    """Options for the registered scored read ``name``: its first option's value, if any."""
+    from rankeval.scored.reads import READS
+
+    options = READS[name].options
+    return {options[0]: OPTION_VALUES[options[0]]} if options else {}

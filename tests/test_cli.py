@@ -20,6 +20,7 @@ from rankeval import cli
 from rankeval.cli import main
 from rankeval.ranking import trec_files
 from tests.conftest import RUNNING_EXAMPLE as RUNNING_EXAMPLE_CASES
+from tests.helpers import read_options
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNING_EXAMPLE = ROOT / "rankeval" / "data" / "lingpipe_running_example.tsv"
@@ -840,6 +841,12 @@ def _every_interval_spec() -> list[tuple[str, dict[str, Any]]]:
         parameter, extra = {"precision_at": (".3", {"k": 3}),
                             "precision": (".0.75", {"threshold": 0.75}),
                             "recall": (".0.5", {"threshold": 0.5})}.get(measure, ("", {}))
+        options = read_options(measure)  # a decision read's bound or range, from the registry
+        if options:
+            (value,) = options.values()
+            parameter = "." + (",".join(map(str, value)) if isinstance(value, tuple)
+                               else str(value))
+            extra = options
         out.append((measure + parameter, {"measure": measure, "method": None, **extra}))
         out.extend((f"{measure}{parameter}:{method}",
                     {"measure": measure, "method": method, **extra}) for method in methods)
@@ -877,6 +884,8 @@ def test_every_interval_option_is_the_evaluators(
     (("--interval", "precision.x"), "precision needs a threshold"),
     (("--interval", "recall.nan"), "recall needs a finite threshold"),
     (("--interval", "roc_auc.3"), "roc_auc takes no parameter"),
+    (("--interval", "sensitivity_at"), "sensitivity_at needs its specificity after a dot"),
+    (("--interval", "partial_roc_auc.0,x"), "partial_roc_auc needs its fpr"),
     (("--level", "1"), "a confidence level between 0 and 1"),
     (("--resamples", "1"), "between 2 and"),
     (("--interval", "roc_auc", "--curve", "pr"), "not to --curve"),

@@ -60,7 +60,9 @@ READS = frozenset({
     "prCurve", "prScoreCurve", "precisionAt", "printPrecisionRecallCurve",
     "printScorePrecisionRecallCurve", "rPrecision", "reciprocalRank", "rocCurve",
     "interval", "brier_score", "brier_decomposition", "log_loss", "reliability_curve",
-    "calibration_error", "to_bytes", "from_bytes", "read", "to_text",
+    "calibration_error", "to_bytes", "from_bytes", "read", "to_text", "best_threshold",
+    "confusion_at", "ks_statistic", "partial_roc_auc", "precision_at_recall",
+    "recall_at_precision", "sensitivity_at", "specificity_at",
 })
 # Reads that are not methods: operators and the copy protocols.
 OPERATORS = ("+", "==", "!=", "str", "repr", "deepcopy", "pickle")

@@ -20,6 +20,7 @@ from rankeval.formulas import PRECISION_AT_RANKS
 from rankeval.scored.partitioned import PartitionedReport
 from rankeval.scored.reads import READERS, READS, ScoredRead, catalogue
 from rankeval.scored.sketch import SketchEvaluation
+from tests.helpers import read_options
 
 ROOT = Path(__file__).resolve().parent.parent
 RANK, BETA, THRESHOLD = 3, 0.5, 0.45
@@ -43,7 +44,8 @@ def _same(a: float, b: float) -> bool:
     return (math.isnan(a) and math.isnan(b)) or a == b
 
 
-VALUED = [read for read in READS.values() if read.method is not None or read.compute]
+VALUED = [read for read in READS.values()
+          if (read.method is not None or read.compute) and not read.options]
 ids = [read.name for read in READS.values()]
 
 
@@ -95,8 +97,9 @@ def test_interval_where_declared_and_refused_elsewhere(read: ScoredRead) -> None
         with pytest.raises(ValueError, match="measure"):
             ev.interval(read.name)
         return
+    extra.update(read_options(read.name))
     if read.method is not None:
-        want = float(read.read(ev, _argument(read)))
+        want = float(read.read(ev, _argument(read), **read_options(read.name)))
     else:  # by hand: the cases scoring at least the threshold
         above = [lab for lab, s in zip(LABELS, SCORES, strict=True) if s >= THRESHOLD]
         positives = sum(LABELS) + MISSES

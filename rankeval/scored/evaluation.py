@@ -54,6 +54,7 @@ from rankeval.points import (
 from rankeval.scored import curves
 from rankeval.scored import store as _store_module
 from rankeval.scored.calibration import CalibrationReads
+from rankeval.scored.decisions import Cuts, DecisionReads, cuts
 from rankeval.scored.lingpipe import LingPipeSpellings
 from rankeval.scored.metric_names import MetricSpellings
 from rankeval.scored.partitioned import PartitionedReport, Request, ranking_report
@@ -92,7 +93,7 @@ Self = TypeVar("Self", bound="ScoredPrecisionRecallEvaluation")
 
 
 class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, IntervalReads,
-                                      CalibrationReads):
+                                      CalibrationReads, DecisionReads):
     """Incremental evaluation of scored binary decisions, exact at every step.
 
     Cases arrive one at a time (:meth:`add_case`) or in bulk
@@ -593,6 +594,10 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
 
         return self._cached("points", compute)
 
+    def _cuts(self) -> Cuts:
+        """The cuts of the ranking (one per distinct score; the decision reads'), cached."""
+        return self._cached("cuts", lambda: cuts(self._points()))
+
     def _large(self) -> bool:
         """Whether curve-derived values are read bucket by bucket (see :data:`LARGE_CASES`)."""
         with self._lock:
@@ -810,16 +815,17 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
                 store.doubled_pairs, pos, self._pos_missed, neg, self._neg_missed
             )
 
-    def read(self, name: str, argument: Any = None) -> Any:
+    def read(self, name: str, argument: Any = None, **options: Any) -> Any:
         """The registered scored read ``name`` (:mod:`rankeval.scored.reads`), with its
-        argument (a rank, a beta) where it takes one: ``ev.read("precision_at", 10)``.
+        argument (a rank, a beta) where it takes one: ``ev.read("precision_at", 10)``, and
+        its options where it declares them: ``ev.read("partial_roc_auc", fpr=(0, 0.1))``.
 
         Complexity: that of the read.
         """
         from rankeval.scored.reads import read_value
 
         with self._lock:
-            return read_value(self, name, argument)
+            return read_value(self, name, argument, **options)
 
     def to_text(self, precision_at: tuple[int, ...] = (10,), beta: float = 1.0,
                 digits: int = 4) -> str:

@@ -67,7 +67,7 @@ from rankeval.points import (
     OperatingPoints,
     recall_steps,
 )
-from rankeval.scored import curves
+from rankeval.scored import curves, decisions
 from rankeval.scored.readers import summary_of
 from rankeval.scored.sorting import run_starts, sort_cases
 from rankeval.scored.uncertainty import ValueReads, interval_of
@@ -216,6 +216,10 @@ class BucketPart:
     curve_fp: IntArray
     curve_scores: FloatArray
     placements: intervals.PlacementSums = field(default_factory=intervals.PlacementSums)
+    #: The bucket's best KS cut, in global counts: ``(|tp N - fp R|, threshold, tp, fp)``
+    #: (the first of equals), and the bucket's highest score.
+    ks: tuple[int, float, int, int] = (0, math.nan, 0, 0)
+    top_score: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -395,8 +399,21 @@ def _part(bucket: int, blocks: _Blocks, layout: Layout) -> tuple[BucketPart, Buc
     steps = recall_steps(compressed.recall, _recall_of(tp0, layout.num_pos))
     best = float(compressed.precision[steps].max()) if steps.shape[0] else -math.inf
     part = BucketPart(bucket, pairs, int(steps.shape[0]), best, max_f, precision, reciprocal,
-                      held.tp, held.fp, held.scores, placements)
+                      held.tp, held.fp, held.scores, placements, _best_ks(points),
+                      float(points.scores[0]) if points.size else math.nan)
     return part, BucketPoints(bucket, compressed.tp, compressed.fp, compressed.scores)
+
+
+def _best_ks(points: OperatingPoints) -> tuple[int, float, int, int]:
+    """The bucket's cut (the last point of each run of equal scores: a bucket never splits
+    one) with the largest ``|tp N - fp R|``, the first of equals, by the decision reads' own
+    cuts and exact difference."""
+    if not points.size or not points.num_pos or not points.num_neg:
+        return (0, math.nan, 0, 0)
+    found = decisions.cuts(points)
+    difference = np.abs(decisions.exact_difference(found))
+    i = int(np.argmax(difference))
+    return (int(difference[i]), float(found.thresholds[i]), int(found.tp[i]), int(found.fp[i]))
 
 
 def _recall_of(tp: int, num_pos: int) -> float:
@@ -496,6 +513,8 @@ class PartitionedReport:
                 self._precision[rank] = formulas.expected_precision_at(0, 0, 0, 0, rank)
         for part in ordered:
             self._precision.update(part.precision)
+        self._ks = [part.ks for part in ordered]
+        self._top_score = ordered[0].top_score if ordered else math.nan
         reciprocals = [part.reciprocal_rank for part in ordered
                        if part.reciprocal_rank is not None]
         self._reciprocal_rank = reciprocals[0] if reciprocals else 0.0
@@ -624,6 +643,23 @@ class PartitionedReport:
                              f"{self._layout.request.precision_ranks}, not {value}: ask for it "
                              f"with precision_at=")
         return self._precision[value]
+
+    def ks_statistic(self) -> decisions.OperatingPoint:
+        """The evaluator's :meth:`~rankeval.ScoredPrecisionRecallEvaluation.ks_statistic`,
+        from each bucket's best cut (a maximum is exact in any grouping; the first bucket
+        wins ties, as the highest threshold does)."""
+        r, n = self._layout.num_pos, self._layout.num_neg
+        best: tuple[int, float, int, int] = (0, math.inf, 0, 0)
+        if r == 0 or n == 0:
+            return decisions.undefined_ks(r, n)
+        if not self._top_score < math.inf and self._ks:  # no "predict nothing" cut at +inf
+            best = self._ks[0]
+        for candidate in self._ks:
+            if candidate[0] > best[0]:
+                best = candidate
+        difference, threshold, tp, fp = best
+        return decisions.OperatingPoint(threshold, tp=tp, fp=fp, tn=n - fp, fn=r - tp,
+                                        rule="ks", value=difference / (r * n))
 
     def r_precision(self) -> float:
         return self._precision[self._layout.num_pos]

@@ -23,11 +23,12 @@ A new scored read is one :class:`ScoredRead` here (and its method on the readers
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from rankeval.intervals import PROPORTION_METHODS
+from rankeval.scored import decisions
 
 __all__ = ["READERS", "READS", "ScoredRead", "catalogue", "interval_methods", "read_value"]
 
@@ -76,6 +77,18 @@ class ScoredRead:
         For a read no reader has a method for: its value from the reader (and the
         argument), through the reader's other reads; every reader then has it at once
         (``reader.read(name)``, ``summary()``, the gauges, ``--json``).
+    options : tuple of str
+        The keyword arguments the method takes (a decision read's bound, range or
+        standardisation), passed by ``read(name, **options)`` and ``interval(name,
+        **options)``; a read with options is in no summary.
+    field : str or None
+        The attribute of the method's result that is the value (``"value"`` of an
+        :class:`~rankeval.scored.decisions.OperatingPoint`); None: the result itself.
+    of_points : callable or None
+        The value from a ranking's :class:`~rankeval.points.OperatingPoints` and the
+        options: the one function the reader's method and each bootstrap resample call
+        (a resample is a weighted ranking), so a decision read's interval needs nothing
+        else.
     """
 
     name: str
@@ -90,14 +103,26 @@ class ScoredRead:
     exported: bool = True
     metric: str = ""
     compute: Callable[[Any, Any], float] | None = None
+    options: tuple[str, ...] = ()
+    field: str | None = None
+    of_points: Callable[[Any, Mapping[str, Any]], float] | None = None
 
     def key(self, argument: object = None) -> str:
         """The ``summary()`` key: ``precision_at_<k>`` for a rank, else the name."""
         return f"{self.name}_{argument}" if self.parameter == "rank" else self.name
 
-    def read(self, reader: Any, argument: Any = None, *, interpolate: bool = False) -> Any:
+    def read(self, reader: Any, argument: Any = None, *, interpolate: bool = False,
+             **options: Any) -> Any:
         """The value from ``reader`` (an evaluator, a report, a sketch), with ``argument``
-        for a read that takes one."""
+        for a read that takes one and ``options`` for a read that declares them."""
+        unknown = sorted(set(options) - set(self.options))
+        if unknown:
+            allowed = ", ".join(f"{o}=" for o in self.options) or "none"
+            raise ValueError(f"{self.name} takes no {', '.join(unknown)} (its options: "
+                             f"{allowed})")
+        if self.options:
+            result = getattr(reader, str(self.method))(**options)
+            return getattr(result, self.field) if self.field else result
         if self.compute is not None:
             return self.compute(reader, argument)
         if self.method is None:
@@ -107,12 +132,23 @@ class ScoredRead:
             if not self.interpolated:
                 raise ValueError(f"{self.name} has no interpolated value")
             return method(True)
-        return method() if self.parameter is None else method(argument)
+        result = method() if self.parameter is None else method(argument)
+        return getattr(result, self.field) if self.field else result
 
     @property
     def gauge(self) -> str:
         """The Prometheus metric's full name."""
         return "rankeval_" + (self.metric or self.name)
+
+
+def _constrained(name: str, given: str) -> Callable[[Any, Mapping[str, Any]], float]:
+    """A constrained read's value from the points: the achievable point's."""
+    def value(points: Any, options: Mapping[str, Any]) -> float:
+        point = decisions.constrained(points, name, options[given])  # type: ignore[arg-type]
+        assert isinstance(point, decisions.OperatingPoint)
+        return point.value
+
+    return value
 
 
 def _reads(reads: Iterable[ScoredRead]) -> dict[str, ScoredRead]:
@@ -156,6 +192,26 @@ READS: dict[str, ScoredRead] = _reads([
     ScoredRead("pr_breakeven_point", "pr_breakeven_point", "prBreakevenPoint",
                "Precision where it equals recall on the PR curve.", in_summary=False,
                exported=False),
+    ScoredRead("ks", "ks_statistic", None, "Kolmogorov-Smirnov statistic: the largest "
+               "|TPR - FPR| over the thresholds.", field="value", intervals=("bootstrap",),
+               of_points=lambda points, _: decisions.ks_statistic(points).value),
+    ScoredRead("partial_roc_auc", "partial_roc_auc", None, "ROC area over a range of "
+               "false- or true-positive rates, raw or standardised (McClish).",
+               options=("fpr", "tpr", "standardize"), intervals=("bootstrap",),
+               in_summary=False, exported=False, readers=frozenset({"evaluator"}),
+               of_points=lambda points, o: decisions.partial_roc_auc(points, **o)),
+    *(ScoredRead(name, name, None, description, options=(given,), field="value",
+                 intervals=("bootstrap",), in_summary=False, exported=False,
+                 readers=frozenset({"evaluator"}), of_points=_constrained(name, given))
+      for name, given, description in (
+          ("sensitivity_at", "specificity",
+           "Best sensitivity of a threshold whose specificity is at least the bound."),
+          ("specificity_at", "sensitivity",
+           "Best specificity of a threshold whose sensitivity is at least the bound."),
+          ("precision_at_recall", "recall",
+           "Best precision of a threshold whose recall is at least the bound."),
+          ("recall_at_precision", "precision",
+           "Best recall of a threshold whose precision is at least the bound."))),
     ScoredRead("precision", None, None, "Precision of the cases scoring at least a threshold.",
                parameter="threshold", intervals=_PROPORTIONS, in_summary=False,
                exported=False, readers=frozenset({"evaluator"})),
@@ -165,7 +221,7 @@ READS: dict[str, ScoredRead] = _reads([
 ])
 
 
-def read_value(reader: Any, name: str, argument: Any = None) -> Any:
+def read_value(reader: Any, name: str, argument: Any = None, **options: Any) -> Any:
     """``reader.read(name, argument)``: the registered read ``name`` of any reader.
 
     >>> from rankeval import ScoredPrecisionRecallEvaluation
@@ -178,7 +234,7 @@ def read_value(reader: Any, name: str, argument: Any = None) -> Any:
     if read is None:
         raise ValueError(f"unknown read {name!r}; the registered reads are "
                          f"{', '.join(READS)}")
-    return read.read(reader, argument)
+    return read.read(reader, argument, **options)
 
 
 def interval_methods() -> dict[str, tuple[str, ...]]:
@@ -207,6 +263,8 @@ def catalogue() -> str:
     for read in READS.values():
         takes = {"rank": "`k`", "beta": "`beta`", "threshold": "`threshold=`"}.get(
             str(read.parameter), "`interpolate`" if read.interpolated else "")
+        if read.options:
+            takes = ", ".join(f"`{option}=`" for option in read.options)
         how = (f"`{read.method}()`" if read.method else f'`read("{read.name}")`'
                if read.compute else "interval only")
         cells = [f"`{read.name}`", how,

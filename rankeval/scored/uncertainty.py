@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 from rankeval import formulas, intervals, points
 from rankeval.checks import check_choice, check_int, check_rank, check_real
 from rankeval.intervals import Interval
-from rankeval.scored.reads import interval_methods
+from rankeval.scored.reads import READS, interval_methods
 
 __all__ = ["BOOTSTRAP_MEASURES", "INTERVAL_METHODS", "MAX_RESAMPLES", "IntervalReads",
            "IntervalSource", "ValueReads", "bootstrap", "draws", "interval_of",
@@ -52,6 +52,9 @@ class IntervalSource(Protocol):
     def r_precision(self) -> float: ...
     def reciprocal_rank(self) -> float: ...
     def num_positive_ref(self) -> int: ...
+    @property
+    def reader(self) -> Any:
+        """The reader the values come from (its registered reads)."""
     def delong(self) -> intervals.DeLong: ...
     def ranking(self) -> tuple[FloatArray, BoolArray, bool, int, int]:
         """The ranked keys and labels, whether ties group, and the positive and negative
@@ -83,6 +86,7 @@ class ValueReads:
     partitioned report); a source adds ``delong``, ``ranking`` and ``counts_above``."""
 
     def __init__(self, reader: Any) -> None:
+        self.reader = reader
         self.area_under_roc_curve: Callable[[], float] = reader.area_under_roc_curve
         self.average_precision: Callable[[], float] = reader.average_precision
         self.precision_at: Callable[[int], float] = reader.precision_at
@@ -119,7 +123,7 @@ class IntervalReads:
     def interval(self: _Evaluator, measure: str = "roc_auc", level: float = 0.95,
                  method: str | None = None, *, k: int | None = None,
                  threshold: float | None = None, resamples: int = 2000,
-                 seed: int = 0) -> Interval:
+                 seed: int = 0, **options: Any) -> Interval:
         """The value of ``measure`` with its ``level`` confidence interval.
 
         ====================  ==================================================================
@@ -135,6 +139,11 @@ class IntervalReads:
         ``precision``,        at ``threshold=`` (cases scoring at least it): the proportion
         ``recall``            methods, over the cases above it (precision) or over R (recall)
         ``reciprocal_rank``   ``"bootstrap"``
+        ``ks``                ``"bootstrap"``
+        decision reads        ``"bootstrap"``, with the read's options:
+                              ``interval("sensitivity_at", specificity=0.9)``,
+                              ``interval("partial_roc_auc", fpr=(0, 0.1))`` (the achievable
+                              point's value for the constrained reads)
         ====================  ==================================================================
 
         The bootstrap resamples positives and negatives apart (``resamples`` times, from
@@ -160,19 +169,33 @@ class IntervalReads:
         """
         with self._lock:
             return interval_of(_StoreSource(self), measure, level, method, k=k,
-                               threshold=threshold, resamples=resamples, seed=seed)
+                               threshold=threshold, resamples=resamples, seed=seed,
+                               **options)
 
 
 def interval_of(source: IntervalSource, measure: str = "roc_auc", level: float = 0.95,
                 method: str | None = None, *, k: int | None = None,
                 threshold: float | None = None, resamples: int = 2000,
-                seed: int = 0) -> Interval:
+                seed: int = 0, **options: Any) -> Interval:
     """:meth:`IntervalReads.interval` of any :class:`IntervalSource`: the evaluator's store or a
     partitioned report (:class:`rankeval.scored.partitioned.PartitionedReport`)."""
     measure = check_choice(measure, "measure", tuple(INTERVAL_METHODS))
     allowed = INTERVAL_METHODS[measure]
     chosen = allowed[0] if method is None else check_choice(method, "method", allowed)
     level = intervals.check_level(level)
+    read = READS[measure]
+    if read.of_points is not None:  # a decision read: its value, then its resamples
+        if k is not None or threshold is not None:
+            raise ValueError(f"k= and threshold= do not apply to {measure}; it takes "
+                             f"{', '.join(o + '=' for o in read.options) or 'no option'}")
+        value = float(read.read(source.reader, **options))
+        resamples = check_int(resamples, "resamples", minimum=2, maximum=MAX_RESAMPLES)
+        seed = check_int(seed, "seed", minimum=0)
+        keys, labels, grouped, pos_missed, neg_missed = source.ranking()
+        return bootstrap(keys, labels, grouped, pos_missed, neg_missed, measure, value, level,
+                         resamples=resamples, seed=seed, options=options)
+    if options:
+        raise ValueError(f"{measure} takes no {', '.join(sorted(options))}")
     if measure == "precision_at":
         if k is None:
             raise ValueError("precision_at needs k= (the rank)")
@@ -261,7 +284,8 @@ def _ap_interval(ap: float, positives: int, level: float, method: str) -> Interv
 
 def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: int,
               neg_missed: int, measure: str, value: float, level: float = 0.95, *,
-              k: int | None = None, resamples: int = 2000, seed: int = 0) -> Interval:
+              k: int | None = None, resamples: int = 2000, seed: int = 0,
+              options: dict[str, Any] | None = None) -> Interval:
     """The stratified percentile bootstrap interval of ``measure`` over a ranking.
 
     Each resample draws R positives among the R and N negatives among the N with
@@ -269,7 +293,9 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
     ``measure`` from the weighted ranking: tie blocks (``grouped``) or single cases keep
     their places, their weights change. The interval is the ``(1 - level) / 2`` and
     ``(1 + level) / 2`` quantiles of the resamples' values (linear interpolation, R's default
-    type 7), the standard error their standard deviation.
+    type 7), the standard error their standard deviation. A decision read (one with
+    ``of_points`` in the registry) reads each resample's operating points with its
+    ``options``; a resample where no threshold meets its constraint counts as undefined.
 
     >>> keys = -np.array([0.9, 0.8, 0.7, 0.4, 0.3])
     >>> labels = np.array([True, False, True, False, True])
@@ -283,6 +309,8 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
     measure = check_choice(measure, "measure", BOOTSTRAP_MEASURES)
     n = int(keys.shape[0])
     starts = intervals.blocks(keys, labels, grouped)[0]
+    of_points = READS[measure].of_points
+    block_scores = -keys[starts] if of_points is not None else keys[:0]
     positives = np.flatnonzero(labels)
     negatives = np.flatnonzero(~labels)
     m = positives.shape[0] + pos_missed
@@ -308,9 +336,26 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
         else:
             block_pos = np.add.reduceat(pos_w, starts)
             block_neg = np.add.reduceat(neg_w, starts)
-        values[b] = weighted_value(measure, block_pos, block_neg, pos_drawn_missed,
-                                   neg_drawn_missed, k)
+        if of_points is not None:
+            values[b] = _decision_value(of_points, block_pos, block_neg, block_scores,
+                                        pos_drawn_missed, neg_drawn_missed, options or {})
+        else:
+            values[b] = weighted_value(measure, block_pos, block_neg, pos_drawn_missed,
+                                       neg_drawn_missed, k)
     return percentile_interval(value, values, level)
+
+
+def _decision_value(of_points: Callable[[Any, Any], float], pos: IntArray, neg: IntArray,
+                    scores: FloatArray, pos_missed: int, neg_missed: int,
+                    options: dict[str, Any]) -> float:
+    """A decision read of a resample: its blocks' weights as operating points."""
+    tp, fp = points.confusion_at_thresholds(pos, neg)
+    resampled = points.OperatingPoints(tp, fp, scores, int(pos.sum()) + pos_missed,
+                                       int(neg.sum()) + neg_missed)
+    try:
+        return float(of_points(resampled, options))
+    except ValueError:  # no threshold of this resample meets the constraint
+        return math.nan
 
 
 def percentile_interval(value: float, resampled: FloatArray, level: float) -> Interval:

@@ -1,0 +1,576 @@
+"""From a curve to a decision: operating points, best thresholds, constrained points, the KS
+statistic and partial ROC areas, each a pure function of a ranking's
+:class:`~rankeval.points.OperatingPoints`.
+
+Threshold convention: a case is predicted positive iff ``score >= threshold``; misses (cases
+the system never scored) are false negatives and negative misses true negatives at every
+threshold. The decisions a ranking allows are its **cuts**: one per distinct score, plus
+"predict nothing" (threshold ``+inf``; left out when a case scores ``+inf``, since no
+threshold then reproduces it). A threshold returned is a score of the ranking, so
+``ev.confusion_at(point.threshold)`` gives back the point's counts.
+
+Every function here reads only the cumulative counts ``tp``, ``fp`` and the scores of the
+points, so the evaluator, its windows, each category of the multi-category evaluator and
+each bootstrap resample (:mod:`rankeval.scored.uncertainty`) share it: one implementation of
+each read. Ties among equally good cuts are broken by the better other coordinate (where the
+read names one), then by the **highest threshold** (the fewest cases predicted positive).
+
+>>> from rankeval.points import operating_points
+>>> import numpy as np
+>>> p = operating_points(-np.array([0.9, 0.8, 0.7, 0.4]), np.array([True, False, True, False]),
+...                      2, 2, "grouped")
+>>> best_threshold(p, "youden").threshold, ks_statistic(p).value  # J = 1/2 at 0.9 and 0.7
+(0.9, 0.5)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rankeval.checks import check_beta, check_choice, check_real
+from rankeval.confusion import CostMatrix, PrecisionRecallEvaluation, _as_cost_matrix
+from rankeval.points import OperatingPoints
+
+__all__ = [
+    "RULES",
+    "STANDARDIZE",
+    "Cuts",
+    "DecisionReads",
+    "OperatingPoint",
+    "best_threshold",
+    "check_range",
+    "confusion_at",
+    "constrained",
+    "cuts",
+    "exact_difference",
+    "ks_statistic",
+    "partial_roc_auc",
+    "undefined_ks",
+]
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+Rule = Literal["youden", "closest_topleft", "f_beta", "cost"]
+#: ``best_threshold``'s rules.
+RULES: tuple[Rule, ...] = ("youden", "closest_topleft", "f_beta", "cost")
+#: ``partial_roc_auc``'s standardisations (None: the raw area).
+STANDARDIZE = ("mcclish", "normalized")
+Costs = CostMatrix | Mapping[str, float] | Sequence[Sequence[float]] | tuple[float, float]
+
+
+@dataclass(frozen=True)
+class OperatingPoint:
+    """One decision: a threshold, the counts it gives and the value that chose it.
+
+    Attributes
+    ----------
+    threshold : float
+        Cases scoring at least this are predicted positive (``+inf``: none is).
+    tp, fp, tn, fn : int
+        The confusion matrix at the threshold (misses among ``fn`` and ``tn``).
+    rule : str
+        What chose the point: a rule of ``best_threshold``, a constrained read
+        (``"sensitivity_at"``, ...), ``"ks"``.
+    value : float
+        The rule's value at the point (Youden's J, the F-measure, the mean cost, the
+        constrained read's value, the KS statistic).
+
+    >>> point = OperatingPoint(0.5, tp=3, fp=1, tn=4, fn=2, rule="youden", value=0.4)
+    >>> point.sensitivity, point.specificity, point.precision
+    (0.6, 0.8, 0.75)
+    """
+
+    threshold: float
+    tp: int
+    fp: int
+    tn: int
+    fn: int
+    rule: str
+    value: float
+
+    @property
+    def sensitivity(self) -> float:
+        """``tp / (tp + fn)`` (recall); NaN without positives."""
+        return self.confusion().recall()
+
+    @property
+    def specificity(self) -> float:
+        """``tn / (tn + fp)``; NaN without negatives."""
+        return self.confusion().specificity()
+
+    @property
+    def precision(self) -> float:
+        """``tp / (tp + fp)``; NaN when nothing is predicted positive."""
+        return self.confusion().precision()
+
+    def confusion(self) -> PrecisionRecallEvaluation:
+        """The point's confusion matrix, with every count and rate."""
+        return PrecisionRecallEvaluation(tp=self.tp, fn=self.fn, fp=self.fp, tn=self.tn)
+
+    def to_text(self, digits: int = 4) -> str:
+        """The threshold, the counts, the three rates and the rule's value."""
+        from rankeval._text import summary_text
+
+        return summary_text(f"OperatingPoint (rule {self.rule})", [
+            ("threshold", self.threshold), ("tp", self.tp), ("fp", self.fp), ("tn", self.tn),
+            ("fn", self.fn), ("sensitivity", self.sensitivity),
+            ("specificity", self.specificity), ("precision", self.precision),
+            (self.rule, self.value)], digits)
+
+
+@dataclass(frozen=True)
+class Cuts:
+    """The cuts of a ranking: thresholds descending, the cumulative counts at each.
+
+    ``tp[i]`` and ``fp[i]`` are the positives and negatives scoring at least
+    ``thresholds[i]``; ``num_pos`` and ``num_neg`` are R and N, misses included.
+    """
+
+    thresholds: FloatArray
+    tp: IntArray
+    fp: IntArray
+    num_pos: int
+    num_neg: int
+
+    def point(self, i: int, rule: str, value: float) -> OperatingPoint:
+        """The cut ``i`` as an :class:`OperatingPoint`."""
+        tp, fp = int(self.tp[i]), int(self.fp[i])
+        return OperatingPoint(float(self.thresholds[i]), tp=tp, fp=fp, tn=self.num_neg - fp,
+                              fn=self.num_pos - tp, rule=rule, value=float(value))
+
+
+def cuts(points: OperatingPoints | Cuts) -> Cuts:
+    """The cuts of ``points``: the last point of each run of equal scores (every point when
+    ties are grouped), after "predict nothing" at ``+inf``.
+
+    Complexity: O(m) for m points.
+    """
+    if isinstance(points, Cuts):
+        return points
+    scores = points.scores
+    if scores.shape[0]:
+        ends = np.flatnonzero(np.append(scores[1:] != scores[:-1], True))
+        thresholds, tp, fp = scores[ends], points.tp[ends], points.fp[ends]
+    else:
+        thresholds = np.zeros(0)
+        tp = fp = np.zeros(0, dtype=np.int64)
+    if not thresholds.shape[0] or thresholds[0] < math.inf:
+        thresholds = np.concatenate(([math.inf], thresholds))
+        tp = np.concatenate((np.zeros(1, dtype=np.int64), tp))
+        fp = np.concatenate((np.zeros(1, dtype=np.int64), fp))
+    return Cuts(thresholds, tp, fp, points.num_pos, points.num_neg)
+
+
+def confusion_at(points: OperatingPoints | Cuts, threshold: float) -> PrecisionRecallEvaluation:
+    """The confusion matrix of predicting positive every case scoring at least ``threshold``.
+
+    Complexity: O(log m) after :func:`cuts`' O(m).
+    """
+    threshold = _threshold(threshold)
+    c = cuts(points)
+    above = int(np.searchsorted(-c.thresholds, -threshold, side="right"))
+    tp = int(c.tp[above - 1]) if above else 0
+    fp = int(c.fp[above - 1]) if above else 0
+    return PrecisionRecallEvaluation(tp=tp, fn=c.num_pos - tp, fp=fp, tn=c.num_neg - fp)
+
+
+def _threshold(threshold: object) -> float:
+    value = check_real(threshold, "threshold")
+    if value != value:
+        raise ValueError("threshold must not be NaN (it would count no case or every one)")
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# best thresholds
+
+
+def best_threshold(points: OperatingPoints | Cuts, rule: str = "youden", *, beta: float = 1.0,
+                   costs: Costs | None = None, prevalence: float | None = None
+                   ) -> OperatingPoint:
+    """The cut that is best by ``rule``.
+
+    ====================  ======================================================================
+    rule                  the cut that
+    ====================  ======================================================================
+    ``"youden"``          maximises Youden's J = sensitivity + specificity - 1 (pROC's
+                          ``coords("best")``); value J
+    ``"closest_topleft"`` minimises (1 - sensitivity)^2 + (1 - specificity)^2 (pROC's
+                          ``best.method="closest.topleft"``); value that squared distance
+    ``"f_beta"``          maximises the F-measure with ``beta``; value F
+    ``"cost"``            minimises the expected cost per case under ``costs`` (a
+                          :class:`~rankeval.CostMatrix`, a mapping or rows as
+                          ``PrecisionRecallEvaluation.cost`` takes, or ``(fp_cost,
+                          fn_cost)``), at the data's prevalence or at ``prevalence``
+                          (positives reweighted to it); value that cost
+    ====================  ======================================================================
+
+    Youden's J and the KS statistic are compared exactly (as integers ``tp N - fp R``); the
+    other rules in floating point. Ties go to the highest threshold.
+
+    Raises
+    ------
+    ValueError
+        An unknown rule; no positive or no negative where the rule needs them; ``costs``
+        missing for ``"cost"`` or given to another rule; a prevalence outside (0, 1).
+    """
+    rule = check_choice(rule, "rule", RULES)
+    if rule != "cost" and (costs is not None or prevalence is not None):
+        raise ValueError(f"costs= and prevalence= apply to rule 'cost', not to {rule!r}")
+    c = cuts(points)
+    r, n = c.num_pos, c.num_neg
+    if rule == "youden":
+        _need(r, n, rule)
+        point = c.point(int(np.argmax(exact_difference(c))), rule, 0.0)
+        return replace(point, value=point.confusion().youden_index())
+    if rule == "closest_topleft":
+        _need(r, n, rule)
+        distance = np.square((r - c.tp) / r) + np.square(c.fp / n)
+        i = int(np.argmin(distance))
+        return c.point(i, rule, distance[i])
+    if rule == "f_beta":
+        b2 = check_beta(beta) ** 2
+        if r == 0:
+            raise ValueError("rule 'f_beta' needs at least one positive case")
+        with np.errstate(invalid="ignore", divide="ignore"):
+            f = (1 + b2) * c.tp / ((1 + b2) * c.tp + b2 * (r - c.tp) + c.fp)
+        f = np.where(c.tp == 0, 0.0, f)
+        i = int(np.argmax(f))
+        return c.point(i, rule, f[i])
+    if costs is None:
+        raise ValueError("rule 'cost' needs costs= (a CostMatrix, or (fp_cost, fn_cost))")
+    matrix = _costs(costs)
+    if prevalence is None:
+        if r + n == 0:
+            raise ValueError("rule 'cost' needs at least one case")
+        cost = (c.tp * matrix.tp + (r - c.tp) * matrix.fn + c.fp * matrix.fp
+                + (n - c.fp) * matrix.tn) / (r + n)
+    else:
+        pi = check_real(prevalence, "prevalence")
+        if not 0.0 < pi < 1.0:
+            raise ValueError(f"prevalence must be in (0, 1); got {prevalence!r}")
+        _need(r, n, rule)
+        tpr, fpr = c.tp / r, c.fp / n
+        cost = (pi * (tpr * matrix.tp + (1 - tpr) * matrix.fn)
+                + (1 - pi) * (fpr * matrix.fp + (1 - fpr) * matrix.tn))
+    i = int(np.argmin(cost))
+    return c.point(i, rule, cost[i])
+
+
+def _costs(costs: Costs) -> CostMatrix:
+    if isinstance(costs, tuple) and len(costs) == 2 and not isinstance(costs[0], Sequence):
+        return CostMatrix(tp=0, fn=costs[1], fp=costs[0], tn=0)
+    return _as_cost_matrix(costs)
+
+
+def _need(r: int, n: int, what: str) -> None:
+    if r == 0 or n == 0:
+        raise ValueError(f"{what} needs positive and negative cases; "
+                         f"there are {r} positives and {n} negatives")
+
+
+def exact_difference(c: Cuts) -> NDArray[Any]:
+    """``tp N - fp R`` at each cut: ``(TPR - FPR) R N``, exact in int64 while R N < 2^62
+    (a billion cases), in Python ints beyond."""
+    r, n = c.num_pos, c.num_neg
+    if r * n < 2**62:
+        return c.tp * n - c.fp * r
+    exact: NDArray[Any] = c.tp.astype(object) * n - c.fp.astype(object) * r
+    return exact
+
+
+def ks_statistic(points: OperatingPoints | Cuts) -> OperatingPoint:
+    """The Kolmogorov-Smirnov statistic: the largest ``|TPR - FPR|`` over the cuts, which is
+    the two-sample statistic of the positives' and the negatives' scores (scipy's
+    ``ks_2samp``; misses count as scoring below every case), and the cut where it is reached.
+
+    Undefined without positives or negatives: value and threshold NaN, nothing predicted
+    positive.
+    """
+    c = cuts(points)
+    r, n = c.num_pos, c.num_neg
+    if r == 0 or n == 0:
+        return undefined_ks(r, n)
+    difference = np.abs(exact_difference(c))
+    i = int(np.argmax(difference))
+    return c.point(i, "ks", int(difference[i]) / (r * n))
+
+
+def undefined_ks(num_pos: int, num_neg: int) -> OperatingPoint:
+    """The KS read without positives or without negatives: no cut, value NaN."""
+    return OperatingPoint(math.nan, tp=0, fp=0, tn=num_neg, fn=num_pos, rule="ks",
+                          value=math.nan)
+
+
+# ---------------------------------------------------------------------------------------------
+# constrained points
+
+Constraint = Literal["sensitivity_at", "specificity_at", "precision_at_recall",
+                     "recall_at_precision"]
+_GIVEN = {"sensitivity_at": "specificity", "specificity_at": "sensitivity",
+          "precision_at_recall": "recall", "recall_at_precision": "precision"}
+
+
+def constrained(points: OperatingPoints | Cuts, read: Constraint, bound: float,
+                method: str = "achievable") -> OperatingPoint | float:
+    """A constrained point: ``read`` is one of
+
+    * ``"sensitivity_at"`` — the sensitivity where specificity >= ``bound``;
+    * ``"specificity_at"`` — the specificity where sensitivity >= ``bound``;
+    * ``"precision_at_recall"`` — the precision where recall >= ``bound``;
+    * ``"recall_at_precision"`` — the recall where precision >= ``bound``.
+
+    ``method="achievable"``: the best real cut meeting the constraint (torchmetrics'
+    ``BinarySensitivityAtSpecificity`` and its kin), ties to the better constrained
+    coordinate then the highest threshold; an :class:`OperatingPoint`. The constraint is
+    compared with the rate as one rounded quotient (``(N - fp) / N >= bound``).
+    ``method="interpolated"``: pROC's ``coords(x=bound, input=...)`` — where a cut meets the
+    bound exactly the best such cut's value, else the linear interpolation between the two
+    cuts around it; a float. Precision is not monotone along the cuts, so
+    ``recall_at_precision`` has no interpolated value.
+
+    Raises
+    ------
+    ValueError
+        ``bound`` outside [0, 1] or NaN; an unknown method; no cut meets the constraint
+        (achievable) or the bound is outside the cuts' range (interpolated); no positive
+        or no negative case.
+    """
+    given = _GIVEN[read]
+    bound = check_real(bound, given)
+    if not 0.0 <= bound <= 1.0:  # NaN fails too
+        raise ValueError(f"{given} must be in [0, 1]; got {bound!r}")
+    method = check_choice(method, "method", ("achievable", "interpolated"))
+    c = cuts(points)
+    r, n = c.num_pos, c.num_neg
+    if read in ("sensitivity_at", "specificity_at"):
+        _need(r, n, read)
+    elif r == 0:
+        raise ValueError(f"{read} needs at least one positive case")
+    sens = c.tp / r
+    with np.errstate(invalid="ignore", divide="ignore"):
+        spec = (n - c.fp) / n
+        prec = c.tp / (c.tp + c.fp)
+    value, other = {"sensitivity_at": (sens, spec), "specificity_at": (spec, sens),
+                    "precision_at_recall": (prec, sens),
+                    "recall_at_precision": (sens, prec)}[read]
+    if method == "interpolated":
+        if read == "recall_at_precision":
+            raise ValueError("recall_at_precision has no interpolated value: precision is not "
+                             "monotone along the cuts; use method='achievable'")
+        if read == "precision_at_recall":  # precision is undefined at "predict nothing"
+            keep = (c.tp + c.fp) > 0
+            value, other = value[keep], other[keep]
+        return _interpolated(other, value, bound, given, decreasing=given == "specificity")
+    meets = other >= bound
+    if read in ("precision_at_recall", "recall_at_precision"):
+        meets &= (c.tp + c.fp) > 0
+    if not meets.any():
+        raise ValueError(f"no threshold gives {given} >= {bound!r}")
+    candidates = np.flatnonzero(meets)
+    best = value[candidates]
+    top = candidates[best == best.max()]
+    i = int(top[np.argmax(other[top])])  # the better other coordinate, then the first cut
+    return c.point(i, read, value[i])
+
+
+def _interpolated(given: FloatArray, value: FloatArray, bound: float, name: str,
+                  decreasing: bool) -> float:
+    """pROC's interpolation: ``given`` is monotone along the cuts (non-increasing when
+    ``decreasing``); an exact match takes the match with the best ``value`` (pROC's first or
+    last by the coordinate's direction), otherwise the line between the cuts around it."""
+    if given.shape[0] == 0 or not given.min() <= bound <= given.max():
+        low = float(given.min()) if given.shape[0] else math.nan
+        high = float(given.max()) if given.shape[0] else math.nan
+        raise ValueError(f"{name} {bound!r} is outside the cuts' range [{low!r}, {high!r}]")
+    exact = np.flatnonzero(given == bound)
+    if exact.shape[0]:
+        return float(value[exact[-1] if decreasing else exact[0]])
+    j = int(np.argmax(given < bound)) if decreasing else int(np.argmax(given > bound))
+    proportion = (bound - given[j]) / (given[j - 1] - given[j])
+    return float(value[j] + proportion * (value[j - 1] - value[j]))
+
+
+# ---------------------------------------------------------------------------------------------
+# partial areas
+
+
+def check_range(span: object, name: str) -> tuple[float, float]:
+    """A range ``(low, high)`` with ``0 <= low < high <= 1``."""
+    if not isinstance(span, (tuple, list)) or len(span) != 2:
+        raise TypeError(f"{name} must be a pair (low, high); got {span!r}")
+    low, high = (check_real(v, name) for v in span)
+    if not (0.0 <= low <= 1.0 and 0.0 <= high <= 1.0):
+        raise ValueError(f"{name}={tuple(span)!r} must lie in [0, 1]")
+    if low > high:
+        raise ValueError(f"{name}={tuple(span)!r} is reversed: give (low, high)")
+    if low == high:
+        raise ValueError(f"{name}={tuple(span)!r} is empty")
+    return low, high
+
+
+def partial_roc_auc(points: OperatingPoints, fpr: object = None, tpr: object = None,
+                    standardize: str | None = None) -> float:
+    """The ROC area over a range of false-positive rates (``fpr=(a, b)``, pROC's focus
+    "specificity": the area under the curve between x = a and x = b) or of true-positive
+    rates (``tpr=(a, b)``, focus "sensitivity": the area right of the curve between y = a
+    and y = b), exact at the range's ends: the curve is that of the points (``roc_curve()``:
+    tie blocks diagonal when grouped), linear between them.
+
+    ``standardize``: None (the raw area, pROC's), ``"mcclish"`` (McClish 1989 over the range
+    given: ``(1 + (A - min) / (max - min)) / 2`` with ``min`` the diagonal's area in the range
+    and ``max`` its width; scikit-learn's ``roc_auc_score(max_fpr=b)`` is ``fpr=(0, b)``; a
+    curve below the diagonal gives a value below 1/2, as scikit-learn's does, where pROC
+    gives NA) or ``"normalized"`` (the area over the range's width).
+
+    NaN without positives or negatives.
+    """
+    if (fpr is None) == (tpr is None):
+        raise ValueError("give exactly one of fpr=(low, high) and tpr=(low, high)")
+    low, high = check_range(fpr if fpr is not None else tpr, "fpr" if fpr is not None else "tpr")
+    if standardize is not None:
+        standardize = check_choice(standardize, "standardize", STANDARDIZE)
+    if points.num_pos == 0 or points.num_neg == 0:
+        return math.nan
+    table = points.roc_table
+    x, y = table[:, 0], table[:, 1]
+    if fpr is not None:
+        area = _area_to(x, y, high) - _area_to(x, y, low)
+        diagonal = (high * high - low * low) / 2.0
+    else:  # the area right of the curve: the strip's width less the area left of it
+        area = (high - low) - (_area_to(y, x, high) - _area_to(y, x, low))
+        diagonal = ((1.0 - high) + (1.0 - low)) * (high - low) / 2.0
+    width = high - low
+    if standardize == "mcclish":
+        return (1.0 + (area - diagonal) / (width - diagonal)) / 2.0
+    if standardize == "normalized":
+        return area / width
+    return area
+
+
+def _area_to(x: FloatArray, y: FloatArray, t: float) -> float:
+    """``∫_0^t y dx`` along the polygon through ``(x, y)`` (both non-decreasing, from x = 0 to
+    x = 1); a vertical run adds nothing."""
+    segment = np.diff(x) * (y[1:] + y[:-1]) / 2.0
+    i = int(np.searchsorted(x, t, side="right")) - 1  # the last vertex at or left of t
+    area = float(np.sum(segment[:i]))
+    if x[i] == t or i + 1 >= x.shape[0]:
+        return area
+    at = y[i] + (t - x[i]) / (x[i + 1] - x[i]) * (y[i + 1] - y[i])
+    return area + float((t - x[i]) * (y[i] + at) / 2.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# the readers' methods
+
+
+class DecisionReads:
+    """The decision reads of a reader that has operating points: the evaluator (so its
+    windows, and each category of the multi-category evaluator). A reader provides
+    ``_points()`` (its :class:`~rankeval.points.OperatingPoints`, under its lock) and
+    ``_cuts()`` (:func:`cuts` of them, cached)."""
+
+    def _points(self) -> OperatingPoints:
+        raise NotImplementedError
+
+    def _cuts(self) -> Cuts:
+        raise NotImplementedError
+
+    def confusion_at(self, threshold: float) -> PrecisionRecallEvaluation:
+        """The confusion matrix of predicting positive every case scoring at least
+        ``threshold`` (misses are false negatives, negative misses true negatives), with
+        every count and rate (:class:`~rankeval.PrecisionRecallEvaluation`).
+
+        >>> from rankeval import ScoredPrecisionRecallEvaluation
+        >>> ev = ScoredPrecisionRecallEvaluation()
+        >>> ev.add_cases([True, False, True, False], [0.9, 0.8, 0.7, 0.4])
+        >>> ev.confusion_at(0.75)
+        PrecisionRecallEvaluation(tp=1, fn=1, fp=1, tn=1)
+
+        Raises
+        ------
+        ValueError
+            A NaN threshold. Complexity: O(log m) after the cached cuts.
+        """
+        return confusion_at(self._cuts(), threshold)
+
+    def best_threshold(self, rule: str = "youden", *, beta: float = 1.0,
+                       costs: Costs | None = None, prevalence: float | None = None
+                       ) -> OperatingPoint:
+        """The best threshold by ``rule`` (``"youden"``, ``"closest_topleft"``, ``"f_beta"``
+        with ``beta=``, ``"cost"`` with ``costs=`` and optional ``prevalence=``), as an
+        :class:`OperatingPoint`; ties go to the highest threshold. The rules are those of
+        :func:`rankeval.scored.decisions.best_threshold`.
+
+        >>> from rankeval import ScoredPrecisionRecallEvaluation
+        >>> ev = ScoredPrecisionRecallEvaluation()
+        >>> ev.add_cases([True, False, True, False], [0.9, 0.8, 0.7, 0.4])
+        >>> point = ev.best_threshold("youden")  # J = 1/2 at 0.9 and at 0.7: the higher
+        >>> point.threshold, point.tp, point.fp, point.value
+        (0.9, 1, 0, 0.5)
+
+        Complexity: O(m) over the m distinct scores, after the cached sort.
+        """
+        return best_threshold(self._cuts(), rule, beta=beta, costs=costs, prevalence=prevalence)
+
+    def sensitivity_at(self, specificity: float, method: str = "achievable"
+                       ) -> OperatingPoint | float:
+        """The sensitivity where specificity is at least ``specificity``: the best real
+        threshold (``method="achievable"``, an :class:`OperatingPoint`) or pROC's linear
+        interpolation (``"interpolated"``, a float). See
+        :func:`rankeval.scored.decisions.constrained`."""
+        return constrained(self._cuts(), "sensitivity_at", specificity, method)
+
+    def specificity_at(self, sensitivity: float, method: str = "achievable"
+                       ) -> OperatingPoint | float:
+        """The specificity where sensitivity is at least ``sensitivity`` (as
+        :meth:`sensitivity_at`)."""
+        return constrained(self._cuts(), "specificity_at", sensitivity, method)
+
+    def precision_at_recall(self, recall: float, method: str = "achievable"
+                            ) -> OperatingPoint | float:
+        """The precision where recall is at least ``recall`` (as :meth:`sensitivity_at`)."""
+        return constrained(self._cuts(), "precision_at_recall", recall, method)
+
+    def recall_at_precision(self, precision: float, method: str = "achievable"
+                            ) -> OperatingPoint | float:
+        """The recall where precision is at least ``precision``: the best real threshold
+        only (precision is not monotone, so nothing interpolates)."""
+        return constrained(self._cuts(), "recall_at_precision", precision, method)
+
+    def ks_statistic(self) -> OperatingPoint:
+        """The Kolmogorov-Smirnov statistic of the positives' and the negatives' scores
+        (``value``) and the threshold where the two distributions are furthest apart.
+
+        >>> from rankeval import ScoredPrecisionRecallEvaluation
+        >>> ev = ScoredPrecisionRecallEvaluation()
+        >>> ev.add_cases([True, False, True, False], [0.9, 0.8, 0.7, 0.4])
+        >>> ev.ks_statistic().value
+        0.5
+
+        Complexity: O(m) after the cached sort.
+        """
+        return ks_statistic(self._cuts())
+
+    def partial_roc_auc(self, fpr: tuple[float, float] | None = None,
+                        tpr: tuple[float, float] | None = None,
+                        standardize: str | None = None) -> float:
+        """The ROC area over ``fpr=(a, b)`` or ``tpr=(a, b)``, raw or standardised
+        (``"mcclish"``, ``"normalized"``); see
+        :func:`rankeval.scored.decisions.partial_roc_auc`.
+
+        >>> from rankeval import ScoredPrecisionRecallEvaluation
+        >>> ev = ScoredPrecisionRecallEvaluation()
+        >>> ev.add_cases([True, False, True, False], [0.9, 0.8, 0.7, 0.4])
+        >>> ev.partial_roc_auc(fpr=(0.0, 0.5))  # the curve is at 1/2 until x = 1/2
+        0.25
+
+        Complexity: O(m) after the cached sort.
+        """
+        return partial_roc_auc(self._points(), fpr, tpr, standardize)

@@ -1,0 +1,429 @@
+"""The decision reads (thresholds, constrained points, KS, partial areas) against oracles:
+scikit-learn, scipy, torchmetrics, pROC's algorithm (a slow port of its R code below) and a
+brute-force enumeration of every threshold written here, never our own output.
+
+The data have heavy ties (scores on a coarse grid) and misses of both kinds; every rule,
+method, standardisation and tie policy is drawn from the module's own tuples.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from scipy.stats import ks_2samp
+from sklearn.metrics import roc_auc_score, roc_curve
+from torchmetrics.classification import (
+    BinaryPrecisionAtFixedRecall,
+    BinaryRecallAtFixedPrecision,
+    BinarySensitivityAtSpecificity,
+    BinarySpecificityAtSensitivity,
+)
+
+from rankeval import CostMatrix, PrecisionRecallEvaluation, ScoredPrecisionRecallEvaluation
+from rankeval.formulas import TIE_POLICIES
+from rankeval.scored import decisions
+from rankeval.scored.decisions import RULES, STANDARDIZE, OperatingPoint
+
+SEEDS = range(8)
+
+
+def drawn(seed: int, misses: bool = True) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Labels, scores on a grid of 11 values in [0, 1] (heavy ties), and misses."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(20, 120))
+    labels = rng.random(n) < rng.uniform(0.2, 0.7)
+    labels[:2] = [True, False]
+    scores = np.clip(np.round(rng.normal(0.35 + 0.3 * labels, 0.25), 1), 0.0, 1.0)
+    pos_missed = int(rng.integers(0, 4)) if misses else 0
+    neg_missed = int(rng.integers(0, 4)) if misses else 0
+    return labels, scores, pos_missed, neg_missed
+
+
+def evaluator(labels: np.ndarray, scores: np.ndarray, pos_missed: int = 0, neg_missed: int = 0,
+              ties: str = "grouped") -> ScoredPrecisionRecallEvaluation:
+    ev = ScoredPrecisionRecallEvaluation(ties=ties)  # type: ignore[arg-type]
+    order = np.random.default_rng(len(labels)).permutation(len(labels))  # arrival order
+    ev.add_cases(labels[order], scores[order])
+    ev.add_misses(pos_missed)
+    ev.add_negative_misses(neg_missed)
+    return ev
+
+
+def brute_cuts(labels: np.ndarray, scores: np.ndarray, pos_missed: int, neg_missed: int
+               ) -> tuple[list[tuple[float, int, int]], int, int]:
+    """Every threshold (each distinct score, and +inf), highest first, with the counts of
+    the cases scoring at least it, by direct comparison."""
+    r = int(labels.sum()) + pos_missed
+    n = int((~labels).sum()) + neg_missed
+    thresholds = sorted({float(s) for s in scores} | {math.inf}, reverse=True)
+    rows = [(t, int(np.sum(labels & (scores >= t))), int(np.sum(~labels & (scores >= t))))
+            for t in thresholds]
+    return rows, r, n
+
+
+def brute_best(rows: list[tuple[float, int, int]], key: Any) -> tuple[float, int, int]:
+    """The row maximising ``key`` (exact Fractions), the highest threshold on ties."""
+    best = max(key(tp, fp) for _, tp, fp in rows)
+    return next(row for row in rows if key(row[1], row[2]) == best)
+
+
+# ---------------------------------------------------------------------------------------------
+# confusion at a threshold
+
+
+@pytest.mark.parametrize("ties", TIE_POLICIES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_confusion_at_every_threshold_counts_directly(seed: int, ties: str) -> None:
+    labels, scores, pm, nm = drawn(seed)
+    ev = evaluator(labels, scores, pm, nm, ties)
+    rows, r, n = brute_cuts(labels, scores, pm, nm)
+    probes = [t for t, _, _ in rows] + [-math.inf, 0.05, 0.55, 2.0]
+    for t in probes:
+        tp = int(np.sum(labels & (scores >= t)))
+        fp = int(np.sum(~labels & (scores >= t)))
+        assert ev.confusion_at(t) == PrecisionRecallEvaluation(tp=tp, fn=r - tp, fp=fp,
+                                                               tn=n - fp)
+
+
+def test_confusion_at_refuses_nan_and_strings() -> None:
+    ev = evaluator(*drawn(0)[:2])
+    with pytest.raises(ValueError, match="threshold must not be NaN"):
+        ev.confusion_at(math.nan)
+    with pytest.raises(TypeError, match="threshold"):
+        ev.confusion_at("0.5")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------------------------
+# best thresholds
+
+
+def rule_key(rule: str, r: int, n: int, beta: float, costs: CostMatrix,
+             prevalence: float | None) -> Any:
+    """The rule's objective as exact Fractions (larger is better)."""
+    b2 = Fraction(beta) ** 2
+    if rule == "youden":
+        return lambda tp, fp: Fraction(tp, r) - Fraction(fp, n)
+    if rule == "closest_topleft":
+        return lambda tp, fp: -(Fraction(r - tp, r) ** 2 + Fraction(fp, n) ** 2)
+    if rule == "f_beta":
+        return lambda tp, fp: (1 + b2) * tp / ((1 + b2) * tp + b2 * (r - tp) + fp) if tp else 0
+    c = {k: Fraction(getattr(costs, k)) for k in ("tp", "fn", "fp", "tn")}
+    if prevalence is None:
+        return lambda tp, fp: -(tp * c["tp"] + (r - tp) * c["fn"] + fp * c["fp"]
+                                + (n - fp) * c["tn"]) / (r + n)
+    pi = Fraction(prevalence)
+    return lambda tp, fp: -(pi * (Fraction(tp, r) * c["tp"] + Fraction(r - tp, r) * c["fn"])
+                            + (1 - pi) * (Fraction(fp, n) * c["fp"]
+                                          + Fraction(n - fp, n) * c["tn"]))
+
+
+@pytest.mark.parametrize(("rule", "prevalence"),
+                         [(rule, None) for rule in RULES] + [("cost", 0.1)])
+@pytest.mark.parametrize("ties", TIE_POLICIES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_best_threshold_is_the_brute_force_best(seed: int, ties: str, rule: str,
+                                                prevalence: float | None) -> None:
+    """Every rule's cut equals the exhaustive search over every threshold (exact
+    Fractions), the highest threshold among equals; its counts are confusion_at's."""
+    labels, scores, pm, nm = drawn(seed)
+    ev = evaluator(labels, scores, pm, nm, ties)
+    rows, r, n = brute_cuts(labels, scores, pm, nm)
+    beta = 2.0
+    costs = CostMatrix(tp=-1, fn=7, fp=2, tn=0)
+    options: dict[str, Any] = {"beta": beta} if rule == "f_beta" else {}
+    if rule == "cost":
+        options = {"costs": costs, "prevalence": prevalence}
+    point = ev.best_threshold(rule, **options)
+    key = rule_key(rule, r, n, beta, costs, prevalence)
+    threshold, tp, fp = brute_best(rows, key)
+    assert (point.threshold, point.tp, point.fp, point.tn, point.fn) == (
+        threshold, tp, fp, n - fp, r - tp)
+    sign = -1 if rule in ("closest_topleft", "cost") else 1  # minimised: the key is negated
+    assert point.value == pytest.approx(sign * float(key(tp, fp)), rel=1e-12, abs=1e-12)
+    assert point.rule == rule
+    assert ev.confusion_at(point.threshold) == point.confusion()
+
+
+def test_cost_pairs_are_fp_then_fn_costs() -> None:
+    labels, scores, pm, nm = drawn(3)
+    ev = evaluator(labels, scores, pm, nm)
+    assert ev.best_threshold("cost", costs=(1.0, 5.0)) == ev.best_threshold(
+        "cost", costs=CostMatrix(tp=0, fn=5.0, fp=1.0, tn=0))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_youden_equals_the_roc_curve_recipe(seed: int) -> None:
+    """The peer recipe: scikit-learn's roc_curve and argmax(tpr - fpr)."""
+    labels, scores, _, _ = drawn(seed, misses=False)
+    ev = evaluator(labels, scores)
+    fpr, tpr, thresholds = roc_curve(labels, scores, drop_intermediate=False)
+    j = tpr - fpr
+    point = ev.best_threshold("youden")
+    assert point.value == pytest.approx(j.max(), abs=1e-12)
+    best = thresholds[np.flatnonzero(np.isclose(j, j.max(), rtol=0, atol=1e-12))]
+    assert point.threshold == best.max()
+
+
+def test_best_threshold_refusals_name_the_argument() -> None:
+    ev = evaluator(*drawn(1)[:2])
+    before = ev.summary()
+    with pytest.raises(ValueError, match="rule"):
+        ev.best_threshold("youdens")
+    with pytest.raises(ValueError, match="needs costs="):
+        ev.best_threshold("cost")
+    with pytest.raises(ValueError, match="apply to rule 'cost'"):
+        ev.best_threshold("youden", costs=(1, 1))
+    with pytest.raises(ValueError, match="prevalence must be in"):
+        ev.best_threshold("cost", costs=(1, 1), prevalence=1.5)
+    with pytest.raises(ValueError, match="beta"):
+        ev.best_threshold("f_beta", beta=-1.0)
+    only_positives = ScoredPrecisionRecallEvaluation()
+    only_positives.add_cases([True, True], [0.2, 0.3])
+    with pytest.raises(ValueError, match="needs positive and negative"):
+        only_positives.best_threshold("youden")
+    assert ev.summary() == before
+
+
+# ---------------------------------------------------------------------------------------------
+# KS
+
+
+@pytest.mark.parametrize("ties", TIE_POLICIES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_ks_is_scipys_two_sample_statistic(seed: int, ties: str) -> None:
+    """Misses score below every case: scipy sees them as -inf."""
+    labels, scores, pm, nm = drawn(seed)
+    ev = evaluator(labels, scores, pm, nm, ties)
+    pos = np.concatenate((scores[labels], np.full(pm, -np.inf)))
+    neg = np.concatenate((scores[~labels], np.full(nm, -np.inf)))
+    point = ev.ks_statistic()
+    assert point.value == pytest.approx(ks_2samp(pos, neg).statistic, abs=1e-12)
+    rows, r, n = brute_cuts(labels, scores, pm, nm)
+    threshold, _, _ = brute_best(rows, lambda tp, fp: abs(Fraction(tp, r) - Fraction(fp, n)))
+    assert point.threshold == threshold
+    assert ev.read("ks") == point.value == ev.summary()["ks"]
+
+
+def test_ks_undefined_without_both_classes() -> None:
+    ev = ScoredPrecisionRecallEvaluation()
+    ev.add_cases([True, True], [0.5, 0.4])
+    assert math.isnan(ev.ks_statistic().value)
+
+
+# ---------------------------------------------------------------------------------------------
+# constrained points: achievable against torchmetrics (thresholds=None)
+
+TORCHMETRICS = {
+    "sensitivity_at": (BinarySensitivityAtSpecificity, "min_specificity"),
+    "specificity_at": (BinarySpecificityAtSensitivity, "min_sensitivity"),
+    "precision_at_recall": (BinaryPrecisionAtFixedRecall, "min_recall"),
+    "recall_at_precision": (BinaryRecallAtFixedPrecision, "min_precision"),
+}
+BOUNDS = (0.05, 0.3, 0.62, 0.83, 0.97)
+
+
+@pytest.mark.parametrize("bound", BOUNDS)
+@pytest.mark.parametrize("read", list(TORCHMETRICS))
+@pytest.mark.parametrize("seed", SEEDS)
+def test_achievable_points_equal_torchmetrics(seed: int, read: str, bound: float) -> None:
+    labels, scores, _, _ = drawn(seed, misses=False)
+    ev = evaluator(labels, scores)
+    metric_class, argument = TORCHMETRICS[read]
+    metric = metric_class(**{argument: bound}, thresholds=None)
+    value, _threshold = metric(torch.tensor(scores, dtype=torch.float64),
+                              torch.tensor(labels.astype(np.int64)))
+    if read in ("precision_at_recall", "recall_at_precision") and float(value) == 0.0:
+        # torchmetrics' 0 with no threshold: nothing meets the bound, which we refuse
+        with pytest.raises(ValueError, match="no threshold gives"):
+            getattr(ev, read)(bound)
+        return
+    ours = getattr(ev, read)(bound)
+    assert isinstance(ours, OperatingPoint)
+    assert ours.value == pytest.approx(float(value), abs=1e-6)  # torchmetrics is float32
+    if read == "sensitivity_at":
+        assert ours.specificity >= bound
+        assert ours.sensitivity == ours.value
+    if read == "recall_at_precision":
+        assert ours.precision >= bound
+
+
+def test_no_threshold_meets_a_precision_nobody_reaches() -> None:
+    ev = ScoredPrecisionRecallEvaluation()
+    ev.add_cases([False, True, False], [0.9, 0.5, 0.4])
+    ev.add_misses(2)
+    with pytest.raises(ValueError, match=r"no threshold gives precision >= 0\.9"):
+        ev.recall_at_precision(0.9)
+    with pytest.raises(ValueError, match=r"no threshold gives recall >= 0\.5"):
+        ev.precision_at_recall(0.5)  # 1 of 3 positives ranked: recall never passes 1/3
+    for bad in (1.5, -0.1, math.nan):
+        with pytest.raises(ValueError, match="must be in"):
+            ev.sensitivity_at(bad)
+    with pytest.raises(ValueError, match="method"):
+        ev.sensitivity_at(0.5, method="linear")
+    with pytest.raises(ValueError, match="not monotone"):
+        ev.recall_at_precision(0.5, method="interpolated")
+
+
+# ---------------------------------------------------------------------------------------------
+# pROC's algorithms, ported slowly from its R sources (roc, coords, auc)
+
+
+def proc_roc(labels: np.ndarray, scores: np.ndarray) -> tuple[list[float], list[float]]:
+    """pROC's roc(): thresholds between the distinct scores (ascending) with -Inf and +Inf,
+    sensitivity and specificity at each ("case" scores higher, direction "<")."""
+    distinct = sorted(set(scores.tolist()))
+    thresholds = ([-math.inf] + [(a + b) / 2 for a, b in itertools.pairwise(distinct)]
+                  + [math.inf])
+    pos, neg = scores[labels], scores[~labels]
+    se = [float(np.mean(pos > t)) for t in thresholds]
+    sp = [float(np.mean(neg <= t)) for t in thresholds]
+    return se, sp
+
+
+def proc_coords(input_values: list[float], output: list[float], value: float,
+                decreasing: bool) -> float:
+    """pROC's coords(x=value, input=...) for a monotone input: the R loop, 0-based."""
+    idx = [i for i, v in enumerate(input_values) if v == value]
+    if idx:
+        return output[idx[-1] if decreasing else idx[0]]
+    if decreasing:
+        nxt = next(i for i, v in enumerate(input_values) if v < value)
+    else:
+        nxt = next(i for i, v in enumerate(input_values) if v > value)
+    proportion = (value - input_values[nxt]) / (input_values[nxt - 1] - input_values[nxt])
+    return output[nxt] + proportion * (output[nxt - 1] - output[nxt])
+
+
+def proc_partial_auc(se: list[float], sp: list[float], hi: float, lo: float,
+                     focus: str) -> float:
+    """pROC's auc(partial.auc=c(hi, lo), partial.auc.focus=focus), the R code line by line."""
+    if focus == "sensitivity":
+        x, y = se[::-1], sp[::-1]
+    else:
+        x, y = sp, se
+    inc = [i for i, v in enumerate(x) if lo <= v <= hi]
+    xi, yi = [x[i] for i in inc], [y[i] for i in inc]
+    auc = sum((b - a) * (c + d) / 2 for a, b, c, d in zip(xi, xi[1:], yi, yi[1:], strict=False))
+    if not inc:
+        idx_hi = next(i for i, v in enumerate(x) if not v < hi)
+        idx_lo = idx_hi - 1
+        p_hi = (x[idx_hi] - hi) / (x[idx_hi] - x[idx_lo])
+        p_lo = (lo - x[idx_lo]) / (x[idx_hi] - x[idx_lo])
+        y_hi = y[idx_hi] + p_hi * (y[idx_lo] - y[idx_hi])
+        y_lo = y[idx_lo] - p_lo * (y[idx_lo] - y[idx_hi])
+        return (y_hi + y_lo) / 2 * (hi - lo)
+    if hi not in xi:
+        idx_out = next(i for i, v in enumerate(x) if not v < hi)
+        idx_in = idx_out - 1
+        proportion = (hi - x[idx_out]) / (x[idx_in] - x[idx_out])
+        y_int = y[idx_out] + proportion * (y[idx_in] - y[idx_out])
+        auc += (hi - x[idx_in]) * (y[idx_in] + y_int) / 2
+    if lo not in xi:
+        idx_out = next(i for i, v in enumerate(x) if v > lo) - 1
+        idx_in = idx_out + 1
+        proportion = (x[idx_in] - lo) / (x[idx_in] - x[idx_out])
+        y_int = y[idx_in] + proportion * (y[idx_out] - y[idx_in])
+        auc += (x[idx_in] - lo) * (y[idx_in] + y_int) / 2
+    return auc
+
+
+@pytest.mark.parametrize("bound", BOUNDS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_interpolated_points_are_procs_coords(seed: int, bound: float) -> None:
+    labels, scores, _, _ = drawn(seed, misses=False)
+    ev = evaluator(labels, scores)
+    se, sp = proc_roc(labels, scores)
+    # input specificity increases along pROC's thresholds; sensitivity decreases
+    assert ev.sensitivity_at(bound, method="interpolated") == pytest.approx(
+        proc_coords(sp, se, bound, decreasing=False), abs=1e-12)
+    assert ev.specificity_at(bound, method="interpolated") == pytest.approx(
+        proc_coords(se, sp, bound, decreasing=True), abs=1e-12)
+
+
+SPANS = ((0.0, 0.1), (0.0, 0.3), (0.1, 0.45), (0.33, 0.35), (0.5, 1.0), (0.0, 1.0))
+
+
+@pytest.mark.parametrize("span", SPANS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_partial_areas_are_procs(seed: int, span: tuple[float, float]) -> None:
+    """Both foci, raw and McClish-corrected (pROC's min and max), grouped ties as pROC's."""
+    labels, scores, _, _ = drawn(seed, misses=False)
+    ev = evaluator(labels, scores)
+    se, sp = proc_roc(labels, scores)
+    a, b = span
+    # focus specificity over specificities (1 - b, 1 - a); focus sensitivity over (a, b)
+    raw_fpr = proc_partial_auc(se, sp, 1 - a, 1 - b, "specificity")
+    raw_tpr = proc_partial_auc(se, sp, b, a, "sensitivity")
+    assert ev.partial_roc_auc(fpr=span) == pytest.approx(raw_fpr, abs=1e-12)
+    assert ev.partial_roc_auc(tpr=span) == pytest.approx(raw_tpr, abs=1e-12)
+    for focus, raw, limits in (("fpr", raw_fpr, (1 - a, 1 - b)), ("tpr", raw_tpr, (b, a))):
+        low = sum(1 - v for v in limits) * abs(limits[0] - limits[1]) / 2  # pROC's min
+        high = abs(limits[0] - limits[1])  # pROC's max
+        assert ev.partial_roc_auc(**{focus: span}, standardize="mcclish") == pytest.approx(
+            (1 + (raw - low) / (high - low)) / 2, abs=1e-12)
+        assert ev.partial_roc_auc(**{focus: span}, standardize="normalized") == pytest.approx(
+            raw / (b - a), abs=1e-12)
+
+
+@pytest.mark.parametrize("max_fpr", [0.05, 0.1, 0.3, 0.77, 1.0])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_mcclish_from_zero_is_sklearns_max_fpr(seed: int, max_fpr: float) -> None:
+    labels, scores, _, _ = drawn(seed, misses=False)
+    ev = evaluator(labels, scores)
+    want = roc_auc_score(labels, scores, max_fpr=max_fpr)
+    if max_fpr == 1.0:  # scikit-learn gives the plain area there; McClish over (0, 1) is it too
+        assert ev.partial_roc_auc(fpr=(0.0, 1.0), standardize="mcclish") == pytest.approx(want)
+    assert ev.partial_roc_auc(fpr=(0.0, max_fpr), standardize="mcclish") == pytest.approx(
+        want, abs=1e-12)
+
+
+@pytest.mark.parametrize("standardize", [None, *STANDARDIZE])
+@pytest.mark.parametrize("ties", TIE_POLICIES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_partial_areas_add_up_to_the_whole(seed: int, ties: str,
+                                           standardize: str | None) -> None:
+    """With misses and either tie policy: the pieces of a range add up, and the whole range
+    is the ROC area of the same curve (the trapezoids of roc_curve())."""
+    labels, scores, pm, nm = drawn(seed)
+    ev = evaluator(labels, scores, pm, nm, ties)
+    x, y = ev.roc_curve()[:, 0], ev.roc_curve()[:, 1]
+    whole = float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2))
+    for focus in ("fpr", "tpr"):
+        parts = [ev.partial_roc_auc(**{focus: s}) for s in ((0, 0.2), (0.2, 0.65), (0.65, 1))]
+        assert sum(parts) == pytest.approx(whole, abs=1e-12)
+        value = ev.partial_roc_auc(**{focus: (0.0, 1.0)}, standardize=standardize)
+        assert value == pytest.approx(whole, abs=1e-12)  # every standardisation is the identity
+
+
+def test_partial_area_refusals_name_the_argument() -> None:
+    ev = evaluator(*drawn(2)[:2])
+    with pytest.raises(ValueError, match="exactly one of"):
+        ev.partial_roc_auc()
+    with pytest.raises(ValueError, match="exactly one of"):
+        ev.partial_roc_auc(fpr=(0, 0.1), tpr=(0, 0.1))
+    with pytest.raises(ValueError, match=r"fpr=\(0\.2, 0\.1\) is reversed"):
+        ev.partial_roc_auc(fpr=(0.2, 0.1))
+    with pytest.raises(ValueError, match="is empty"):
+        ev.partial_roc_auc(tpr=(0.2, 0.2))
+    with pytest.raises(ValueError, match=r"must lie in \[0, 1\]"):
+        ev.partial_roc_auc(fpr=(0.0, 1.5))
+    with pytest.raises(TypeError, match="must be a pair"):
+        ev.partial_roc_auc(fpr=0.1)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="standardize"):
+        ev.partial_roc_auc(fpr=(0, 0.1), standardize="mcclish89")
+
+
+def test_module_functions_take_the_points() -> None:
+    """The evaluator's methods are the module's functions of its points (one
+    implementation): the same answers from the points of a fresh grouped ranking."""
+    labels, scores, pm, nm = drawn(5)
+    ev = evaluator(labels, scores, pm, nm)
+    points = ev._points()
+    assert decisions.ks_statistic(points) == ev.ks_statistic()
+    assert decisions.best_threshold(points, "f_beta") == ev.best_threshold("f_beta")
