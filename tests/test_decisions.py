@@ -427,3 +427,152 @@ def test_module_functions_take_the_points() -> None:
     points = ev._points()
     assert decisions.ks_statistic(points) == ev.ks_statistic()
     assert decisions.best_threshold(points, "f_beta") == ev.best_threshold("f_beta")
+
+
+# ---------------------------------------------------------------------------------------------
+# curves for decisions
+
+
+@pytest.mark.parametrize("ties", TIE_POLICIES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_det_curve_is_sklearns(seed: int, ties: str) -> None:
+    from sklearn.metrics import det_curve
+
+    labels, scores, _, _ = drawn(seed, misses=False)
+    ev = evaluator(labels, scores, ties=ties)
+    fpr, fnr, thresholds = det_curve(labels, scores)
+    got = ev.det_curve()
+    np.testing.assert_allclose(got[:, 0], fpr, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(got[:, 1], fnr, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(got[:, 2], thresholds)
+
+
+@pytest.mark.parametrize("ties", TIE_POLICIES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_gains_and_lift_curves_count_directly(seed: int, ties: str) -> None:
+    labels, scores, pm, nm = drawn(seed)
+    ev = evaluator(labels, scores, pm, nm, ties)
+    rows, r, n = brute_cuts(labels, scores, pm, nm)
+    want = np.array([[(tp + fp) / (r + n), tp / r, t] for t, tp, fp in rows])
+    np.testing.assert_allclose(ev.gains_curve(), want, rtol=1e-15, atol=0)
+    lifted = np.array([[(tp + fp) / (r + n), (tp / (tp + fp)) / (r / (r + n)), t]
+                       for t, tp, fp in rows if tp + fp])
+    np.testing.assert_allclose(ev.lift_curve(), lifted, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("fraction", [0.01, 0.1, 0.25, 0.5, 0.8])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_lift_at_takes_a_tie_blocks_expected_share(seed: int, fraction: float) -> None:
+    """Grouped: the top q cases hold every block above and, of the block the cut falls in,
+    its share of positives pro rata (the mean over the block's orders)."""
+    labels, scores, _, _ = drawn(seed, misses=False)
+    ev = evaluator(labels, scores)
+    total, r = len(labels), int(labels.sum())
+    wanted = Fraction(fraction) * total
+    positives = Fraction(0)
+    taken = 0
+    for score in sorted(set(scores.tolist()), reverse=True):
+        block = scores == score
+        size, hits = int(block.sum()), int((labels & block).sum())
+        if taken + size >= wanted:
+            positives += Fraction(hits, size) * (wanted - taken)
+            break
+        positives += hits
+        taken += size
+    want = positives / r / Fraction(fraction)
+    assert ev.lift_at(fraction) == pytest.approx(float(want), rel=1e-12)
+
+
+def test_lift_at_refuses_fractions_outside_the_ranking() -> None:
+    ev = evaluator(*drawn(4)[:2])
+    for bad in (0.0, 1.5, math.nan, -0.2):
+        with pytest.raises(ValueError, match="fraction must be in"):
+            ev.lift_at(bad)
+    ev.add_misses(1000)
+    with pytest.raises(ValueError, match="reaches past the ranked cases"):
+        ev.lift_at(0.9)
+
+
+@pytest.mark.parametrize("bins", [1, 3, 10, 20])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_gains_table_is_a_pandas_decile_table_without_ties(seed: int, bins: int) -> None:
+    """Distinct scores: the groups are pandas' equal-count groups by rank, and each column
+    its groupby sum, ratio or cumulative sum."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(seed)
+    labels = rng.random(200) < 0.3
+    scores = rng.permutation(200) / 200.0  # distinct
+    ev = evaluator(labels, scores)
+    frame = pd.DataFrame({"label": labels, "score": scores}).sort_values(
+        "score", ascending=False)
+    frame["group"] = np.ceil(np.arange(1, 201) * bins / 200).astype(int)  # ceil(k n / bins)
+    groups = frame.groupby("group").agg(cases=("label", "size"), positives=("label", "sum"),
+                                        threshold=("score", "min"))
+    r, total = labels.sum(), 200
+    got = pd.DataFrame(ev.gains_table(bins))
+    np.testing.assert_array_equal(got["cases"], groups["cases"])
+    np.testing.assert_array_equal(got["positives"], groups["positives"])
+    np.testing.assert_array_equal(got["threshold"], groups["threshold"])
+    capture = groups["positives"].cumsum() / r
+    np.testing.assert_allclose(got["cumulative_capture"], capture, rtol=1e-12)
+    np.testing.assert_allclose(got["lift"], groups["positives"] / groups["cases"]
+                               / (r / total), rtol=1e-12)
+    np.testing.assert_allclose(got["cumulative_lift"], capture / (groups["cases"].cumsum()
+                                                                  / total), rtol=1e-12)
+    fpr = (groups["cases"] - groups["positives"]).cumsum() / (total - r)
+    np.testing.assert_allclose(got["ks"], np.abs(capture - fpr), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_gains_table_never_splits_a_tie_block(seed: int) -> None:
+    labels, scores, pm, nm = drawn(seed)
+    ev = evaluator(labels, scores, pm, nm)
+    table = ev.gains_table(10)
+    assert table["cases"].sum() == len(labels)
+    assert table["positives"].sum() == labels.sum()
+    for row in table:  # each group's counts are reproduced by its threshold
+        confusion = ev.confusion_at(row["threshold"])
+        assert confusion.positive_response == table["cases"][: row["group"]].sum()
+
+
+def brute_envelope(x: np.ndarray, y: np.ndarray, at: float) -> float:
+    """The upper concave envelope of the points at ``at``: the best mixture of two points."""
+    best = -math.inf
+    for i in range(len(x)):
+        for j in range(len(x)):
+            if x[i] <= at <= x[j]:
+                if x[i] == x[j]:
+                    best = max(best, y[i], y[j])
+                else:
+                    t = (at - x[i]) / (x[j] - x[i])
+                    best = max(best, y[i] + t * (y[j] - y[i]))
+    return best
+
+
+@pytest.mark.parametrize("ties", TIE_POLICIES)
+@pytest.mark.parametrize("seed", range(4))
+def test_convex_hull_is_the_brute_force_envelope(seed: int, ties: str) -> None:
+    labels, scores, pm, nm = drawn(seed)
+    keep = slice(0, 40)  # O(n^3) below
+    ev = evaluator(labels[keep], scores[keep], pm, nm, ties)
+    roc = ev.roc_curve()
+    hull = ev.roc_convex_hull()
+    xs = np.unique(roc[:, 0])
+    envelope = np.array([brute_envelope(roc[:, 0], roc[:, 1], x) for x in xs])
+    np.testing.assert_allclose(np.interp(xs, hull[:, 0], hull[:, 1]), envelope, atol=1e-12)
+    area = float(np.sum(np.diff(xs) * (envelope[1:] + envelope[:-1]) / 2))
+    assert ev.area_under_roc_convex_hull() == pytest.approx(area, abs=1e-12)
+    assert ev.area_under_roc_convex_hull() >= ev.partial_roc_auc(fpr=(0, 1)) - 1e-12
+    # the hull's vertices are ROC points, and it turns right at each
+    assert {tuple(p) for p in hull.tolist()} <= {tuple(p) for p in roc.tolist()}
+
+
+@pytest.mark.parametrize("method", ["delong", "bootstrap"])
+def test_gini_interval_is_the_areas_transformed(method: str) -> None:
+    labels, scores, pm, nm = drawn(6)
+    ev = evaluator(labels, scores, pm, nm)
+    area = ev.interval("roc_auc", method=method, resamples=50)
+    gini = ev.interval("gini", method=method, resamples=50)
+    assert gini.value == ev.read("gini") == 2 * ev.area_under_roc_curve() - 1
+    assert (gini.low, gini.high, gini.std_error) == (2 * area.low - 1, 2 * area.high - 1,
+                                                     2 * area.std_error)

@@ -62,7 +62,8 @@ READS = frozenset({
     "interval", "brier_score", "brier_decomposition", "log_loss", "reliability_curve",
     "calibration_error", "to_bytes", "from_bytes", "read", "to_text", "best_threshold",
     "confusion_at", "ks_statistic", "partial_roc_auc", "precision_at_recall",
-    "recall_at_precision", "sensitivity_at", "specificity_at",
+    "recall_at_precision", "sensitivity_at", "specificity_at", "det_curve", "gains_curve",
+    "lift_curve", "lift_at", "gains_table", "roc_convex_hull", "area_under_roc_convex_hull",
 })
 # Reads that are not methods: operators and the copy protocols.
 OPERATORS = ("+", "==", "!=", "str", "repr", "deepcopy", "pickle")

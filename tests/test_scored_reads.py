@@ -98,7 +98,7 @@ def test_interval_where_declared_and_refused_elsewhere(read: ScoredRead) -> None
             ev.interval(read.name)
         return
     extra.update(read_options(read.name))
-    if read.method is not None:
+    if read.method is not None or read.compute is not None:
         want = float(read.read(ev, _argument(read), **read_options(read.name)))
     else:  # by hand: the cases scoring at least the threshold
         above = [lab for lab, s in zip(LABELS, SCORES, strict=True) if s >= THRESHOLD]

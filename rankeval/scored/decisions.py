@@ -38,19 +38,27 @@ from rankeval.confusion import CostMatrix, PrecisionRecallEvaluation, _as_cost_m
 from rankeval.points import OperatingPoints
 
 __all__ = [
+    "GAINS_COLUMNS",
     "RULES",
     "STANDARDIZE",
     "Cuts",
     "DecisionReads",
     "OperatingPoint",
+    "area_under_roc_convex_hull",
     "best_threshold",
     "check_range",
     "confusion_at",
     "constrained",
     "cuts",
+    "det_curve",
     "exact_difference",
+    "gains_curve",
+    "gains_table",
     "ks_statistic",
+    "lift_at",
+    "lift_curve",
     "partial_roc_auc",
+    "roc_convex_hull",
     "undefined_ks",
 ]
 
@@ -467,6 +475,157 @@ def _area_to(x: FloatArray, y: FloatArray, t: float) -> float:
 
 
 # ---------------------------------------------------------------------------------------------
+# curves for decisions: DET, gains and lift, the ROC convex hull
+
+
+def _frozen(array: FloatArray) -> FloatArray:
+    array.flags.writeable = False
+    return array
+
+
+def det_curve(points: OperatingPoints | Cuts) -> FloatArray:
+    """The detection error tradeoff: rows ``[fpr, fnr, threshold]``, scikit-learn's
+    ``det_curve`` (thresholds ascending; from the last cut with no false positive to the first
+    cut holding every ranked positive). Empty without positives or negatives."""
+    c = cuts(points)
+    r, n = c.num_pos, c.num_neg
+    if r == 0 or n == 0:
+        return _frozen(np.zeros((0, 3)))
+    first = int(np.searchsorted(c.fp, c.fp[0], side="right")) - 1
+    last = int(np.searchsorted(c.tp, c.tp[-1])) + 1
+    rows = np.column_stack((c.fp[first:last] / n, (r - c.tp[first:last]) / r,
+                            c.thresholds[first:last]))[::-1]
+    return _frozen(np.ascontiguousarray(rows))
+
+
+def gains_curve(points: OperatingPoints | Cuts) -> FloatArray:
+    """The cumulative gains: rows ``[depth, gain, threshold]``, one per cut from "predict
+    nothing" ``[0, 0, inf]``: depth the share of all cases (misses included) scoring at least
+    the threshold, gain the share of the positives among them (``tp / R``)."""
+    c = cuts(points)
+    total = c.num_pos + c.num_neg
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rows = np.column_stack(((c.tp + c.fp) / total, c.tp / c.num_pos, c.thresholds))
+    return _frozen(rows)
+
+
+def lift_curve(points: OperatingPoints | Cuts) -> FloatArray:
+    """The lift: rows ``[depth, lift, threshold]``, one per cut that predicts a case positive:
+    lift = gain / depth = the precision over the positive rate ``R / (R + N)``, one rounded
+    quotient ``tp (R + N) / (R (tp + fp))``."""
+    c = cuts(points)
+    total = c.num_pos + c.num_neg
+    taken = c.tp + c.fp
+    keep = taken > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rows = np.column_stack((taken[keep] / total,
+                                (c.tp[keep] * total) / (c.num_pos * taken[keep]),
+                                c.thresholds[keep]))
+    return _frozen(rows)
+
+
+def lift_at(points: OperatingPoints, fraction: float) -> float:
+    """The lift of the top ``fraction`` of all cases: the positives among them over those a
+    random pick of as many would hold. Within a tie block (grouped) the positives are
+    its expected share, linear in the cases taken; with insertion ties, each case in turn.
+
+    Raises ValueError for a fraction outside (0, 1] or beyond the ranked cases (the
+    misses have no place in the ranking).
+    """
+    fraction = check_real(fraction, "fraction")
+    if not 0.0 < fraction <= 1.0:  # NaN fails too
+        raise ValueError(f"fraction must be in (0, 1]; got {fraction!r}")
+    r, total = points.num_pos, points.num_pos + points.num_neg
+    if r == 0:
+        return math.nan
+    taken = np.concatenate(([0], points.tp + points.fp))
+    hits = np.concatenate(([0], points.tp))
+    wanted = fraction * total
+    if wanted > taken[-1]:
+        raise ValueError(f"fraction {fraction!r} reaches past the ranked cases "
+                         f"({int(taken[-1])} of {total}; the misses have no rank)")
+    positives = float(np.interp(wanted, taken, hits))
+    return positives / r / fraction
+
+
+#: The columns of :func:`gains_table` (H2O's gains/lift table).
+GAINS_COLUMNS = ("group", "threshold", "cases", "positives", "response_rate",
+                 "cumulative_capture", "lift", "cumulative_lift", "ks")
+
+
+def gains_table(points: OperatingPoints | Cuts, bins: int = 10) -> NDArray[Any]:
+    """H2O's gains/lift table as a NumPy structured array (``pandas.DataFrame(table)``
+    takes it): the ranked cases in ``bins`` groups of about equal size by score, best
+    first: the case of rank i is in group ``ceil(i bins / n)``, so group k ends at the first
+    cut holding at least ``floor(k n / bins)`` ranked cases; a tie block is never split (a
+    group may be larger, and groups whose end is the previous group's are merged: fewer
+    rows). Per group: ``threshold`` (its lowest
+    score), ``cases``, ``positives``, ``response_rate`` (positives / cases),
+    ``cumulative_capture`` (tp / R), ``lift`` (response rate over R / (R + N)),
+    ``cumulative_lift`` and ``ks`` (|TPR - FPR| at its end). R and N include the misses.
+    """
+    from rankeval.checks import check_int
+
+    bins = check_int(bins, "bins", minimum=1)
+    c = cuts(points)
+    r, n = c.num_pos, c.num_neg
+    taken = c.tp + c.fp
+    ranked = int(taken[-1])
+    wanted = np.arange(1, bins + 1, dtype=np.int64) * ranked // bins  # floor(k n / bins)
+    ends = np.unique(np.searchsorted(taken, wanted[wanted > 0], side="left"))
+    table = np.zeros(ends.shape[0], dtype=[(name, np.int64 if name in (
+        "group", "cases", "positives") else np.float64) for name in GAINS_COLUMNS])
+    tp, fp = c.tp[ends], c.fp[ends]
+    previous_tp = np.concatenate(([0], tp[:-1]))
+    previous_taken = np.concatenate(([0], (tp + fp)[:-1]))
+    total = r + n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table["group"] = np.arange(1, ends.shape[0] + 1)
+        table["threshold"] = c.thresholds[ends]
+        table["cases"] = tp + fp - previous_taken
+        table["positives"] = tp - previous_tp
+        table["response_rate"] = table["positives"] / table["cases"]
+        table["cumulative_capture"] = tp / r
+        table["lift"] = (table["positives"] * total) / (table["cases"] * r)
+        table["cumulative_lift"] = (tp * total) / ((tp + fp) * r)
+        table["ks"] = np.abs(tp * n - fp * r) / (r * n)
+    table.flags.writeable = False
+    return table
+
+
+def roc_convex_hull(points: OperatingPoints) -> FloatArray:
+    """The ROC convex hull (ROCR's, Provost & Fawcett 2001): rows ``[fpr, tpr]``, the
+    vertices of the upper envelope of the ROC points (``roc_curve()``'s, from ``[0, 0]`` to
+    ``[1, 1]``), left to right; every point on or below it is reachable by randomising
+    between two thresholds. Empty without positives or negatives."""
+    if points.num_pos == 0 or points.num_neg == 0:
+        return _frozen(np.zeros((0, 2)))
+    table = points.roc_table
+    hull: list[tuple[float, float]] = []
+    # Andrew's monotone chain: the points come sorted by x, then y (a vertical run upward).
+    for x, y in zip(table[:, 0].tolist(), table[:, 1].tolist(), strict=True):
+        while len(hull) >= 2 and _not_right_turn(hull[-2], hull[-1], (x, y)):
+            hull.pop()
+        hull.append((x, y))
+    return _frozen(np.array(hull, dtype=np.float64).reshape(-1, 2))
+
+
+def _not_right_turn(a: tuple[float, float], b: tuple[float, float],
+                    c: tuple[float, float]) -> bool:
+    """Whether ``b`` is on or below the segment ``a``-``c`` (an upper hull drops it)."""
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]) >= 0
+
+
+def area_under_roc_convex_hull(points: OperatingPoints) -> float:
+    """The trapezoid area under :func:`roc_convex_hull`; NaN without both classes."""
+    hull = roc_convex_hull(points)
+    if hull.shape[0] == 0:
+        return math.nan
+    x, y = hull[:, 0], hull[:, 1]
+    return float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2.0))
+
+
+# ---------------------------------------------------------------------------------------------
 # the readers' methods
 
 
@@ -574,3 +733,44 @@ class DecisionReads:
         Complexity: O(m) after the cached sort.
         """
         return partial_roc_auc(self._points(), fpr, tpr, standardize)
+
+    def det_curve(self) -> FloatArray:
+        """Rows ``[fpr, fnr, threshold]``: scikit-learn's ``det_curve``
+        (:func:`rankeval.scored.decisions.det_curve`). Complexity: O(m), after the sort."""
+        return det_curve(self._cuts())
+
+    def gains_curve(self) -> FloatArray:
+        """Rows ``[depth, gain, threshold]``, one per cut
+        (:func:`rankeval.scored.decisions.gains_curve`)."""
+        return gains_curve(self._cuts())
+
+    def lift_curve(self) -> FloatArray:
+        """Rows ``[depth, lift, threshold]``, one per cut predicting a case positive
+        (:func:`rankeval.scored.decisions.lift_curve`)."""
+        return lift_curve(self._cuts())
+
+    def lift_at(self, fraction: float) -> float:
+        """The lift of the top ``fraction`` of the cases
+        (:func:`rankeval.scored.decisions.lift_at`).
+
+        >>> from rankeval import ScoredPrecisionRecallEvaluation
+        >>> ev = ScoredPrecisionRecallEvaluation()
+        >>> ev.add_cases([True, False, True, False], [0.9, 0.8, 0.7, 0.4])
+        >>> ev.lift_at(0.25)  # the top case is positive: 1 / (2/4)
+        2.0
+        """
+        return lift_at(self._points(), fraction)
+
+    def gains_table(self, bins: int = 10) -> NDArray[Any]:
+        """H2O's gains/lift table, a structured array
+        (:func:`rankeval.scored.decisions.gains_table`)."""
+        return gains_table(self._cuts(), bins)
+
+    def roc_convex_hull(self) -> FloatArray:
+        """The vertices of the ROC convex hull, rows ``[fpr, tpr]``
+        (:func:`rankeval.scored.decisions.roc_convex_hull`)."""
+        return roc_convex_hull(self._points())
+
+    def area_under_roc_convex_hull(self) -> float:
+        """The area under :meth:`roc_convex_hull`."""
+        return area_under_roc_convex_hull(self._points())

@@ -173,7 +173,7 @@ READS: dict[str, ScoredRead] = _reads([
                "Area under the ROC curve (exact pair count).", interpolated=True,
                readers=_ALL, intervals=("delong", "bootstrap")),
     ScoredRead("gini", None, None, "Gini coefficient: 2 * ROC area - 1 (Somers' D of the "
-               "scores against the labels).",
+               "scores against the labels).", intervals=("delong", "bootstrap"),
                compute=lambda reader, _: 2.0 * float(reader.area_under_roc_curve()) - 1.0),
     ScoredRead("pr_auc", "area_under_pr_curve", "areaUnderPrCurve",
                "Trapezoid area under the precision-recall curve.", interpolated=True),
@@ -195,6 +195,13 @@ READS: dict[str, ScoredRead] = _reads([
     ScoredRead("ks", "ks_statistic", None, "Kolmogorov-Smirnov statistic: the largest "
                "|TPR - FPR| over the thresholds.", field="value", intervals=("bootstrap",),
                of_points=lambda points, _: decisions.ks_statistic(points).value),
+    ScoredRead("roc_convex_hull_auc", "area_under_roc_convex_hull", None,
+               "Area under the ROC convex hull (the thresholds' randomised mixtures).",
+               readers=frozenset({"evaluator"}), in_summary=False, exported=False),
+    ScoredRead("lift_at", "lift_at", None, "Lift of the top fraction of the cases.",
+               options=("fraction",), intervals=("bootstrap",), in_summary=False,
+               exported=False, readers=frozenset({"evaluator"}),
+               of_points=lambda points, o: decisions.lift_at(points, o["fraction"])),
     ScoredRead("partial_roc_auc", "partial_roc_auc", None, "ROC area over a range of "
                "false- or true-positive rates, raw or standardised (McClish).",
                options=("fpr", "tpr", "standardize"), intervals=("bootstrap",),

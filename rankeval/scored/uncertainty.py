@@ -196,6 +196,10 @@ def interval_of(source: IntervalSource, measure: str = "roc_auc", level: float =
                          resamples=resamples, seed=seed, options=options)
     if options:
         raise ValueError(f"{measure} takes no {', '.join(sorted(options))}")
+    if measure == "gini":  # 2 * area - 1: the area's interval, transformed
+        area = interval_of(source, "roc_auc", level, chosen, resamples=resamples, seed=seed)
+        return Interval(2.0 * area.value - 1.0, 2.0 * area.low - 1.0, 2.0 * area.high - 1.0,
+                        level, chosen, 2.0 * area.std_error)
     if measure == "precision_at":
         if k is None:
             raise ValueError("precision_at needs k= (the rank)")
