@@ -325,3 +325,57 @@ def test_the_migration_pages_numbers_are_the_peers() -> None:
     theirs = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P_5", "recip_rank"}).evaluate(run)
     assert f"({round(theirs['q1']['map'], 4)}, {theirs['q1']['P_5']})" in page
     assert f"({theirs['q1']['recip_rank']}, {theirs['q1']['P_5']})" in page
+
+
+def test_the_threshold_page_shows_the_oracles_numbers() -> None:
+    """docs/choosing-a-threshold.md, recomputed by scikit-learn, scipy, torchmetrics and
+    pROC's algorithm (ported in tests/test_decisions.py)."""
+    import torch
+    from scipy.stats import ks_2samp
+    from sklearn.metrics import confusion_matrix, precision_recall_curve, roc_curve
+    from torchmetrics.classification import BinarySensitivityAtSpecificity
+
+    from tests.test_decisions import proc_coords, proc_partial_auc, proc_roc
+
+    rng = np.random.default_rng(3)
+    labels = rng.random(5000) < 0.1
+    scores = np.round(1 / (1 + np.exp(-(3 * labels - 2 + rng.normal(0, 1.3, 5000)))), 3)
+    assert int(labels.sum()) == 562
+    tn, fp, fn, tp = confusion_matrix(labels, scores >= 0.5).ravel().tolist()
+    assert (tp, fn, fp, tn) == (439, 123, 277, 4161)
+    assert (round(tp / (tp + fp), 4), round(tp / (tp + fn), 4)) == (0.6131, 0.7811)
+    fpr, tpr, thresholds = roc_curve(labels, scores)
+    best = int(np.argmax(tpr - fpr))  # the first maximum: the highest threshold
+    assert (thresholds[best], round(tpr[best] - fpr[best], 4)) == (0.377, 0.7635)
+    assert (round(tpr[best], 4), round(1 - fpr[best], 4)) == (0.8879, 0.8756)
+    precision, recall, cuts = precision_recall_curve(labels, scores)
+    with np.errstate(invalid="ignore"):
+        f1 = np.nan_to_num(2 * precision * recall / (precision + recall))[:-1]
+    assert (cuts[int(np.argmax(f1))], round(float(f1.max()), 4)) == (0.605, 0.7046)
+    distinct = np.unique(scores)[::-1]
+    costs = [(np.sum(~labels & (scores >= t)) * 1.0 + np.sum(labels & (scores < t)) * 20.0)
+             / 5000 for t in distinct]
+    cheapest = int(np.argmin(costs))
+    assert (distinct[cheapest], round(costs[cheapest], 4)) == (0.323, 0.3392)
+    value, threshold = BinarySensitivityAtSpecificity(min_specificity=0.95, thresholds=None)(
+        torch.tensor(scores, dtype=torch.float64), torch.tensor(labels.astype(np.int64)))
+    assert (round(float(threshold), 3), round(float(value), 4)) == (0.548, 0.7331)
+    se, sp = proc_roc(labels, scores)
+    assert round(proc_coords(sp, se, 0.95, decreasing=False), 4) == 0.7348
+    assert round(proc_partial_auc(se, sp, 1.0, 0.9, "specificity"), 4) == 0.0704
+    assert round(roc_auc_score(labels, scores, max_fpr=0.1), 4) == 0.8442
+    assert round(ks_2samp(scores[labels], scores[~labels]).statistic, 4) == 0.7635
+    ranked = np.sort(scores)[::-1]
+    edge = ranked[499]  # the 500th case: its tie block shares its positives pro rata
+    above = scores > edge
+    block = scores == edge
+    share = (500 - above.sum()) / block.sum()
+    positives = (labels & above).sum() + share * (labels & block).sum()
+    assert round(positives / 562 / 0.1, 4) == 6.605
+    ends = [ranked[k * 5000 // 5 - 1] for k in range(1, 6)]  # a group takes its last tie block
+    taken = [int(np.sum(scores >= e)) for e in ends]
+    hits = [int(np.sum(labels & (scores >= e))) for e in ends]
+    assert np.diff([0, *taken]).tolist() == [1001, 1001, 1003, 1014, 981]
+    assert np.diff([0, *hits]).tolist() == [492, 49, 14, 6, 1]
+    assert [round(h / 562 / (t / 5000), 3) for h, t in zip(hits, taken, strict=True)] == [
+        4.373, 2.404, 1.643, 1.242, 1.0]

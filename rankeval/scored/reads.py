@@ -16,8 +16,10 @@ A new scored read is one :class:`ScoredRead` here (and its method on the readers
 
 >>> READS["reciprocal_rank"].method, READS["reciprocal_rank"].lingpipe
 ('reciprocal_rank', 'reciprocalRank')
->>> [read.name for read in READS.values() if "bootstrap" in read.intervals]
-['roc_auc', 'average_precision', 'r_precision', 'reciprocal_rank', 'precision_at']
+>>> [read.name for read in READS.values() if "delong" in read.intervals]
+['roc_auc', 'gini']
+>>> READS["sensitivity_at"].options, READS["sensitivity_at"].intervals
+(('specificity',), ('bootstrap',))
 """
 
 from __future__ import annotations
