@@ -576,3 +576,22 @@ def test_gini_interval_is_the_areas_transformed(method: str) -> None:
     assert gini.value == ev.read("gini") == 2 * ev.area_under_roc_curve() - 1
     assert (gini.low, gini.high, gini.std_error) == (2 * area.low - 1, 2 * area.high - 1,
                                                      2 * area.std_error)
+
+
+@pytest.mark.parametrize("absolute", [False, True])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_best_difference_in_slices_and_in_python_ints(seed: int, absolute: bool,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read in slices of 3 cuts, and with R N past int64 (Python ints): the same cut and
+    value as the exhaustive search in Python ints, "predict nothing" first."""
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 30))
+    tp = np.cumsum(rng.integers(0, 3, m))
+    fp = np.cumsum(rng.integers(0, 3, m))
+    for r, n in ((int(tp[-1]) + 5, int(fp[-1]) + 5), (2**40 + 3, 2**41 + 1)):
+        c = decisions.Cuts(np.linspace(1, 0, m), tp, fp, r, n, none=True)
+        values = [0] + [int(a) * n - int(b) * r for a, b in zip(tp, fp, strict=True)]
+        values = [abs(v) for v in values] if absolute else values
+        want = values.index(max(values)) - 1  # -1: "predict nothing"
+        monkeypatch.setattr(decisions, "_SLICE", 3)
+        assert decisions.best_difference(c, absolute) == (want, max(values))

@@ -45,13 +45,13 @@ __all__ = [
     "DecisionReads",
     "OperatingPoint",
     "area_under_roc_convex_hull",
+    "best_difference",
     "best_threshold",
     "check_range",
     "confusion_at",
     "constrained",
     "cuts",
     "det_curve",
-    "exact_difference",
     "gains_curve",
     "gains_table",
     "ks_statistic",
@@ -137,7 +137,11 @@ class Cuts:
     """The cuts of a ranking: thresholds descending, the cumulative counts at each.
 
     ``tp[i]`` and ``fp[i]`` are the positives and negatives scoring at least
-    ``thresholds[i]``; ``num_pos`` and ``num_neg`` are R and N, misses included.
+    ``thresholds[i]``; ``num_pos`` and ``num_neg`` are R and N, misses included. ``none``:
+    whether "predict nothing" (threshold ``+inf``, no count) is a cut too, before the
+    arrays' first (it is unless a case scores ``+inf``); the arrays are the points' own
+    when ties are grouped, so the hot reads (the best threshold, KS, one threshold's counts)
+    weigh it apart rather than copy them; :meth:`full` puts it in.
     """
 
     thresholds: FloatArray
@@ -145,34 +149,55 @@ class Cuts:
     fp: IntArray
     num_pos: int
     num_neg: int
+    none: bool = False
 
     def point(self, i: int, rule: str, value: float) -> OperatingPoint:
-        """The cut ``i`` as an :class:`OperatingPoint`."""
+        """The cut ``i`` (-1: "predict nothing") as an :class:`OperatingPoint`."""
+        if i < 0:
+            return OperatingPoint(math.inf, tp=0, fp=0, tn=self.num_neg, fn=self.num_pos,
+                                  rule=rule, value=float(value))
         tp, fp = int(self.tp[i]), int(self.fp[i])
         return OperatingPoint(float(self.thresholds[i]), tp=tp, fp=fp, tn=self.num_neg - fp,
                               fn=self.num_pos - tp, rule=rule, value=float(value))
 
+    def full(self) -> Cuts:
+        """Every cut in the arrays, "predict nothing" first where it is one (copies)."""
+        if not self.none:
+            return self
+        return Cuts(np.concatenate(([math.inf], self.thresholds)),
+                    np.concatenate((np.zeros(1, dtype=np.int64), self.tp)),
+                    np.concatenate((np.zeros(1, dtype=np.int64), self.fp)),
+                    self.num_pos, self.num_neg)
+
+    def best(self, values: NDArray[Any], nothing: Any, maximise: bool) -> int:
+        """The index of the best of ``values`` (one per cut in the arrays; the first of
+        equals), or -1 when "predict nothing", worth ``nothing``, is at least as good."""
+        if values.shape[0] == 0:
+            return -1
+        i = int(np.argmax(values) if maximise else np.argmin(values))
+        if self.none and (nothing >= values[i] if maximise else nothing <= values[i]):
+            return -1
+        return i
+
 
 def cuts(points: OperatingPoints | Cuts) -> Cuts:
     """The cuts of ``points``: the last point of each run of equal scores (every point when
-    ties are grouped), after "predict nothing" at ``+inf``.
+    ties are grouped: the arrays are then the points' own), and whether "predict nothing"
+    at ``+inf`` is one.
 
-    Complexity: O(m) for m points.
+    Complexity: O(m) for m points; no copy when ties are grouped.
     """
     if isinstance(points, Cuts):
         return points
     scores = points.scores
-    if scores.shape[0]:
-        ends = np.flatnonzero(np.append(scores[1:] != scores[:-1], True))
+    tied = scores[1:] == scores[:-1]
+    if tied.any():  # insertion ties: the last point of each run of equal scores
+        ends = np.flatnonzero(np.append(~tied, True))
         thresholds, tp, fp = scores[ends], points.tp[ends], points.fp[ends]
-    else:
-        thresholds = np.zeros(0)
-        tp = fp = np.zeros(0, dtype=np.int64)
-    if not thresholds.shape[0] or thresholds[0] < math.inf:
-        thresholds = np.concatenate(([math.inf], thresholds))
-        tp = np.concatenate((np.zeros(1, dtype=np.int64), tp))
-        fp = np.concatenate((np.zeros(1, dtype=np.int64), fp))
-    return Cuts(thresholds, tp, fp, points.num_pos, points.num_neg)
+    else:  # one point per score already (grouped): no gather
+        thresholds, tp, fp = scores, points.tp, points.fp
+    none = not thresholds.shape[0] or bool(thresholds[0] < math.inf)
+    return Cuts(thresholds, tp, fp, points.num_pos, points.num_neg, none)
 
 
 def confusion_at(points: OperatingPoints | Cuts, threshold: float) -> PrecisionRecallEvaluation:
@@ -182,7 +207,9 @@ def confusion_at(points: OperatingPoints | Cuts, threshold: float) -> PrecisionR
     """
     threshold = _threshold(threshold)
     c = cuts(points)
-    above = int(np.searchsorted(-c.thresholds, -threshold, side="right"))
+    # the cuts at or above the threshold: all but those below it (the array descends)
+    above = c.thresholds.shape[0] - int(np.searchsorted(c.thresholds[::-1], threshold,
+                                                        side="left"))
     tp = int(c.tp[above - 1]) if above else 0
     fp = int(c.fp[above - 1]) if above else 0
     return PrecisionRecallEvaluation(tp=tp, fn=c.num_pos - tp, fp=fp, tn=c.num_neg - fp)
@@ -219,8 +246,9 @@ def best_threshold(points: OperatingPoints | Cuts, rule: str = "youden", *, beta
                           (positives reweighted to it); value that cost
     ====================  ======================================================================
 
-    Youden's J and the KS statistic are compared exactly (as integers ``tp N - fp R``); the
-    other rules in floating point. Ties go to the highest threshold.
+    Youden's J and the KS statistic are compared exactly (as integers ``tp N - fp R``,
+    :func:`best_difference`); the other rules in floating point. Ties go to the highest
+    threshold.
 
     Raises
     ------
@@ -235,13 +263,13 @@ def best_threshold(points: OperatingPoints | Cuts, rule: str = "youden", *, beta
     r, n = c.num_pos, c.num_neg
     if rule == "youden":
         _need(r, n, rule)
-        point = c.point(int(np.argmax(exact_difference(c))), rule, 0.0)
+        point = c.point(best_difference(c, absolute=False)[0], rule, 0.0)
         return replace(point, value=point.confusion().youden_index())
     if rule == "closest_topleft":
         _need(r, n, rule)
         distance = np.square((r - c.tp) / r) + np.square(c.fp / n)
-        i = int(np.argmin(distance))
-        return c.point(i, rule, distance[i])
+        i = c.best(distance, 1.0, False)
+        return c.point(i, rule, distance[i] if i >= 0 else 1.0)
     if rule == "f_beta":
         b2 = check_beta(beta) ** 2
         if r == 0:
@@ -249,8 +277,8 @@ def best_threshold(points: OperatingPoints | Cuts, rule: str = "youden", *, beta
         with np.errstate(invalid="ignore", divide="ignore"):
             f = (1 + b2) * c.tp / ((1 + b2) * c.tp + b2 * (r - c.tp) + c.fp)
         f = np.where(c.tp == 0, 0.0, f)
-        i = int(np.argmax(f))
-        return c.point(i, rule, f[i])
+        i = c.best(f, 0.0, True)
+        return c.point(i, rule, f[i] if i >= 0 else 0.0)
     if costs is None:
         raise ValueError("rule 'cost' needs costs= (a CostMatrix, or (fp_cost, fn_cost))")
     matrix = _costs(costs)
@@ -259,6 +287,7 @@ def best_threshold(points: OperatingPoints | Cuts, rule: str = "youden", *, beta
             raise ValueError("rule 'cost' needs at least one case")
         cost = (c.tp * matrix.tp + (r - c.tp) * matrix.fn + c.fp * matrix.fp
                 + (n - c.fp) * matrix.tn) / (r + n)
+        nothing = (r * matrix.fn + n * matrix.tn) / (r + n)
     else:
         pi = check_real(prevalence, "prevalence")
         if not 0.0 < pi < 1.0:
@@ -267,8 +296,10 @@ def best_threshold(points: OperatingPoints | Cuts, rule: str = "youden", *, beta
         tpr, fpr = c.tp / r, c.fp / n
         cost = (pi * (tpr * matrix.tp + (1 - tpr) * matrix.fn)
                 + (1 - pi) * (fpr * matrix.fp + (1 - fpr) * matrix.tn))
-    i = int(np.argmin(cost))
-    return c.point(i, rule, cost[i])
+        nothing = pi * (0.0 * matrix.tp + 1.0 * matrix.fn) + (1 - pi) * (
+            0.0 * matrix.fp + 1.0 * matrix.tn)
+    i = c.best(cost, nothing, False)
+    return c.point(i, rule, cost[i] if i >= 0 else nothing)
 
 
 def _costs(costs: Costs) -> CostMatrix:
@@ -283,14 +314,39 @@ def _need(r: int, n: int, what: str) -> None:
                          f"there are {r} positives and {n} negatives")
 
 
-def exact_difference(c: Cuts) -> NDArray[Any]:
-    """``tp N - fp R`` at each cut: ``(TPR - FPR) R N``, exact in int64 while R N < 2^62
-    (a billion cases), in Python ints beyond."""
+#: Cuts read per slice by :func:`best_difference`: its buffers stay this small.
+_SLICE = 1 << 20
+
+
+def best_difference(c: Cuts, absolute: bool) -> tuple[int, int]:
+    """The cut with the largest ``tp N - fp R`` (``(TPR - FPR) R N``; its absolute value when
+    ``absolute``) and that value, the first of equals, "predict nothing" (worth 0) first
+    when it is a cut: ``(-1, 0)`` for it.
+
+    Exact: int64 while R N < 2^62 (a billion cases), Python ints beyond. Read in slices
+    through two reused buffers, so it allocates O(1) memory however many cuts there are.
+    """
     r, n = c.num_pos, c.num_neg
-    if r * n < 2**62:
-        return c.tp * n - c.fp * r
-    exact: NDArray[Any] = c.tp.astype(object) * n - c.fp.astype(object) * r
-    return exact
+    best_i, best_v = (-1, 0) if c.none else (-1, None)
+    size = c.tp.shape[0]
+    wide = r * n >= 2**62
+    buffer = np.empty(min(size, _SLICE), dtype=object if wide else np.int64)
+    other = np.empty_like(buffer)
+    for start in range(0, size, _SLICE):
+        tp, fp = c.tp[start:start + _SLICE], c.fp[start:start + _SLICE]
+        d, e = buffer[:tp.shape[0]], other[:tp.shape[0]]
+        if wide:
+            d[:] = tp.astype(object) * n - fp.astype(object) * r
+        else:
+            np.multiply(tp, n, out=d)
+            np.multiply(fp, r, out=e)
+            np.subtract(d, e, out=d)
+        if absolute:
+            np.abs(d, out=d)
+        j = int(np.argmax(d))
+        if best_v is None or d[j] > best_v:
+            best_i, best_v = start + j, int(d[j])
+    return best_i, int(best_v or 0)
 
 
 def ks_statistic(points: OperatingPoints | Cuts) -> OperatingPoint:
@@ -305,9 +361,8 @@ def ks_statistic(points: OperatingPoints | Cuts) -> OperatingPoint:
     r, n = c.num_pos, c.num_neg
     if r == 0 or n == 0:
         return undefined_ks(r, n)
-    difference = np.abs(exact_difference(c))
-    i = int(np.argmax(difference))
-    return c.point(i, "ks", int(difference[i]) / (r * n))
+    i, difference = best_difference(c, absolute=True)
+    return c.point(i, "ks", difference / (r * n))
 
 
 def undefined_ks(num_pos: int, num_neg: int) -> OperatingPoint:
@@ -355,7 +410,7 @@ def constrained(points: OperatingPoints | Cuts, read: Constraint, bound: float,
     if not 0.0 <= bound <= 1.0:  # NaN fails too
         raise ValueError(f"{given} must be in [0, 1]; got {bound!r}")
     method = check_choice(method, "method", ("achievable", "interpolated"))
-    c = cuts(points)
+    c = cuts(points).full()
     r, n = c.num_pos, c.num_neg
     if read in ("sensitivity_at", "specificity_at"):
         _need(r, n, read)
@@ -487,7 +542,7 @@ def det_curve(points: OperatingPoints | Cuts) -> FloatArray:
     """The detection error tradeoff: rows ``[fpr, fnr, threshold]``, scikit-learn's
     ``det_curve`` (thresholds ascending; from the last cut with no false positive to the first
     cut holding every ranked positive). Empty without positives or negatives."""
-    c = cuts(points)
+    c = cuts(points).full()
     r, n = c.num_pos, c.num_neg
     if r == 0 or n == 0:
         return _frozen(np.zeros((0, 3)))
@@ -502,7 +557,7 @@ def gains_curve(points: OperatingPoints | Cuts) -> FloatArray:
     """The cumulative gains: rows ``[depth, gain, threshold]``, one per cut from "predict
     nothing" ``[0, 0, inf]``: depth the share of all cases (misses included) scoring at least
     the threshold, gain the share of the positives among them (``tp / R``)."""
-    c = cuts(points)
+    c = cuts(points).full()
     total = c.num_pos + c.num_neg
     with np.errstate(invalid="ignore", divide="ignore"):
         rows = np.column_stack(((c.tp + c.fp) / total, c.tp / c.num_pos, c.thresholds))
@@ -513,7 +568,7 @@ def lift_curve(points: OperatingPoints | Cuts) -> FloatArray:
     """The lift: rows ``[depth, lift, threshold]``, one per cut that predicts a case positive:
     lift = gain / depth = the precision over the positive rate ``R / (R + N)``, one rounded
     quotient ``tp (R + N) / (R (tp + fp))``."""
-    c = cuts(points)
+    c = cuts(points).full()
     total = c.num_pos + c.num_neg
     taken = c.tp + c.fp
     keep = taken > 0
@@ -567,7 +622,7 @@ def gains_table(points: OperatingPoints | Cuts, bins: int = 10) -> NDArray[Any]:
     from rankeval.checks import check_int
 
     bins = check_int(bins, "bins", minimum=1)
-    c = cuts(points)
+    c = cuts(points).full()
     r, n = c.num_pos, c.num_neg
     taken = c.tp + c.fp
     ranked = int(taken[-1])

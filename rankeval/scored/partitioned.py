@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -410,10 +410,9 @@ def _best_ks(points: OperatingPoints) -> tuple[int, float, int, int]:
     cuts and exact difference."""
     if not points.size or not points.num_pos or not points.num_neg:
         return (0, math.nan, 0, 0)
-    found = decisions.cuts(points)
-    difference = np.abs(decisions.exact_difference(found))
-    i = int(np.argmax(difference))
-    return (int(difference[i]), float(found.thresholds[i]), int(found.tp[i]), int(found.fp[i]))
+    found = replace(decisions.cuts(points), none=False)  # "predict nothing" is the driver's
+    i, difference = decisions.best_difference(found, absolute=True)
+    return (difference, float(found.thresholds[i]), int(found.tp[i]), int(found.fp[i]))
 
 
 def _recall_of(tp: int, num_pos: int) -> float:
