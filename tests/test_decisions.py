@@ -333,12 +333,20 @@ def proc_partial_auc(se: list[float], sp: list[float], hi: float, lo: float,
     return auc
 
 
+def with_misses_last(labels: np.ndarray, scores: np.ndarray, pm: int, nm: int
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """The cases and the misses, tied below every case (roc_curve()'s last segment)."""
+    return (np.concatenate((labels, np.ones(pm, bool), np.zeros(nm, bool))),
+            np.concatenate((scores, np.full(pm + nm, scores.min() - 1))))
+
+
+@pytest.mark.parametrize("misses", [False, True])
 @pytest.mark.parametrize("bound", BOUNDS)
 @pytest.mark.parametrize("seed", SEEDS)
-def test_interpolated_points_are_procs_coords(seed: int, bound: float) -> None:
-    labels, scores, _, _ = drawn(seed, misses=False)
-    ev = evaluator(labels, scores)
-    se, sp = proc_roc(labels, scores)
+def test_interpolated_points_are_procs_coords(seed: int, bound: float, misses: bool) -> None:
+    labels, scores, pm, nm = drawn(seed, misses=misses)
+    ev = evaluator(labels, scores, pm, nm)
+    se, sp = proc_roc(*with_misses_last(labels, scores, pm, nm))
     # input specificity increases along pROC's thresholds; sensitivity decreases
     assert ev.sensitivity_at(bound, method="interpolated") == pytest.approx(
         proc_coords(sp, se, bound, decreasing=False), abs=1e-12)
@@ -595,3 +603,75 @@ def test_best_difference_in_slices_and_in_python_ints(seed: int, absolute: bool,
         want = values.index(max(values)) - 1  # -1: "predict nothing"
         monkeypatch.setattr(decisions, "_SLICE", 3)
         assert decisions.best_difference(c, absolute) == (want, max(values))
+
+
+# ---------------------------------------------------------------------------------------------
+# the ROC band: pROC's ci.se, against a bootstrap materialised case by case
+
+
+def materialised_band(labels: np.ndarray, scores: np.ndarray, pm: int, nm: int,
+                      specificities: list[float], resamples: int, seed: int) -> np.ndarray:
+    """The same stratified draws as the evaluator's bootstrap (R among the positives, then N
+    among the negatives, misses first drawn as a binomial count), each resample built case
+    by case and read with pROC's coords (its roc thresholds, its interpolation)."""
+    rng = np.random.default_rng(seed)
+
+    def draw(ranked: int, missed: int) -> np.ndarray:
+        total = ranked + missed
+        if missed == 0:
+            return rng.integers(0, total, size=total)
+        on_misses = int(rng.binomial(total, missed / total))
+        return np.concatenate([rng.integers(0, ranked, size=total - on_misses),
+                               np.full(on_misses, ranked)])
+
+    order = np.lexsort((np.arange(labels.shape[0]), -scores))
+    labels, scores = labels[order], scores[order]
+    pos, neg = np.flatnonzero(labels), np.flatnonzero(~labels)
+    out = np.empty((resamples, len(specificities)))
+    for b in range(resamples):
+        drawn_pos, drawn_neg = draw(len(pos), pm), draw(len(neg), nm)
+        # the misses tie below every case
+        low = scores.min() - 1
+        s_pos = [scores[pos[i]] if i < len(pos) else low for i in drawn_pos]
+        s_neg = [scores[neg[j]] if j < len(neg) else low for j in drawn_neg]
+        lab = np.array([True] * len(s_pos) + [False] * len(s_neg))
+        sc = np.array(s_pos + s_neg)
+        se, sp = proc_roc(lab, sc)
+        for g, s in enumerate(specificities):
+            try:
+                out[b, g] = proc_coords(sp, se, s, decreasing=False)
+            except StopIteration:  # outside the resample's range
+                out[b, g] = math.nan
+    return out
+
+
+@pytest.mark.parametrize("misses", [False, True])
+@pytest.mark.parametrize("seed", range(3))
+def test_roc_band_is_procs_ci_se(seed: int, misses: bool) -> None:
+    labels, scores, pm, nm = drawn(seed, misses=misses)
+    labels, scores = labels[:60], scores[:60]
+    ev = evaluator(labels, scores, pm, nm)
+    grid = [0.0, 0.05, 0.1, 0.25, 0.5, 0.9, 1.0]
+    band = ev.roc_band(0.9, fpr=grid, resamples=40, seed=seed)
+    specificities = [1.0 - x for x in grid]
+    np.testing.assert_array_equal(band[:, 0], grid)
+    se, sp = proc_roc(*with_misses_last(labels, scores, pm, nm))
+    assert band[:, 1] == pytest.approx([proc_coords(sp, se, s, decreasing=False)
+                                        for s in specificities], abs=1e-12)
+    values = materialised_band(labels, scores, pm, nm, specificities, 40, seed)
+    for g in range(len(grid)):
+        finite = values[:, g][np.isfinite(values[:, g])]
+        assert (band[g, 2], band[g, 3]) == pytest.approx(
+            tuple(np.quantile(finite, [0.05, 0.95])), abs=1e-12)
+
+
+def test_roc_band_refuses_bad_rates_and_changes_nothing() -> None:
+    ev = evaluator(*drawn(1)[:2])
+    before = ev.summary()
+    for bad, message in (([0.1, 1.5], "must lie in"), ([math.nan], "must lie in"),
+                         ([], "non-empty"), ([[0.1]], "non-empty")):
+        with pytest.raises(ValueError, match=message):
+            ev.roc_band(fpr=bad)
+    with pytest.raises(ValueError, match="level"):
+        ev.roc_band(1.0)
+    assert ev.summary() == before

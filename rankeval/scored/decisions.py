@@ -54,11 +54,13 @@ __all__ = [
     "det_curve",
     "gains_curve",
     "gains_table",
+    "interpolated",
     "ks_statistic",
     "lift_at",
     "lift_curve",
     "partial_roc_auc",
     "roc_convex_hull",
+    "sensitivity_at_specificities",
     "undefined_ks",
 ]
 
@@ -168,6 +170,17 @@ class Cuts:
                     np.concatenate((np.zeros(1, dtype=np.int64), self.tp)),
                     np.concatenate((np.zeros(1, dtype=np.int64), self.fp)),
                     self.num_pos, self.num_neg)
+
+    def curve(self) -> Cuts:
+        """:meth:`full` and, where misses keep the last cut short of every case, the curve's
+        end ``(R, N)`` (every case positive, misses too: no threshold gives it, threshold
+        ``-inf``), as ``roc_curve()`` ends at ``[1, 1]``: what the interpolated reads and
+        the ROC band interpolate along, as pROC does along its curve."""
+        c = self.full()
+        if c.tp.shape[0] and c.tp[-1] == c.num_pos and c.fp[-1] == c.num_neg:
+            return c
+        return Cuts(np.append(c.thresholds, -math.inf), np.append(c.tp, c.num_pos),
+                    np.append(c.fp, c.num_neg), c.num_pos, c.num_neg)
 
     def best(self, values: NDArray[Any], nothing: Any, maximise: bool) -> int:
         """The index of the best of ``values`` (one per cut in the arrays; the first of
@@ -393,10 +406,11 @@ def constrained(points: OperatingPoints | Cuts, read: Constraint, bound: float,
     ``BinarySensitivityAtSpecificity`` and its kin), ties to the better constrained
     coordinate then the highest threshold; an :class:`OperatingPoint`. The constraint is
     compared with the rate as one rounded quotient (``(N - fp) / N >= bound``).
-    ``method="interpolated"``: pROC's ``coords(x=bound, input=...)`` — where a cut meets the
-    bound exactly the best such cut's value, else the linear interpolation between the two
-    cuts around it; a float. Precision is not monotone along the cuts, so
-    ``recall_at_precision`` has no interpolated value.
+    ``method="interpolated"``: pROC's ``coords(x=bound, input=...)`` along the curve (the cuts
+    and, with misses, its end where every case is positive, as ``roc_curve()`` ends at
+    ``[1, 1]``) — where a point meets the bound exactly the best such point's value, else
+    the linear interpolation between the two points around it; a float. Precision is not
+    monotone along the cuts, so ``recall_at_precision`` has no interpolated value.
 
     Raises
     ------
@@ -410,7 +424,7 @@ def constrained(points: OperatingPoints | Cuts, read: Constraint, bound: float,
     if not 0.0 <= bound <= 1.0:  # NaN fails too
         raise ValueError(f"{given} must be in [0, 1]; got {bound!r}")
     method = check_choice(method, "method", ("achievable", "interpolated"))
-    c = cuts(points).full()
+    c = cuts(points).full() if method == "achievable" else cuts(points).curve()
     r, n = c.num_pos, c.num_neg
     if read in ("sensitivity_at", "specificity_at"):
         _need(r, n, read)
@@ -445,19 +459,53 @@ def constrained(points: OperatingPoints | Cuts, read: Constraint, bound: float,
 
 def _interpolated(given: FloatArray, value: FloatArray, bound: float, name: str,
                   decreasing: bool) -> float:
-    """pROC's interpolation: ``given`` is monotone along the cuts (non-increasing when
-    ``decreasing``); an exact match takes the match with the best ``value`` (pROC's first or
-    last by the coordinate's direction), otherwise the line between the cuts around it."""
+    """:func:`interpolated` at one bound; a bound outside the cuts' range is an error."""
     if given.shape[0] == 0 or not given.min() <= bound <= given.max():
         low = float(given.min()) if given.shape[0] else math.nan
         high = float(given.max()) if given.shape[0] else math.nan
         raise ValueError(f"{name} {bound!r} is outside the cuts' range [{low!r}, {high!r}]")
-    exact = np.flatnonzero(given == bound)
-    if exact.shape[0]:
-        return float(value[exact[-1] if decreasing else exact[0]])
-    j = int(np.argmax(given < bound)) if decreasing else int(np.argmax(given > bound))
-    proportion = (bound - given[j]) / (given[j - 1] - given[j])
-    return float(value[j] + proportion * (value[j - 1] - value[j]))
+    return float(interpolated(given, value, np.array([bound]), decreasing)[0])
+
+
+def interpolated(given: FloatArray, value: FloatArray, bounds: FloatArray,
+                 decreasing: bool) -> FloatArray:
+    """pROC's ``coords`` interpolation at each of ``bounds``: ``given`` is monotone along the
+    cuts (non-increasing when ``decreasing``, as specificity is; else non-decreasing); an
+    exact match takes the match with the best ``value`` (pROC's last or first by the
+    coordinate's direction), otherwise the line between the two cuts around the bound.
+    NaN outside the cuts' range. Complexity: O(b log m) for b bounds over m cuts.
+    """
+    m = given.shape[0]
+    out = np.full(bounds.shape[0], math.nan)
+    if m == 0:
+        return out
+    if decreasing:  # j: the first cut below the bound; j - 1 the last at or above it
+        j = m - np.searchsorted(given[::-1], bounds, side="left")
+        exact = (j > 0) & (given[np.maximum(j - 1, 0)] == bounds)
+        hit = j - 1
+    else:  # j: the first cut at or above the bound
+        j = np.searchsorted(given, bounds, side="left")
+        exact = (j < m) & (given[np.minimum(j, m - 1)] == bounds)
+        hit = j
+    out[exact] = value[hit[exact]]
+    inside = ~exact & (j > 0) & (j < m)
+    right, left = j[inside], j[inside] - 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        proportion = (bounds[inside] - given[right]) / (given[left] - given[right])
+    out[inside] = value[right] + proportion * (value[left] - value[right])
+    return out
+
+
+def sensitivity_at_specificities(points: OperatingPoints | Cuts,
+                                 specificities: FloatArray) -> FloatArray:
+    """pROC's interpolated sensitivity at each specificity (``coords(x=...,
+    input="specificity")``, what ``ci.se`` resamples) along the ROC curve (``roc_curve()``'s
+    points, to ``[1, 1]``): the ROC band's values. NaN without positives or negatives."""
+    c = cuts(points).curve()
+    r, n = c.num_pos, c.num_neg
+    if r == 0 or n == 0:
+        return np.full(specificities.shape[0], math.nan)
+    return interpolated((n - c.fp) / n, c.tp / r, specificities, decreasing=True)
 
 
 # ---------------------------------------------------------------------------------------------

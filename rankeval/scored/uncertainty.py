@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -27,8 +28,8 @@ from rankeval.intervals import Interval
 from rankeval.scored.reads import READS, interval_methods
 
 __all__ = ["BOOTSTRAP_MEASURES", "INTERVAL_METHODS", "MAX_RESAMPLES", "IntervalReads",
-           "IntervalSource", "ValueReads", "bootstrap", "draws", "interval_of",
-           "percentile_interval", "weighted_value"]
+           "IntervalSource", "Resample", "ValueReads", "bootstrap", "draws", "interval_of",
+           "percentile_interval", "resampled_blocks", "weighted_value"]
 
 #: The most resamples the bootstrap takes.
 MAX_RESAMPLES = 1_000_000
@@ -79,6 +80,7 @@ class _Evaluator(Protocol):
     def r_precision(self) -> float: ...
     def reciprocal_rank(self) -> float: ...
     def num_positive_ref(self) -> int: ...
+    def _points(self) -> points.OperatingPoints: ...
 
 
 class ValueReads:
@@ -171,6 +173,61 @@ class IntervalReads:
             return interval_of(_StoreSource(self), measure, level, method, k=k,
                                threshold=threshold, resamples=resamples, seed=seed,
                                **options)
+
+
+    def roc_band(self: _Evaluator, level: float = 0.95, fpr: Any = None, *,
+                 resamples: int = 2000, seed: int = 0) -> FloatArray:
+        """A confidence band of the ROC curve: sensitivity intervals at fixed false-positive
+        rates (pROC's ``ci.se`` at specificities ``1 - fpr``), rows ``[fpr, sensitivity,
+        low, high]``.
+
+        ``fpr``: the rates (default 0, 0.01, ..., 1). The sensitivity at each is pROC's
+        interpolated one (:meth:`~rankeval.ScoredPrecisionRecallEvaluation.sensitivity_at`
+        with ``method="interpolated"``); its bounds are the percentile interval of the same
+        read over the stratified bootstrap's resamples (``resamples`` from ``seed``, one pass
+        over the ranking each, O(cases) memory), undefined resamples left out.
+
+        >>> from rankeval import ScoredPrecisionRecallEvaluation
+        >>> ev = ScoredPrecisionRecallEvaluation()
+        >>> ev.add_cases([True, False, True, False, True], [0.9, 0.8, 0.7, 0.4, 0.3])
+        >>> band = ev.roc_band(fpr=[0.0, 0.5], resamples=200)
+        >>> band[:, :2].tolist()  # at FPR 1/2 the sensitivity is 2/3 (two of three above)
+        [[0.0, 0.3333333333333333], [0.5, 0.6666666666666666]]
+
+        Raises
+        ------
+        ValueError
+            A rate outside [0, 1] or NaN, no rate, a level outside (0, 1).
+
+        Complexity: O(B·(n + g log m)) for B resamples, n cases, g rates, m cuts.
+        """
+        from rankeval.scored.decisions import sensitivity_at_specificities
+
+        level = intervals.check_level(level)
+        grid = np.linspace(0.0, 1.0, 101) if fpr is None else np.asarray(fpr, dtype=np.float64)
+        if grid.ndim != 1 or grid.shape[0] == 0:
+            raise ValueError("fpr must be a non-empty list of false-positive rates")
+        outside = ~((grid >= 0.0) & (grid <= 1.0))  # NaN is outside too
+        if outside.any():
+            raise ValueError(f"fpr must lie in [0, 1]; got {float(grid[outside][0])!r}")
+        resamples = check_int(resamples, "resamples", minimum=2, maximum=MAX_RESAMPLES)
+        seed = check_int(seed, "seed", minimum=0)
+        specificities = 1.0 - grid
+        with self._lock:
+            source = _StoreSource(self)
+            value = sensitivity_at_specificities(self._points(), specificities)
+            keys, labels, grouped, pos_missed, neg_missed = source.ranking()
+            values = np.empty((resamples, grid.shape[0]))
+            for b, resample in enumerate(resampled_blocks(keys, labels, grouped, pos_missed,
+                                                          neg_missed, resamples, seed)):
+                values[b] = sensitivity_at_specificities(resample.points(), specificities)
+        band = np.empty((grid.shape[0], 4))
+        band[:, 0], band[:, 1] = grid, value
+        for j in range(grid.shape[0]):
+            found = percentile_interval(float(value[j]), values[:, j], level)
+            band[j, 2], band[j, 3] = found.low, found.high
+        band.flags.writeable = False
+        return band
 
 
 def interval_of(source: IntervalSource, measure: str = "roc_auc", level: float = 0.95,
@@ -311,24 +368,62 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
     memory.
     """
     measure = check_choice(measure, "measure", BOOTSTRAP_MEASURES)
+    ranked_positives = int(np.count_nonzero(labels))
+    positives = ranked_positives + pos_missed
+    negatives = int(labels.shape[0]) - ranked_positives + neg_missed
+    if positives == 0 or (measure == "roc_auc" and negatives == 0):
+        return Interval(value, math.nan, math.nan, level, "bootstrap", math.nan)
+    of_points = READS[measure].of_points
+    values = np.empty(resamples, dtype=np.float64)
+    for b, resample in enumerate(resampled_blocks(keys, labels, grouped, pos_missed,
+                                                  neg_missed, resamples, seed)):
+        if of_points is not None:
+            values[b] = _decision_value(of_points, resample, options or {})
+        else:
+            values[b] = weighted_value(measure, resample.pos, resample.neg,
+                                       resample.pos_missed, resample.neg_missed, k)
+    return percentile_interval(value, values, level)
+
+
+@dataclass(frozen=True)
+class Resample:
+    """One resample of a ranking: how many drawn cases each block holds (positives and
+    negatives), the blocks' scores, and how many draws fell on the misses."""
+
+    pos: IntArray
+    neg: IntArray
+    scores: FloatArray
+    pos_missed: int
+    neg_missed: int
+
+    def points(self) -> points.OperatingPoints:
+        """The resample's operating points (a block no draw fell in changes no count)."""
+        tp, fp = points.confusion_at_thresholds(self.pos, self.neg)
+        return points.OperatingPoints(tp, fp, self.scores, int(self.pos.sum()) + self.pos_missed,
+                                      int(self.neg.sum()) + self.neg_missed)
+
+
+def resampled_blocks(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: int,
+                     neg_missed: int, resamples: int, seed: int) -> Iterator[Resample]:
+    """The stratified resamples of a ranking, one after the other (see :func:`bootstrap`):
+    R draws among the R positives (misses included), then N among the N negatives, as
+    weights over the fixed blocks (tie blocks when ``grouped``, else single cases).
+
+    The arrays of a resample are reused by the next: read each before asking for another.
+    Memory O(n), whatever the number of resamples.
+    """
     n = int(keys.shape[0])
     starts = intervals.blocks(keys, labels, grouped)[0]
-    of_points = READS[measure].of_points
-    block_scores = -keys[starts] if of_points is not None else keys[:0]
+    scores = -keys[starts]
     positives = np.flatnonzero(labels)
     negatives = np.flatnonzero(~labels)
-    m = positives.shape[0] + pos_missed
-    r = negatives.shape[0] + neg_missed
-    if m == 0 or (measure == "roc_auc" and r == 0):
-        return Interval(value, math.nan, math.nan, level, "bootstrap", math.nan)
     rng = np.random.default_rng(seed)
     draw_pos = _tied_draws(positives.shape[0], pos_missed)
     draw_neg = _tied_draws(negatives.shape[0], neg_missed)
     pos_w = np.zeros(n, dtype=np.int64)
     neg_w = np.zeros(n, dtype=np.int64)
-    values = np.empty(resamples, dtype=np.float64)
     single = starts.shape[0] == n
-    for b in range(resamples):
+    for _ in range(resamples):
         # m draws among the m positives (misses included), then r among the r negatives:
         # how many times each ranked case is drawn, and how many draws fell on the misses.
         drawn_pos, pos_drawn_missed = draw_pos(rng)
@@ -336,28 +431,17 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
         pos_w[positives] = drawn_pos
         neg_w[negatives] = drawn_neg
         if single:  # every block one case: the weights are the blocks' counts
-            block_pos, block_neg = pos_w, neg_w
+            yield Resample(pos_w, neg_w, scores, pos_drawn_missed, neg_drawn_missed)
         else:
-            block_pos = np.add.reduceat(pos_w, starts)
-            block_neg = np.add.reduceat(neg_w, starts)
-        if of_points is not None:
-            values[b] = _decision_value(of_points, block_pos, block_neg, block_scores,
-                                        pos_drawn_missed, neg_drawn_missed, options or {})
-        else:
-            values[b] = weighted_value(measure, block_pos, block_neg, pos_drawn_missed,
-                                       neg_drawn_missed, k)
-    return percentile_interval(value, values, level)
+            yield Resample(np.add.reduceat(pos_w, starts), np.add.reduceat(neg_w, starts),
+                           scores, pos_drawn_missed, neg_drawn_missed)
 
 
-def _decision_value(of_points: Callable[[Any, Any], float], pos: IntArray, neg: IntArray,
-                    scores: FloatArray, pos_missed: int, neg_missed: int,
+def _decision_value(of_points: Callable[[Any, Any], float], resample: Resample,
                     options: dict[str, Any]) -> float:
     """A decision read of a resample: its blocks' weights as operating points."""
-    tp, fp = points.confusion_at_thresholds(pos, neg)
-    resampled = points.OperatingPoints(tp, fp, scores, int(pos.sum()) + pos_missed,
-                                       int(neg.sum()) + neg_missed)
     try:
-        return float(of_points(resampled, options))
+        return float(of_points(resample.points(), options))
     except ValueError:  # no threshold of this resample meets the constraint
         return math.nan
 
