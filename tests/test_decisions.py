@@ -675,3 +675,74 @@ def test_roc_band_refuses_bad_rates_and_changes_nothing() -> None:
     with pytest.raises(ValueError, match="level"):
         ev.roc_band(1.0)
     assert ev.summary() == before
+
+
+# ---------------------------------------------------------------------------------------------
+# net benefit (dcurves) and cost curves (brute force)
+
+PROBABILITIES = [0.0, 0.01, 0.05, 0.1, 0.2, 0.35, 0.5, 0.73, 0.99]
+
+
+@pytest.mark.parametrize("prevalence", [None, 0.3])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_net_benefit_and_decision_curve_are_dcurves(seed: int,
+                                                    prevalence: float | None) -> None:
+    """dcurves' dca() on the same cases (scores strictly inside (0, 1), which dcurves
+    nudges at the ends); the treat-all and treat-none rows too."""
+    import pandas as pd
+    from dcurves import dca
+
+    labels, scores, _, _ = drawn(seed, misses=False)
+    scores = np.clip(scores, 0.05, 0.95)
+    ev = evaluator(labels, scores)
+    frame = pd.DataFrame({"outcome": labels.astype(int), "model": scores})
+    want = dca(data=frame, outcome="outcome", modelnames=["model"],
+               thresholds=PROBABILITIES, prevalence=prevalence)
+    curve = ev.decision_curve(PROBABILITIES, prevalence=prevalence)
+    for column, model in ((1, "model"), (2, "all"), (3, "none")):
+        rows = want[want["model"] == model].sort_values("threshold")
+        np.testing.assert_allclose(curve[:, column], rows["net_benefit"], rtol=1e-12,
+                                   atol=1e-15)
+    np.testing.assert_array_equal(ev.net_benefit(PROBABILITIES, prevalence), curve[:, 1])
+
+
+def test_net_benefit_counts_misses_and_refuses_bad_thresholds() -> None:
+    ev = ScoredPrecisionRecallEvaluation()
+    ev.add_cases([True, False, True], [0.9, 0.6, 0.2])
+    ev.add_misses(1)  # never treated: a false negative everywhere
+    # at 0.5: TP 1, FP 1 of n = 4: 1/4 - 1/4 * (0.5 / 0.5)
+    assert ev.net_benefit([0.5]).tolist() == [0.0]
+    for bad in ([1.0], [-0.1], [math.nan], []):
+        with pytest.raises(ValueError, match="thresholds must"):
+            ev.net_benefit(bad)
+    with pytest.raises(ValueError, match="prevalence must be in"):
+        ev.decision_curve([0.1], prevalence=0.0)
+
+
+@pytest.mark.parametrize("ties", TIE_POLICIES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_cost_curve_is_the_brute_force_lower_envelope(seed: int, ties: str) -> None:
+    """At every probability-cost value, the least normalised expected cost over every
+    threshold's line and the two trivial classifiers' (cost = pc, cost = 1 - pc)."""
+    labels, scores, pm, nm = drawn(seed)
+    ev = evaluator(labels, scores, pm, nm, ties)
+    roc = ev.roc_curve()
+    curve = ev.cost_curve()
+    assert curve[0, 0] == 0.0 and curve[-1, 0] == 1.0
+    assert np.all(np.diff(curve[:, 0]) > 0)
+    grid = np.linspace(0, 1, 201)
+    lines = [(x, 1 - y) for x, y in roc.tolist()] + [(0.0, 1.0), (1.0, 0.0)]
+    envelope = np.array([min(fnr * pc + fpr * (1 - pc) for fpr, fnr in lines) for pc in grid])
+    np.testing.assert_allclose(np.interp(grid, curve[:, 0], curve[:, 1]), envelope,
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_min_expected_cost_is_the_best_cost_threshold(seed: int) -> None:
+    labels, scores, pm, nm = drawn(seed)
+    ev = evaluator(labels, scores, pm, nm)
+    costs = CostMatrix(tp=0, fn=5, fp=1, tn=0)
+    assert ev.min_expected_cost(costs) == ev.best_threshold("cost", costs=costs)
+    rows, r, n = brute_cuts(labels, scores, pm, nm)
+    assert ev.min_expected_cost(costs).value == pytest.approx(
+        min((5 * (r - tp) + fp) / (r + n) for _, tp, fp in rows), rel=1e-12)

@@ -63,7 +63,7 @@ READS = frozenset({
     "calibration_error", "to_bytes", "from_bytes", "read", "to_text", "best_threshold",
     "confusion_at", "ks_statistic", "partial_roc_auc", "precision_at_recall",
     "recall_at_precision", "sensitivity_at", "specificity_at", "det_curve", "gains_curve",
-    "roc_band",
+    "roc_band", "net_benefit", "decision_curve", "cost_curve", "min_expected_cost",
     "lift_curve", "lift_at", "gains_table", "roc_convex_hull", "area_under_roc_convex_hull",
 })
 # Reads that are not methods: operators and the copy protocols.

@@ -46,6 +46,10 @@ __all__ = [
     "OperatingPoint",
     "area_under_roc_convex_hull",
     "best_difference",
+    "cost_curve",
+    "decision_curve",
+    "min_expected_cost",
+    "net_benefit",
     "best_threshold",
     "check_range",
     "confusion_at",
@@ -729,6 +733,101 @@ def area_under_roc_convex_hull(points: OperatingPoints) -> float:
 
 
 # ---------------------------------------------------------------------------------------------
+# costs and net benefit
+
+
+def net_benefit(points: OperatingPoints | Cuts, thresholds: Any,
+                prevalence: float | None = None) -> FloatArray:
+    """Vickers & Elkin's net benefit at each threshold probability ``pt`` (a case is treated
+    iff its score >= pt): ``TP/n - FP/n * pt / (1 - pt)``, n every case (misses included);
+    with ``prevalence`` (a case-control sample) ``TPR * p - FPR * (1 - p) * pt / (1 - pt)``,
+    as dcurves computes it.
+
+    Raises ValueError for a threshold outside [0, 1) (at 1 a false positive costs
+    infinitely much), NaN, or no threshold.
+    """
+    pt = _probabilities(thresholds)
+    c = cuts(points)
+    r, n = c.num_pos, c.num_neg
+    above = c.thresholds.shape[0] - np.searchsorted(c.thresholds[::-1], pt, side="left")
+    tp = np.where(above > 0, c.tp[np.maximum(above - 1, 0)], 0) if c.tp.shape[0] else 0 * pt
+    fp = np.where(above > 0, c.fp[np.maximum(above - 1, 0)], 0) if c.fp.shape[0] else 0 * pt
+    weight = pt / (1.0 - pt)
+    if prevalence is None:
+        if r + n == 0:
+            return np.full(pt.shape[0], math.nan)
+        return np.asarray(tp / (r + n) - fp / (r + n) * weight, dtype=np.float64)
+    p = _prevalence(prevalence)
+    _need(r, n, "net benefit at a given prevalence")
+    return np.asarray(tp / r * p - fp / n * (1.0 - p) * weight, dtype=np.float64)
+
+
+def decision_curve(points: OperatingPoints | Cuts, thresholds: Any,
+                   prevalence: float | None = None) -> FloatArray:
+    """The decision curve: rows ``[threshold, net benefit, treat all, treat none]`` (the last
+    0): the model's :func:`net_benefit` beside treating every case (``p - (1 - p) pt /
+    (1 - pt)``, p the prevalence) and treating none, dcurves' three curves."""
+    pt = _probabilities(thresholds)
+    c = cuts(points)
+    r, n = c.num_pos, c.num_neg
+    if prevalence is None:
+        everyone = (r - n * pt / (1.0 - pt)) / (r + n) if r + n else np.full(pt.shape, math.nan)
+    else:
+        p = _prevalence(prevalence)
+        everyone = p - (1.0 - p) * pt / (1.0 - pt)
+    rows = np.column_stack((pt, net_benefit(c, pt, prevalence), everyone,
+                            np.zeros(pt.shape[0])))
+    return _frozen(rows)
+
+
+def _probabilities(thresholds: Any) -> FloatArray:
+    pt = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+    if pt.ndim != 1 or pt.shape[0] == 0:
+        raise ValueError("thresholds must be a non-empty list of probabilities")
+    outside = ~((pt >= 0.0) & (pt < 1.0))  # NaN is outside too
+    if outside.any():
+        raise ValueError(f"thresholds must lie in [0, 1) (at 1 a false positive costs "
+                         f"infinitely much); got {float(pt[outside][0])!r}")
+    return pt
+
+
+def _prevalence(prevalence: object) -> float:
+    p = check_real(prevalence, "prevalence")
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"prevalence must be in (0, 1); got {prevalence!r}")
+    return p
+
+
+def cost_curve(points: OperatingPoints) -> FloatArray:
+    """Drummond & Holte's cost curve (2006), the lower envelope: rows ``[pc, cost]`` where
+    ``pc`` is the probability-cost value ``p c(-|+) / (p c(-|+) + (1 - p) c(+|-))`` and
+    ``cost`` the least normalised expected cost ``FNR pc + FPR (1 - pc)`` over the
+    thresholds (and the trivial classifiers) at it: the vertices of the envelope, ``pc``
+    from 0 to 1. Each ROC point is a line in this space; the envelope's lines are those of
+    the ROC convex hull. Empty without positives or negatives.
+    """
+    hull = roc_convex_hull(points)
+    if hull.shape[0] == 0:
+        return _frozen(np.zeros((0, 2)))
+    a = hull[:, 0]  # each hull point's line: cost = FPR + (FNR - FPR) pc
+    b = (1.0 - hull[:, 1]) - a
+    # along the hull the slopes fall, so each line takes over where it crosses the one
+    # before (the hull has no collinear points: every crossing is a vertex, in order)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cross = (a[1:] - a[:-1]) / (b[:-1] - b[1:])
+    inside = np.flatnonzero((cross > 0.0) & (cross < 1.0))
+    xs = np.concatenate(([0.0], cross[inside], [1.0]))
+    ys = np.concatenate(([a.min()], a[inside] + b[inside] * cross[inside], [(a + b).min()]))
+    return _frozen(np.column_stack((xs, ys)))
+
+
+def min_expected_cost(points: OperatingPoints | Cuts, costs: Costs,
+                      prevalence: float | None = None) -> OperatingPoint:
+    """The threshold of least expected cost per case: ``best_threshold(rule="cost")``."""
+    return best_threshold(points, "cost", costs=costs, prevalence=prevalence)
+
+
+# ---------------------------------------------------------------------------------------------
 # the readers' methods
 
 
@@ -877,3 +976,30 @@ class DecisionReads:
     def area_under_roc_convex_hull(self) -> float:
         """The area under :meth:`roc_convex_hull`."""
         return area_under_roc_convex_hull(self._points())
+
+    def net_benefit(self, thresholds: Any, prevalence: float | None = None) -> FloatArray:
+        """Vickers & Elkin's net benefit at each threshold probability
+        (:func:`rankeval.scored.decisions.net_benefit`; dcurves' values).
+
+        >>> from rankeval import ScoredPrecisionRecallEvaluation
+        >>> ev = ScoredPrecisionRecallEvaluation()
+        >>> ev.add_cases([True, False, True, False], [0.9, 0.8, 0.7, 0.4])
+        >>> ev.net_benefit([0.75]).tolist()  # 1 true and 1 false positive of 4: 1/4 - 1/4 * 3
+        [-0.5]
+        """
+        return net_benefit(self._cuts(), thresholds, prevalence)
+
+    def decision_curve(self, thresholds: Any, prevalence: float | None = None) -> FloatArray:
+        """Rows ``[threshold, net benefit, treat all, treat none]``
+        (:func:`rankeval.scored.decisions.decision_curve`)."""
+        return decision_curve(self._cuts(), thresholds, prevalence)
+
+    def cost_curve(self) -> FloatArray:
+        """Drummond & Holte's cost curve, the lower envelope's vertices ``[pc, cost]``
+        (:func:`rankeval.scored.decisions.cost_curve`)."""
+        return cost_curve(self._points())
+
+    def min_expected_cost(self, costs: Costs, prevalence: float | None = None
+                          ) -> OperatingPoint:
+        """The threshold of least expected cost per case (``best_threshold("cost")``)."""
+        return min_expected_cost(self._cuts(), costs, prevalence)
