@@ -728,7 +728,8 @@ def test_cost_curve_is_the_brute_force_lower_envelope(seed: int, ties: str) -> N
     ev = evaluator(labels, scores, pm, nm, ties)
     roc = ev.roc_curve()
     curve = ev.cost_curve()
-    assert curve[0, 0] == 0.0 and curve[-1, 0] == 1.0
+    assert curve[0, 0] == 0.0
+    assert curve[-1, 0] == 1.0
     assert np.all(np.diff(curve[:, 0]) > 0)
     grid = np.linspace(0, 1, 201)
     lines = [(x, 1 - y) for x, y in roc.tolist()] + [(0.0, 1.0), (1.0, 0.0)]
