@@ -747,3 +747,67 @@ def test_min_expected_cost_is_the_best_cost_threshold(seed: int) -> None:
     rows, r, n = brute_cuts(labels, scores, pm, nm)
     assert ev.min_expected_cost(costs).value == pytest.approx(
         min((5 * (r - tp) + fp) / (r + n) for _, tp, fp in rows), rel=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# precision-recall gain (pyprg, Flach & Kull's own code) and the Davis-Goadrich area
+
+
+@pytest.fixture
+def pyprg(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Flach & Kull's reference implementation; it calls np.alen, gone from NumPy 2, on
+    sequences and scalars: given back for the test's duration."""
+    monkeypatch.setattr(np, "alen", lambda a: len(a) if hasattr(a, "__len__") else 1,
+                        raising=False)
+    from prg import prg
+
+    return prg
+
+
+@pytest.mark.parametrize("ties", TIE_POLICIES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_pr_gain_curve_and_area_are_flach_and_kulls(seed: int, ties: str, pyprg: Any) -> None:
+    labels, scores, _, _ = drawn(seed, misses=False)
+    ev = evaluator(labels, scores, ties=ties)
+    want = pyprg.create_prg_curve(labels.astype(int), scores)
+    assert ev.area_under_pr_gain_curve() == pytest.approx(pyprg.calc_auprg(want), abs=1e-12)
+    ours = ev.pr_gain_curve()
+    theirs = {(round(x, 12), round(y, 12)) for x, y in zip(
+        want["recall_gain"], want["precision_gain"], strict=True) if x >= 0}
+    # every point of ours is one of theirs (they add points where precision gain crosses 0,
+    # on the same lines, which changes no area)
+    assert {(round(x, 12), round(y, 12)) for x, y in ours.tolist()} <= theirs
+    assert ours[0, 0] == pytest.approx(0.0, abs=1e-12) and ours[-1, 0] == 1.0
+
+
+def slow_davis_goadrich(labels: np.ndarray, scores: np.ndarray, pm: int) -> float:
+    """Davis & Goadrich's interpolation written from the paper, one point at a time."""
+    r = int(labels.sum()) + pm
+    points = [(0, 0)]
+    for t in sorted(set(scores.tolist()), reverse=True):
+        points.append((int(np.sum(labels & (scores >= t))), int(np.sum(~labels & (scores >= t)))))
+    curve: list[tuple[float, float]] = []
+    for (tp_a, fp_a), (tp_b, fp_b) in itertools.pairwise(points):
+        if tp_b == tp_a:
+            if tp_b:
+                curve.append((tp_b / r, tp_b / (tp_b + fp_b)))
+            continue
+        skew = Fraction(fp_b - fp_a, tp_b - tp_a)
+        for x in range(1, tp_b - tp_a + 1):
+            tp, fp = tp_a + x, fp_a + skew * x
+            curve.append((tp / r, float(tp / (tp + fp))))
+    curve.insert(0, (0.0, curve[0][1]))
+    return sum((x1 - x0) * (y0 + y1) / 2 for (x0, y0), (x1, y1) in itertools.pairwise(curve))
+
+
+@pytest.mark.parametrize("ties", TIE_POLICIES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_davis_goadrich_area_is_the_papers_interpolation(seed: int, ties: str) -> None:
+    labels, scores, pm, nm = drawn(seed)
+    ev = evaluator(labels, scores, pm, nm, ties)
+    assert ev.area_under_pr_curve(method="davis_goadrich") == pytest.approx(
+        slow_davis_goadrich(labels, scores, pm), abs=1e-12)
+    with pytest.raises(ValueError, match="interpolate=True does not apply"):
+        ev.area_under_pr_curve(True, method="davis_goadrich")
+    with pytest.raises(ValueError, match="method"):
+        ev.area_under_pr_curve(method="goadrich")

@@ -44,6 +44,7 @@ __all__ = [
     "Cuts",
     "DecisionReads",
     "OperatingPoint",
+    "area_under_pr_gain_curve",
     "area_under_roc_convex_hull",
     "best_difference",
     "best_threshold",
@@ -52,6 +53,7 @@ __all__ = [
     "constrained",
     "cost_curve",
     "cuts",
+    "davis_goadrich_area",
     "decision_curve",
     "det_curve",
     "gains_curve",
@@ -63,6 +65,7 @@ __all__ = [
     "min_expected_cost",
     "net_benefit",
     "partial_roc_auc",
+    "pr_gain_curve",
     "roc_convex_hull",
     "sensitivity_at_specificities",
     "undefined_ks",
@@ -733,6 +736,78 @@ def area_under_roc_convex_hull(points: OperatingPoints) -> float:
 
 
 # ---------------------------------------------------------------------------------------------
+# precision-recall gain (Flach & Kull 2015) and the Davis-Goadrich PR area
+
+
+def pr_gain_curve(points: OperatingPoints | Cuts) -> FloatArray:
+    """Flach & Kull's precision-recall-gain curve: rows ``[recall_gain, precision_gain]``
+    from recall gain 0 on. With pi = R / (R + N): ``precision_gain = 1 - pi / (1 - pi) * FP
+    / TP``, ``recall_gain = 1 - pi / (1 - pi) * FN / TP``, at each cut with a true positive;
+    where no cut has recall gain 0 the curve starts at the point between the two cuts around
+    it (counts interpolated linearly, their ``create_prg_curve``). Empty without positives
+    or negatives.
+    """
+    c = cuts(points).full()
+    r, n = c.num_pos, c.num_neg
+    if r == 0 or n == 0 or not (c.tp > 0).any():
+        return _frozen(np.zeros((0, 2)))
+    odds = r / n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        recall_gain = np.where(c.tp > 0, 1.0 - odds * (r - c.tp) / c.tp, -math.inf)
+        precision_gain = 1.0 - odds * c.fp / c.tp
+    j = int(np.argmax(recall_gain >= 0.0))
+    rows = np.column_stack((recall_gain[j:], precision_gain[j:]))
+    if recall_gain[j] > 0.0 and j > 0:  # the crossing of recall gain 0, in counts
+        d_tp, d_fp = c.tp[j] - c.tp[j - 1], c.fp[j] - c.fp[j - 1]
+        alpha = (r * r / (r + n) - c.tp[j - 1]) / d_tp if d_tp > 0 else 0.5
+        tp, fp = c.tp[j - 1] + alpha * d_tp, c.fp[j - 1] + alpha * d_fp
+        rows = np.vstack(([0.0, 1.0 - odds * fp / tp], rows))
+    return _frozen(rows)
+
+
+def area_under_pr_gain_curve(points: OperatingPoints | Cuts) -> float:
+    """The trapezoid area under :func:`pr_gain_curve` (Flach & Kull's AUPRG; precision gains
+    below 0 count negative); NaN without positives or negatives."""
+    curve = pr_gain_curve(points)
+    if curve.shape[0] == 0:
+        return math.nan
+    x, y = curve[:, 0], curve[:, 1]
+    return float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2.0))
+
+
+def davis_goadrich_area(points: OperatingPoints | Cuts) -> float:
+    """The area under the PR curve interpolated as Davis & Goadrich (2006) do: between two
+    cuts each intermediate true positive comes with its share of the false positives
+    (``fp = fp_A + x (fp_B - fp_A) / (tp_B - tp_A)``), every cut a point, the curve starting
+    at recall 0 with the first point's precision; trapezoids through those points. Misses
+    end the curve short of recall 1. NaN without positives or a true positive.
+
+    Complexity: O(m + R) (a point per true positive).
+    """
+    c = cuts(points).full()
+    r = c.num_pos
+    if r == 0 or not (c.tp > 0).any():
+        return math.nan
+    d_tp, d_fp = np.diff(c.tp), np.diff(c.fp)
+    per = np.maximum(d_tp, 1)  # a cut adding only false positives is one point: itself
+    segment = np.repeat(np.arange(d_tp.shape[0]), per)
+    x = np.arange(segment.shape[0]) - np.repeat(np.cumsum(per) - per, per) + 1
+    steps = d_tp[segment]
+    moving = steps > 0
+    tp = c.tp[segment] + np.where(moving, x, 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fp = np.where(moving, c.fp[segment] + x * (d_fp[segment] / np.maximum(steps, 1)),
+                      c.fp[segment + 1])
+        precision = tp / (tp + fp)
+    recall = tp / r
+    keep = tp > 0  # before the first true positive precision is undefined: no point
+    recall, precision = recall[keep], precision[keep]
+    recall = np.concatenate(([0.0], recall))
+    precision = np.concatenate(([precision[0]], precision))
+    return float(np.sum(np.diff(recall) * (precision[1:] + precision[:-1]) / 2.0))
+
+
+# ---------------------------------------------------------------------------------------------
 # costs and net benefit
 
 
@@ -1003,3 +1078,12 @@ class DecisionReads:
                           ) -> OperatingPoint:
         """The threshold of least expected cost per case (``best_threshold("cost")``)."""
         return min_expected_cost(self._cuts(), costs, prevalence)
+
+    def pr_gain_curve(self) -> FloatArray:
+        """Flach & Kull's precision-recall-gain curve, rows ``[recall_gain, precision_gain]``
+        (:func:`rankeval.scored.decisions.pr_gain_curve`)."""
+        return pr_gain_curve(self._cuts())
+
+    def area_under_pr_gain_curve(self) -> float:
+        """The area under :meth:`pr_gain_curve` (AUPRG)."""
+        return area_under_pr_gain_curve(self._cuts())

@@ -26,6 +26,7 @@ from rankeval.checks import (
     betas_of,
     check_beta,
     check_case_arrays,
+    check_choice,
     check_correct,
     check_count,
     check_count_arrays,
@@ -54,7 +55,7 @@ from rankeval.points import (
 from rankeval.scored import curves
 from rankeval.scored import store as _store_module
 from rankeval.scored.calibration import CalibrationReads
-from rankeval.scored.decisions import Cuts, DecisionReads, cuts
+from rankeval.scored.decisions import Cuts, DecisionReads, cuts, davis_goadrich_area
 from rankeval.scored.lingpipe import LingPipeSpellings
 from rankeval.scored.metric_names import MetricSpellings
 from rankeval.scored.partitioned import PartitionedReport, Request, ranking_report
@@ -781,12 +782,23 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         with self._lock:
             return self._folded().reciprocal_rank()
 
-    def area_under_pr_curve(self, interpolate: bool = False) -> float:
+    def area_under_pr_curve(self, interpolate: bool = False,
+                            method: str = "trapezoid") -> float:
         """Trapezoid area under :meth:`pr_curve` (not the step-function area).
+
+        ``method="davis_goadrich"``: the area under the PR curve interpolated between the
+        thresholds as Davis & Goadrich (2006) do, each intermediate true positive with its
+        share of the false positives
+        (:func:`rankeval.scored.decisions.davis_goadrich_area`); uninterpolated only.
 
         Undefined when R = 0 and a case has been added. Complexity: O(n), cached.
         """
         flag = check_flag(interpolate, "interpolate")
+        if check_choice(method, "method", ("trapezoid", "davis_goadrich")) != "trapezoid":
+            if flag:
+                raise ValueError("method='davis_goadrich' interpolates its own way: "
+                                 "interpolate=True does not apply")
+            return self._cached("pr_auc_dg", lambda: davis_goadrich_area(self._cuts()))
         if self._large():
             return self._large_report().area_under_pr_curve(flag)
         return self._cached(
