@@ -811,3 +811,11 @@ def test_davis_goadrich_area_is_the_papers_interpolation(seed: int, ties: str) -
         ev.area_under_pr_curve(True, method="davis_goadrich")
     with pytest.raises(ValueError, match="method"):
         ev.area_under_pr_curve(method="goadrich")
+
+
+def test_pr_gain_is_undefined_when_misses_keep_recall_below_the_base_rate() -> None:
+    ev = ScoredPrecisionRecallEvaluation()
+    ev.add_cases([True, False, False], [0.9, 0.5, 0.1])
+    ev.add_misses(5)  # recall at most 1/6, below pi = 6/8
+    assert ev.pr_gain_curve().shape == (0, 2)
+    assert math.isnan(ev.area_under_pr_gain_curve())

@@ -745,7 +745,7 @@ def pr_gain_curve(points: OperatingPoints | Cuts) -> FloatArray:
     / TP``, ``recall_gain = 1 - pi / (1 - pi) * FN / TP``, at each cut with a true positive;
     where no cut has recall gain 0 the curve starts at the point between the two cuts around
     it (counts interpolated linearly, their ``create_prg_curve``). Empty without positives
-    or negatives.
+    or negatives, or when no threshold reaches recall pi (misses can keep it below).
     """
     c = cuts(points).full()
     r, n = c.num_pos, c.num_neg
@@ -755,7 +755,10 @@ def pr_gain_curve(points: OperatingPoints | Cuts) -> FloatArray:
     with np.errstate(invalid="ignore", divide="ignore"):
         recall_gain = np.where(c.tp > 0, 1.0 - odds * (r - c.tp) / c.tp, -math.inf)
         precision_gain = 1.0 - odds * c.fp / c.tp
-    j = int(np.argmax(recall_gain >= 0.0))
+    reached = recall_gain >= 0.0
+    if not reached.any():  # misses keep recall below pi at every threshold: no curve
+        return _frozen(np.zeros((0, 2)))
+    j = int(np.argmax(reached))
     rows = np.column_stack((recall_gain[j:], precision_gain[j:]))
     if recall_gain[j] > 0.0 and j > 0:  # the crossing of recall gain 0, in counts
         d_tp, d_fp = c.tp[j] - c.tp[j - 1], c.fp[j] - c.fp[j - 1]
@@ -767,7 +770,7 @@ def pr_gain_curve(points: OperatingPoints | Cuts) -> FloatArray:
 
 def area_under_pr_gain_curve(points: OperatingPoints | Cuts) -> float:
     """The trapezoid area under :func:`pr_gain_curve` (Flach & Kull's AUPRG; precision gains
-    below 0 count negative); NaN without positives or negatives."""
+    below 0 count negative); NaN where the curve is empty."""
     curve = pr_gain_curve(points)
     if curve.shape[0] == 0:
         return math.nan
