@@ -363,6 +363,16 @@ def _run_scored(args: argparse.Namespace) -> int:
 
     if args.interval and args.curve is not None:
         raise _UsageError("--interval adds to the report or the JSON, not to --curve")
+    decisions_asked = [option for option, given in (
+        ("--threshold", args.threshold), ("--best", args.best),
+        ("--partial-auc", args.partial_auc)) if given]
+    if decisions_asked and args.curve is not None:
+        raise _UsageError(f"{decisions_asked[0]} adds to the report or the JSON, not to --curve")
+    if "cost" in (args.best or ()) and args.costs is None:
+        raise _UsageError("--best cost needs --costs FP,FN (a false positive's and a false "
+                          "negative's cost)")
+    if args.costs is not None and "cost" not in (args.best or ()):
+        raise _UsageError("--costs applies to --best cost")
     columns = {role: name for role, name in (("label", args.label_column),
                                              ("score", args.score_column),
                                              ("query", args.query_column)) if name is not None}
@@ -373,6 +383,8 @@ def _run_scored(args: argparse.Namespace) -> int:
         where = f"{reader.path} has a query column"
         if args.interval:
             raise _UsageError(f"--interval reads a single ranking, but {where}")
+        if decisions_asked:
+            raise _UsageError(f"{decisions_asked[0]} reads a single ranking, but {where}")
         if args.misses is not None or args.negative_misses is not None:
             raise _UsageError(
                 f"--misses and --negative-misses apply to a single ranking, but {where}"
@@ -423,14 +435,20 @@ def _run_scored(args: argparse.Namespace) -> int:
                 "negative_misses": args.negative_misses or 0,
             }
             found = _intervals(evaluation, args)
-            extra = {"intervals": [_interval_document(spec, i) for spec, i in found]}
-            write_json({**header, **_document(evaluation), **(extra if found else {})}, out)
+            extra: dict[str, Any] = {}
+            if found:
+                extra["intervals"] = [_interval_document(spec, i) for spec, i in found]
+            if decisions_asked:
+                extra["decisions"] = _decisions_document(evaluation, args)
+            write_json({**header, **_document(evaluation), **extra}, out)
         elif args.curve is not None:
             _print_curve(evaluation, args.curve, args.interpolate, out)
         else:
             out.write(f"{evaluation}\n")
             for spec, interval in _intervals(evaluation, args):
                 out.write(_interval_line(spec, interval))
+            if decisions_asked:
+                _write_decisions(_decisions_document(evaluation, args), out)
     if args.plot is not None:
         _save_plot(evaluation, args.plot, _plot_title(name, evaluation))
     return 0
@@ -485,6 +503,90 @@ class _IntervalSpec:
         elif parameter:
             raise argparse.ArgumentTypeError(
                 f"{measure} takes no parameter, found {_shown_arg(text)}")
+
+
+def _decisions_document(evaluation: ScoredPrecisionRecallEvaluation,
+                        args: argparse.Namespace) -> dict[str, Any]:
+    """``--threshold``, ``--best`` and ``--partial-auc``: each a list in the order given."""
+    document: dict[str, Any] = {}
+    if args.threshold:
+        document["thresholds"] = [_confusion_document(t, evaluation.confusion_at(t))
+                                  for t in args.threshold]
+    if args.best:
+        document["best"] = [_point_document(evaluation.best_threshold(
+            rule, **({"costs": args.costs} if rule == "cost" else {}))) for rule in args.best]
+    if args.partial_auc:
+        document["partial_roc_auc"] = [
+            {"fpr": list(span), "area": evaluation.partial_roc_auc(fpr=span),
+             "mcclish": evaluation.partial_roc_auc(fpr=span, standardize="mcclish"),
+             "normalized": evaluation.partial_roc_auc(fpr=span, standardize="normalized")}
+            for span in args.partial_auc]
+    return document
+
+
+def _confusion_document(threshold: float, confusion: Any) -> dict[str, Any]:
+    return {"threshold": threshold, "tp": confusion.true_positive,
+            "fp": confusion.false_positive, "tn": confusion.true_negative,
+            "fn": confusion.false_negative, "precision": confusion.precision(),
+            "recall": confusion.recall(), "specificity": confusion.specificity(),
+            "f_measure": confusion.f_measure(), "accuracy": confusion.accuracy(),
+            "matthews_corrcoef": confusion.matthews_corrcoef()}
+
+
+def _point_document(point: Any) -> dict[str, Any]:
+    return {"rule": point.rule, "threshold": point.threshold, "tp": point.tp, "fp": point.fp,
+            "tn": point.tn, "fn": point.fn, "sensitivity": point.sensitivity,
+            "specificity": point.specificity, "precision": point.precision,
+            "value": point.value}
+
+
+def _write_decisions(document: dict[str, Any], out: IO[str]) -> None:
+    """The decisions as lines after the report, every number as Python prints it."""
+    for row in document.get("thresholds", ()):
+        out.write(f"threshold {row['threshold']!r}: tp={row['tp']} fp={row['fp']} "
+                  f"tn={row['tn']} fn={row['fn']}, precision {row['precision']!r}, recall "
+                  f"{row['recall']!r}, specificity {row['specificity']!r}\n")
+    for row in document.get("best", ()):
+        out.write(f"best threshold by {row['rule']}: {row['threshold']!r} (tp={row['tp']} "
+                  f"fp={row['fp']} tn={row['tn']} fn={row['fn']}), {row['rule']} "
+                  f"{row['value']!r}, sensitivity {row['sensitivity']!r}, specificity "
+                  f"{row['specificity']!r}, precision {row['precision']!r}\n")
+    for row in document.get("partial_roc_auc", ()):
+        low, high = row["fpr"]
+        out.write(f"partial ROC area over FPR {low!r} to {high!r}: {row['area']!r} (McClish "
+                  f"{row['mcclish']!r}, normalized {row['normalized']!r})\n")
+
+
+def _finite(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, found {_shown_arg(text)}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, found {_shown_arg(text)}")
+    return value
+
+
+def _cost_pair(text: str) -> tuple[float, float]:
+    parts = text.split(",")
+    if len(parts) != 2:
+        raise argparse.ArgumentTypeError(
+            f"expected FP,FN: two costs separated by a comma, found {_shown_arg(text)}")
+    fp, fn = (_finite(part) for part in parts)
+    return fp, fn
+
+
+def _fpr_range(text: str) -> tuple[float, float]:
+    parts = text.split(",")
+    if len(parts) != 2:
+        raise argparse.ArgumentTypeError(
+            f"expected A,B: two false-positive rates separated by a comma, found "
+            f"{_shown_arg(text)}")
+    low, high = (_finite(part) for part in parts)
+    if not 0.0 <= low < high <= 1.0:
+        raise argparse.ArgumentTypeError(
+            f"expected 0 <= A < B <= 1, found {_shown_arg(text)}")
+    return low, high
 
 
 def _option_value(measure: str, option: str, parameter: str, text: str) -> Any:
@@ -725,6 +827,21 @@ def _parser() -> _Parser:
         "specificity 0.9; partial_roc_auc.0,0.1: over FPR 0 to 0.1), optionally with a "
         "method (roc_auc:bootstrap, precision_at.10:beta)",
     )
+    scored.add_argument(
+        "--threshold", action="append", type=_finite, metavar="T",
+        help="add the confusion matrix at threshold T, the cases scoring at least T "
+        "predicted positive (repeatable)")
+    scored.add_argument(
+        "--best", action="append", choices=("youden", "closest_topleft", "f_beta", "cost"),
+        help="add the best threshold by a rule (repeatable): youden, closest_topleft, "
+        "f_beta (F1), cost (with --costs)")
+    scored.add_argument(
+        "--costs", type=_cost_pair, metavar="FP,FN",
+        help="the costs of a false positive and of a false negative, for --best cost")
+    scored.add_argument(
+        "--partial-auc", action="append", type=_fpr_range, metavar="A,B",
+        help="add the ROC area over false-positive rates A to B, raw, McClish-standardised "
+        "and normalised (repeatable)")
     scored.add_argument("--level", type=_level, default=0.95, metavar="L",
                         help="the intervals' confidence level (default 0.95)")
     scored.add_argument("--resamples", type=_positive_resamples, default=2000, metavar="B",

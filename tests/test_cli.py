@@ -906,3 +906,82 @@ def test_an_interval_on_a_file_of_queries_is_a_usage_error(
     status, _, err = run(capsys, "scored", path, "--interval", "roc_auc")
     assert status == 2
     assert "--interval reads a single ranking" in err
+
+
+# ---------------------------------------------------------------------------------------------
+# decisions on the command line: --threshold, --best, --partial-auc
+
+CASES = "1\t0.9\n0\t0.8\n1\t0.7\n0\t0.4\n1\t0.3\n"  # R = 3, N = 2
+
+
+def test_decisions_in_the_json_are_the_evaluators(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from rankeval import ScoredPrecisionRecallEvaluation
+    from rankeval.scored.decisions import RULES
+
+    path = write(tmp_path, "cases.tsv", CASES)
+    best = [arg for rule in RULES for arg in ("--best", rule)]  # every rule the library has
+    status, out, _ = run(capsys, "scored", path, "--misses", "1", "--json", "--threshold",
+                         "0.5", "--threshold", "0.75", *best, "--costs", "1,5",
+                         "--partial-auc", "0,0.5", "--partial-auc", "0.25,1")
+    assert status == 0
+    got = json.loads(out)["decisions"]
+    ev = ScoredPrecisionRecallEvaluation()
+    ev.add_cases([True, False, True, False, True], [0.9, 0.8, 0.7, 0.4, 0.3])
+    ev.add_misses(1)
+    for row, threshold in zip(got["thresholds"], (0.5, 0.75), strict=True):
+        c = ev.confusion_at(threshold)
+        assert (row["tp"], row["fp"], row["tn"], row["fn"]) == (
+            c.true_positive, c.false_positive, c.true_negative, c.false_negative)
+        assert row["precision"] == c.precision()
+        assert row["recall"] == c.recall()
+    for row, rule in zip(got["best"], RULES, strict=True):
+        point = ev.best_threshold(rule, **({"costs": (1.0, 5.0)} if rule == "cost" else {}))
+        assert (row["rule"], row["threshold"], row["tp"], row["fp"], row["value"]) == (
+            rule, point.threshold, point.tp, point.fp, point.value)
+    # by hand: the ROC points (0,0) (0,1/4) (1/2,1/4) (1/2,1/2) (1,1/2) (1,1) with one miss
+    assert got["partial_roc_auc"][0]["area"] == pytest.approx(0.125)
+    assert got["partial_roc_auc"][1]["fpr"] == [0.25, 1.0]
+    assert got["partial_roc_auc"][1]["normalized"] == ev.partial_roc_auc(
+        fpr=(0.25, 1.0), standardize="normalized")
+
+
+def test_decisions_in_the_text_report(tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "cases.tsv", CASES)
+    status, out, _ = run(capsys, "scored", path, "--threshold", "0.5", "--best", "youden",
+                         "--partial-auc", "0,0.5")
+    assert status == 0
+    lines = out.splitlines()[-3:]
+    # by hand: at 0.5 the top three; Youden's J is 1/3 at 0.9; the area to FPR 1/2 is 1/6
+    assert lines[0] == ("threshold 0.5: tp=2 fp=1 tn=1 fn=1, precision 0.6666666666666666, "
+                        "recall 0.6666666666666666, specificity 0.5")
+    assert lines[1].startswith("best threshold by youden: 0.9 (tp=1 fp=0 tn=2 fn=2), youden "
+                               "0.3333333333333333")
+    assert lines[2].startswith("partial ROC area over FPR 0.0 to 0.5: 0.16666666666666666")
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (("--best", "cost"), "--best cost needs --costs"),
+    (("--costs", "1,2"), "--costs applies to --best cost"),
+    (("--threshold", "0.5", "--curve", "roc"), "--threshold adds to the report"),
+    (("--partial-auc", "0.5,0.1"), "expected 0 <= A < B <= 1"),
+    (("--partial-auc", "0.1"), "expected A,B"),
+    (("--threshold", "nan"), "expected a finite number"),
+    (("--best", "youdens"), "invalid choice"),
+])
+def test_decision_options_refused_with_usage_errors(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], options: tuple[str, ...],
+        message: str) -> None:
+    path = write(tmp_path, "cases.tsv", CASES)
+    status, out, err = run(capsys, "scored", path, *options)
+    assert (status, out) == (2, "")
+    assert message in err
+
+
+def test_decision_options_refuse_a_query_column(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "q.tsv", "query\tlabel\tscore\nq1\t1\t0.9\nq1\t0\t0.2\n")
+    status, _, err = run(capsys, "scored", path, "--best", "youden")
+    assert status == 2
+    assert "--best reads a single ranking" in err

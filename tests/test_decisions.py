@@ -777,7 +777,8 @@ def test_pr_gain_curve_and_area_are_flach_and_kulls(seed: int, ties: str, pyprg:
     # every point of ours is one of theirs (they add points where precision gain crosses 0,
     # on the same lines, which changes no area)
     assert {(round(x, 12), round(y, 12)) for x, y in ours.tolist()} <= theirs
-    assert ours[0, 0] == pytest.approx(0.0, abs=1e-12) and ours[-1, 0] == 1.0
+    assert ours[0, 0] == pytest.approx(0.0, abs=1e-12)
+    assert ours[-1, 0] == 1.0
 
 
 def slow_davis_goadrich(labels: np.ndarray, scores: np.ndarray, pm: int) -> float:
