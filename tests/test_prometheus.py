@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 import urllib.request
 from typing import Any
@@ -199,3 +200,19 @@ def test_segment_keys_that_print_alike_stay_distinct_series() -> None:
     assert cases == {"1", "'1'", "None", "'None'", "('a', 1)", "\"('a', 1)\"", "x"}
     with pytest.raises(ValueError, match="tuple holding NaN"):
         seg.add_case(("a", float("nan")), True, 0.5)
+
+
+def test_a_collector_refuses_a_bad_threshold_or_range() -> None:
+    from rankeval.prometheus import EvaluationCollector
+
+    for bad in (math.nan, math.inf):
+        with pytest.raises(ValueError, match="threshold must be a finite score"):
+            EvaluationCollector(threshold=bad)
+    with pytest.raises(ValueError, match="is reversed"):
+        EvaluationCollector(partial_auc=(0.2, 0.1))
+    with pytest.raises(TypeError, match="must be a pair"):
+        EvaluationCollector(partial_auc=0.1)  # type: ignore[arg-type]
+    collector = EvaluationCollector(threshold=0.5)
+    for taken in ("threshold", "fpr"):
+        with pytest.raises(ValueError, match="is set by rankeval itself"):
+            collector.watch(ScoredPrecisionRecallEvaluation(), model="m", **{taken: "x"})

@@ -45,7 +45,8 @@ def _same(a: float, b: float) -> bool:
 
 
 VALUED = [read for read in READS.values()
-          if (read.method is not None or read.compute) and not read.options]
+          if (read.method is not None or read.compute) and not read.options
+          and read.parameter != "threshold"]
 ids = [read.name for read in READS.values()]
 
 
@@ -119,28 +120,39 @@ def test_interval_where_declared_and_refused_elsewhere(read: ScoredRead) -> None
                     (want_interval.low, want_interval.high), abs=1e-12, nan_ok=True)
 
 
-def test_the_gauges_are_the_registrys() -> None:
+@pytest.mark.parametrize("configured", [False, True])
+def test_the_gauges_are_the_registrys(configured: bool) -> None:
+    """Every exported read a gauge, with the registry's value: those of the summary always,
+    those at a threshold and over a range when the collector is given them."""
     prometheus_client = pytest.importorskip("prometheus_client")
     from rankeval.prometheus import EvaluationCollector
 
     ev = _evaluator()
     registry = prometheus_client.CollectorRegistry()
-    collector = EvaluationCollector(precision_at=(RANK,), beta=BETA)
+    options: dict[str, Any] = ({"threshold": THRESHOLD, "partial_auc": (0.0, 0.4)}
+                               if configured else {})
+    collector = EvaluationCollector(precision_at=(RANK,), beta=BETA, **options)
     collector.watch(ev, model="m")
     registry.register(collector)
     families = {family.name: family for family in registry.collect()}
     for read in READS.values():
         exported = read.gauge in families
-        assert exported == (read.exported and read.in_summary), read.name
+        assert exported == (read.exported and (read.in_summary or configured)), read.name
         if not exported:
             continue
         (sample,) = families[read.gauge].samples
         assert families[read.gauge].documentation == read.description
-        assert _same(sample.value, float(read.read(ev, _argument(read))))
+        want = (read.read(ev, fpr=(0.0, 0.4)) if "fpr" in read.options
+                else read.read(ev, _argument(read)))
+        assert _same(sample.value, float(want))
         if read.parameter == "rank":
             assert sample.labels["k"] == str(RANK)
         if read.parameter == "beta":
             assert sample.labels["beta"] == repr(BETA)
+        if read.parameter == "threshold":
+            assert sample.labels["threshold"] == repr(THRESHOLD)
+        if "fpr" in read.options:
+            assert sample.labels["fpr"] == "0.0,0.4"
 
 
 def test_the_command_lines_json_holds_every_read_with_a_method(

@@ -40,15 +40,28 @@ from rankeval.scored.reads import READS, ScoredRead
 
 __all__ = ["EvaluationCollector", "MetricsServer", "serve"]
 
-def _exported() -> list[ScoredRead]:
-    """The registered reads the collector exports, in the registry's order."""
-    return [read for read in READS.values() if read.exported and read.in_summary]
+def _exported(threshold: float | None = None,
+              partial_auc: tuple[float, float] | None = None) -> list[ScoredRead]:
+    """The registered reads the collector exports, in the registry's order: those of the
+    summary, those at a threshold when it has one, the partial ROC area when it has a range."""
+    return [read for read in READS.values() if read.exported and (
+        read.in_summary or (read.parameter == "threshold" and threshold is not None)
+        or ("fpr" in read.options and partial_auc is not None))]
 
 
 # Labels rankeval sets itself; a user's label of one of these names would overwrite it.
-_OURS = frozenset({"model", "window", "ties", "k", "beta", "measure"})
+_OURS = frozenset({"model", "window", "ties", "k", "beta", "measure", "threshold", "fpr"})
 _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*\Z")
 _log = logging.getLogger("rankeval.prometheus")
+
+
+def _finite_threshold(threshold: object) -> float:
+    from rankeval.checks import check_real
+
+    value = check_real(threshold, "threshold")
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"threshold must be a finite score; got {threshold!r}")
+    return value
 
 
 def _labels(model: object, labels: Mapping[str, object]) -> dict[str, str]:
@@ -95,11 +108,25 @@ class EvaluationCollector:
         Ranks k of the ``rankeval_precision_at`` gauge (label ``k``).
     beta : float
         The F-measure's beta for ``rankeval_max_f_measure`` (label ``beta``).
+    threshold : float, optional
+        A decision threshold: ``rankeval_precision_at_threshold`` and
+        ``rankeval_recall_at_threshold`` of the cases scoring at least it (label
+        ``threshold``).
+    partial_auc : (float, float), optional
+        A range of false-positive rates: ``rankeval_partial_roc_auc`` over it, the raw area
+        (label ``fpr``, as ``"0.0,0.1"``).
     """
 
-    def __init__(self, precision_at: tuple[int, ...] = (10,), beta: float = 1.0) -> None:
+    def __init__(self, precision_at: tuple[int, ...] = (10,), beta: float = 1.0, *,
+                 threshold: float | None = None,
+                 partial_auc: tuple[float, float] | None = None) -> None:
+        from rankeval.scored.decisions import check_range
+
         self._ranks = tuple(check_rank(k) for k in precision_at)
         self._beta = check_beta(beta)
+        self._threshold = None if threshold is None else _finite_threshold(threshold)
+        self._partial = None if partial_auc is None else check_range(partial_auc,
+                                                                      "partial_auc")
         self._watched: list[tuple[ScoredPrecisionRecallEvaluation, dict[str, str]]] = []
         # (source, labels, what watch_run was given: for unwatch)
         self._runs: list[tuple[Callable[[], RunReport], dict[str, str], object]] = []
@@ -184,6 +211,19 @@ class EvaluationCollector:
                                  "already: two would export one series twice")
             self._runs.append((source, all_labels, evaluation))
 
+    def _reading(self, ev: ScoredPrecisionRecallEvaluation) -> dict[str, float]:
+        """Every exported value of ``ev`` from one state: its summary and, where configured,
+        the reads at the threshold and over the range, all under one hold of its (re-entrant)
+        lock."""
+        with ev._lock:
+            reading = ev.summary(self._ranks, self._beta)
+            for read in _exported(self._threshold, self._partial):
+                if read.parameter == "threshold":
+                    reading[read.name] = float(read.read(ev, self._threshold))
+                elif "fpr" in read.options:
+                    reading[read.name] = float(read.read(ev, fpr=self._partial))
+        return reading
+
     def describe(self) -> list[Any]:
         """No description up front: the metrics are made at scrape time."""
         return []
@@ -207,7 +247,7 @@ class EvaluationCollector:
         failed: list[dict[str, str]] = []
         for ev, labels in watched:
             try:  # one evaluator failing (a clock raising, memory) fails its own series only
-                readings.append((ev.summary(self._ranks, self._beta), labels))
+                readings.append((self._reading(ev), labels))
             except Exception:
                 _log.exception("rankeval.prometheus: reading the evaluation %s failed", labels)
                 failed.append(labels)
@@ -216,14 +256,20 @@ class EvaluationCollector:
             return [labels.get(n, "") for n in label_names]
 
         if watched:
-            for read in _exported():  # the registry's gauges, a family each
+            for read in _exported(self._threshold, self._partial):  # a family each
                 # A read with a parameter gets a label for it: a sample per rank asked for
-                # (label k), or the one beta (label beta); each sample's summary() key.
+                # (label k), or the one beta, threshold or range; each sample's reading key.
                 by_parameter: dict[str, tuple[list[str], list[tuple[list[str], str]]]] = {
                     "rank": (["k"], [([str(k)], read.key(k)) for k in self._ranks]),
                     "beta": (["beta"], [([repr(self._beta)], read.name)]),
+                    "threshold": (["threshold"], [([repr(self._threshold)], read.name)]),
                 }
-                own, samples = by_parameter.get(str(read.parameter), ([], [([], read.name)]))
+                if "fpr" in read.options and self._partial is not None:
+                    low, high = self._partial
+                    own, samples = ["fpr"], [([f"{low!r},{high!r}"], read.name)]
+                else:
+                    own, samples = by_parameter.get(str(read.parameter),
+                                                    ([], [([], read.name)]))
                 family = gauge(read.gauge, read.description, labels=[*label_names, *own])
                 for reading, labels in readings:
                     for label_values, key in samples:

@@ -72,7 +72,9 @@ class ScoredRead:
     in_summary : bool
         Whether ``summary()`` (and so the segment frame and the gauges) holds it.
     exported : bool
-        Whether the Prometheus collector exports it (as ``rankeval_<metric>``).
+        Whether the Prometheus collector exports it (as ``rankeval_<metric>``): always for
+        a read in the summary; for precision and recall at a threshold and the partial ROC
+        area, when the collector is given the threshold or the range.
     metric : str
         The gauge's name without ``rankeval_``.
     compute : callable or None
@@ -212,7 +214,7 @@ READS: dict[str, ScoredRead] = _reads([
     ScoredRead("partial_roc_auc", "partial_roc_auc", None, "ROC area over a range of "
                "false- or true-positive rates, raw or standardised (McClish).",
                options=("fpr", "tpr", "standardize"), intervals=("bootstrap",),
-               in_summary=False, exported=False, readers=frozenset({"evaluator"}),
+               in_summary=False, readers=frozenset({"evaluator"}),
                of_points=lambda points, o: decisions.partial_roc_auc(points, **o)),
     *(ScoredRead(name, name, None, description, options=(given,), field="value",
                  intervals=("bootstrap",), in_summary=False, exported=False,
@@ -228,10 +230,12 @@ READS: dict[str, ScoredRead] = _reads([
            "Best recall of a threshold whose precision is at least the bound."))),
     ScoredRead("precision", None, None, "Precision of the cases scoring at least a threshold.",
                parameter="threshold", intervals=_PROPORTIONS, in_summary=False,
-               exported=False, readers=frozenset({"evaluator"})),
+               readers=frozenset({"evaluator"}), metric="precision_at_threshold",
+               compute=lambda reader, t: reader.confusion_at(t).precision()),
     ScoredRead("recall", None, None, "Recall of the cases scoring at least a threshold.",
                parameter="threshold", intervals=_PROPORTIONS, in_summary=False,
-               exported=False, readers=frozenset({"evaluator"})),
+               readers=frozenset({"evaluator"}), metric="recall_at_threshold",
+               compute=lambda reader, t: reader.confusion_at(t).recall()),
 ])
 
 
