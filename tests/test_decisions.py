@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from fractions import Fraction
 from typing import Any
 
@@ -820,3 +821,89 @@ def test_pr_gain_is_undefined_when_misses_keep_recall_below_the_base_rate() -> N
     ev.add_misses(5)  # recall at most 1/6, below pi = 6/8
     assert ev.pr_gain_curve().shape == (0, 2)
     assert math.isnan(ev.area_under_pr_gain_curve())
+
+
+# ---------------------------------------------------------------------------------------------
+# everywhere: every decision read of a window, a time window and a category is that of a
+# fresh evaluator of the same cases
+
+#: The arguments of each public decision read (a test below holds the table to the class).
+CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
+    "confusion_at": ((0.45,), {}), "best_threshold": ((), {}),
+    "sensitivity_at": ((0.5,), {}), "specificity_at": ((0.5,), {}),
+    "precision_at_recall": ((0.3,), {}), "recall_at_precision": ((0.3,), {}),
+    "ks_statistic": ((), {}), "partial_roc_auc": ((), {"fpr": (0.0, 0.3)}),
+    "det_curve": ((), {}), "gains_curve": ((), {}), "lift_curve": ((), {}),
+    "lift_at": ((0.25,), {}), "gains_table": ((), {}), "roc_convex_hull": ((), {}),
+    "area_under_roc_convex_hull": ((), {}), "net_benefit": (([0.1, 0.5],), {}),
+    "decision_curve": (([0.1, 0.5],), {}), "cost_curve": ((), {}),
+    "min_expected_cost": (((1.0, 5.0),), {}), "pr_gain_curve": ((), {}),
+    "area_under_pr_gain_curve": ((), {}),
+}
+
+
+def test_the_table_of_calls_covers_every_decision_read() -> None:
+    public = {name for name in vars(decisions.DecisionReads) if not name.startswith("_")}
+    assert public == set(CALLS)
+
+
+def same_reads(ev: ScoredPrecisionRecallEvaluation, fresh: ScoredPrecisionRecallEvaluation
+               ) -> None:
+    for name, (args, kwargs) in CALLS.items():
+        try:
+            want = getattr(fresh, name)(*args, **kwargs)
+        except ValueError as refused:  # the window refuses it the same way
+            with pytest.raises(ValueError, match=re.escape(str(refused))):
+                getattr(ev, name)(*args, **kwargs)
+            continue
+        got = getattr(ev, name)(*args, **kwargs)
+        if isinstance(got, np.ndarray) and got.dtype.names:  # a table: NaN equal, by column
+            for column in got.dtype.names:
+                np.testing.assert_array_equal(got[column], want[column], err_msg=name)
+        elif isinstance(got, np.ndarray):
+            np.testing.assert_array_equal(got, want, err_msg=name)
+        else:
+            assert got == want or (got != got and want != want), name
+
+
+@pytest.mark.parametrize("ties", TIE_POLICIES)
+@pytest.mark.parametrize("seed", range(4))
+def test_a_count_window_reads_as_a_fresh_evaluator_of_its_cases(seed: int, ties: str) -> None:
+    labels, scores, _, _ = drawn(seed)
+    window = ScoredPrecisionRecallEvaluation(ties=ties, window=25)  # type: ignore[arg-type]
+    for label, score in zip(labels.tolist(), scores.tolist(), strict=True):
+        window.add_case(label, score)
+    fresh = ScoredPrecisionRecallEvaluation(ties=ties)  # type: ignore[arg-type]
+    fresh.add_cases(labels[-25:], scores[-25:])
+    same_reads(window, fresh)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_time_window_reads_as_a_fresh_evaluator_of_its_cases(seed: int) -> None:
+    from tests.helpers import Clock
+
+    labels, scores, _, _ = drawn(seed)
+    clock = Clock()
+    window = ScoredPrecisionRecallEvaluation(horizon=10.0, clock=clock)
+    for label, score in zip(labels.tolist(), scores.tolist(), strict=True):
+        clock.now += 1.0
+        window.add_case(label, score)
+    inside = slice(len(labels) - 10, None)  # the cases of the last 10 seconds
+    fresh = ScoredPrecisionRecallEvaluation()
+    fresh.add_cases(labels[inside], scores[inside])
+    same_reads(window, fresh)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_category_reads_as_a_fresh_one_vs_rest_evaluator(seed: int) -> None:
+    from rankeval import ScoredClassifierEvaluation
+
+    rng = np.random.default_rng(seed)
+    truth = rng.choice(["a", "b", "c"], 80)
+    probabilities = np.round(rng.dirichlet([1, 1, 1], 80), 2)
+    ev = ScoredClassifierEvaluation(["a", "b", "c"])
+    ev.add_cases(truth, probabilities)
+    for j, name in enumerate("abc"):
+        fresh = ScoredPrecisionRecallEvaluation()
+        fresh.add_cases(truth == name, probabilities[:, j])
+        same_reads(ev.category(name), fresh)
