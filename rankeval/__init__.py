@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     )
     from rankeval.scored import ScoredPrecisionRecallEvaluation
     from rankeval.scored.classifier import ScoredClassifierEvaluation
+    from rankeval.scored.decisions import OperatingPoint
     from rankeval.scored.paired import PairedEvaluation, RocTest, roc_test
     from rankeval.scored.partitioned import PartitionedReport
     from rankeval.scored.segments import SegmentedEvaluation, SegmentReports
@@ -73,6 +74,7 @@ _WHERE = {
     **dict.fromkeys(("Estimate", "SketchEvaluation"), "rankeval.scored.sketch"),
     "Interval": "rankeval.intervals",
     "ScoredClassifierEvaluation": "rankeval.scored.classifier",
+    "OperatingPoint": "rankeval.scored.decisions",
     **dict.fromkeys(("SegmentedEvaluation", "SegmentReports"), "rankeval.scored.segments"),
     **dict.fromkeys(("PairedEvaluation", "RocTest", "roc_test"), "rankeval.scored.paired"),
 }
@@ -91,6 +93,7 @@ __all__ = [
     "Interval",
     "KendallTau",
     "MultiClassEvaluation",
+    "OperatingPoint",
     "PairTest",
     "PairedEvaluation",
     "PartitionedReport",

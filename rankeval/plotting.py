@@ -1,7 +1,9 @@
-"""Pictures of an evaluation: the precision-recall and ROC curves.
+"""Pictures of an evaluation: the precision-recall and ROC curves (with operating points and
+a band marked where asked), reliability, and the curves for decisions (DET, gains, lift, cost,
+decision curves).
 
 Everything drawn is what the evaluation returns (``pr_curve``, ``roc_curve``, their areas and
-``pr_breakeven_point``); nothing is recomputed here. matplotlib is imported only when a
+``pr_breakeven_point``, ``det_curve``, ...); nothing is recomputed here. matplotlib is imported only when a
 function is called, so ``import rankeval`` never needs it; install it with
 ``pip install 'rankeval-exact[plot]'``.
 
@@ -31,8 +33,9 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["plot_evaluation", "plot_pr", "plot_reliability", "plot_roc", "require_matplotlib",
-           "save_plot"]
+__all__ = ["plot_cost_curve", "plot_decision_curve", "plot_det", "plot_evaluation",
+           "plot_gains", "plot_lift", "plot_pr", "plot_reliability", "plot_roc",
+           "require_matplotlib", "save_plot"]
 
 _INSTALL_HINT = "rankeval.plotting needs matplotlib: pip install 'rankeval-exact[plot]'"
 #: Curves with at most this many points show a marker at each point; longer ones are lines.
@@ -115,7 +118,7 @@ def _axes(ax: Axes | None) -> Axes:
     return plt.gca()
 
 
-def plot_pr(evaluation: Plottable, ax: Axes | None = None) -> Axes:
+def plot_pr(evaluation: Plottable, ax: Axes | None = None, *, mark: Any = None) -> Axes:
     """Draw the precision-recall curve, raw and interpolated, and mark the break-even point.
 
     The raw curve is ``evaluation.pr_curve(False)``, the interpolated one
@@ -130,6 +133,8 @@ def plot_pr(evaluation: Plottable, ax: Axes | None = None) -> Axes:
         Or anything with the same curve methods.
     ax : matplotlib Axes, optional
         Where to draw; the current pyplot Axes by default.
+    mark : OperatingPoint or list of them, optional
+        Operating points to mark at their (recall, precision).
 
     Returns
     -------
@@ -169,11 +174,25 @@ def plot_pr(evaluation: Plottable, ax: Axes | None = None) -> Axes:
             zorder=5,
             label=f"break-even point (P = R = {_number(breakeven)})",
         )
+    _mark(ax, mark, lambda point: (point.sensitivity, point.precision))
     ax.legend(loc="lower left", fontsize="small")
     return ax
 
 
-def plot_roc(evaluation: Plottable, ax: Axes | None = None) -> Axes:
+def _mark(ax: Axes, mark: Any, where: Callable[[Any], tuple[float, float]]) -> None:
+    """Operating points (:class:`~rankeval.scored.decisions.OperatingPoint`, one or several)
+    as markers at ``where(point)``, each labelled with its rule and threshold."""
+    if mark is None:
+        return
+    for i, point in enumerate(mark if isinstance(mark, (list, tuple)) else [mark]):
+        x, y = where(point)
+        ax.plot([x], [y], linestyle="none", marker="o", markersize=8, color=f"C{3 + i}",
+                clip_on=False, zorder=6,
+                label=f"{point.rule} at {point.threshold:.4g} ({x:.3f}, {y:.3f})")
+
+
+def plot_roc(evaluation: Plottable, ax: Axes | None = None, *, mark: Any = None,
+             band: NDArray[np.float64] | None = None) -> Axes:
     """Draw the ROC curve, raw and interpolated, with the chance diagonal for reference.
 
     The raw curve is ``evaluation.roc_curve(False)`` and the interpolated one
@@ -190,6 +209,11 @@ def plot_roc(evaluation: Plottable, ax: Axes | None = None) -> Axes:
     -------
     matplotlib Axes
         ``ax``, with 1 - specificity on x and sensitivity on y, both on [0, 1], square.
+
+    mark : OperatingPoint or list of them, optional
+        Operating points (``best_threshold()``, ``sensitivity_at()``, ...) to mark.
+    band : ndarray, optional
+        ``roc_band()``'s rows, drawn as a shaded band of sensitivities.
 
     Undefined when: with no positives (R = 0) or no negatives (N = 0) one coordinate is
     NaN and the curve is not drawn; its area reads NaN.
@@ -215,7 +239,151 @@ def plot_roc(evaluation: Plottable, ax: Axes | None = None) -> Axes:
     )
     ax.plot([0.0, 1.0], [0.0, 1.0], linestyle=":", color="0.6", linewidth=0.9, label="chance")
     _draw_both(ax, evaluation.roc_curve, evaluation.area_under_roc_curve, "AUC")
+    if band is not None:  # rows [fpr, sensitivity, low, high] of roc_band()
+        ax.fill_between(band[:, 0], band[:, 2], band[:, 3], color="C0", alpha=0.2,
+                        linewidth=0, label="sensitivity band")
+    _mark(ax, mark, lambda point: (1.0 - point.specificity, point.sensitivity))
     ax.legend(loc="lower right", fontsize="small")
+    return ax
+
+
+def plot_det(evaluation: Any, ax: Axes | None = None) -> Axes:
+    """Draw the detection error tradeoff curve (``det_curve()``) on probit axes (normal
+    deviates of the false-positive and false-negative rates, ticks at the rates), as
+    scikit-learn's ``DetCurveDisplay`` does; rates of 0 or 1 sit at the axes' ends.
+
+    >>> from matplotlib.figure import Figure
+    >>> from rankeval import ScoredPrecisionRecallEvaluation
+    >>> evaluation = ScoredPrecisionRecallEvaluation()
+    >>> evaluation.add_cases([True, False, True, False, True], [0.9, 0.8, 0.7, 0.4, 0.3])
+    >>> ax = plot_det(evaluation, Figure().subplots())
+    >>> ax.get_xlabel()
+    'False positive rate'
+    """
+    from statistics import NormalDist
+
+    curve = evaluation.det_curve()
+    ax = _axes(ax)
+    normal = NormalDist()
+    limit = 1e-3
+
+    def deviate(rates: NDArray[np.float64]) -> list[float]:
+        return [normal.inv_cdf(min(max(r, limit), 1 - limit)) for r in rates.tolist()]
+
+    ax.plot(deviate(curve[:, 0]), deviate(curve[:, 1]), color="C0",
+            label=f"DET ({curve.shape[0]} thresholds)")
+    ticks = np.array([0.001, 0.01, 0.05, 0.2, 0.5, 0.8, 0.95, 0.99, 0.999])
+    for set_ticks, set_labels, set_limits in ((ax.set_xticks, ax.set_xticklabels, ax.set_xlim),
+                                              (ax.set_yticks, ax.set_yticklabels, ax.set_ylim)):
+        set_ticks(deviate(ticks))
+        set_labels([f"{t:g}" for t in ticks.tolist()])
+        set_limits(normal.inv_cdf(limit), normal.inv_cdf(1 - limit))
+    ax.set_xlabel("False positive rate")
+    ax.set_ylabel("False negative rate")
+    ax.set_title("Detection error tradeoff")
+    ax.grid(True, color="0.85", linewidth=0.6)
+    ax.legend(loc="upper right", fontsize="small")
+    return ax
+
+
+def plot_gains(evaluation: Any, ax: Axes | None = None) -> Axes:
+    """Draw the cumulative gains curve (``gains_curve()``: the share of the positives among
+    the top cases against the share of cases taken) and the random and perfect ones.
+
+    >>> from matplotlib.figure import Figure
+    >>> from rankeval import ScoredPrecisionRecallEvaluation
+    >>> evaluation = ScoredPrecisionRecallEvaluation()
+    >>> evaluation.add_cases([True, False, True, False], [0.9, 0.8, 0.7, 0.1])
+    >>> [line.get_label() for line in plot_gains(evaluation, Figure().subplots()).lines]
+    ['random', 'perfect', 'gains']
+    """
+    curve = evaluation.gains_curve()
+    ax = _axes(ax)
+    _square_unit_axes(ax, "Share of cases targeted", "Share of positives captured",
+                      "Cumulative gains")
+    rate = evaluation.num_positive_ref() / max(evaluation.num_cases(), 1)
+    ax.plot([0.0, 1.0], [0.0, 1.0], linestyle=":", color="0.6", label="random")
+    ax.plot([0.0, rate, 1.0], [0.0, 1.0, 1.0], linestyle="--", color="0.4", label="perfect")
+    _draw(ax, curve[:, :2], color="C0", label="gains")
+    ax.legend(loc="lower right", fontsize="small")
+    return ax
+
+
+def plot_lift(evaluation: Any, ax: Axes | None = None) -> Axes:
+    """Draw the lift curve (``lift_curve()``: the precision of the top cases over the
+    positive rate, against the share of cases taken) and the line of no lift.
+
+    >>> from matplotlib.figure import Figure
+    >>> from rankeval import ScoredPrecisionRecallEvaluation
+    >>> evaluation = ScoredPrecisionRecallEvaluation()
+    >>> evaluation.add_cases([True, False, True, False], [0.9, 0.8, 0.7, 0.1])
+    >>> [line.get_label() for line in plot_lift(evaluation, Figure().subplots()).lines]
+    ['no lift', 'lift']
+    """
+    curve = evaluation.lift_curve()
+    ax = _axes(ax)
+    ax.axhline(1.0, linestyle=":", color="0.6", label="no lift")
+    _draw(ax, curve[:, :2], color="C0", label="lift")
+    ax.set_xlim(0.0, 1.0)
+    ax.set_xlabel("Share of cases targeted")
+    ax.set_ylabel("Lift")
+    ax.set_title("Lift")
+    ax.grid(True, color="0.85", linewidth=0.6)
+    ax.legend(loc="upper right", fontsize="small")
+    return ax
+
+
+def plot_cost_curve(evaluation: Any, ax: Axes | None = None) -> Axes:
+    """Draw Drummond & Holte's cost curve (``cost_curve()``, the lower envelope) with the
+    trivial classifiers' lines (all negative: cost = pc; all positive: cost = 1 - pc).
+
+    >>> from matplotlib.figure import Figure
+    >>> from rankeval import ScoredPrecisionRecallEvaluation
+    >>> evaluation = ScoredPrecisionRecallEvaluation()
+    >>> evaluation.add_cases([True, False, True, False], [0.9, 0.8, 0.7, 0.1])
+    >>> [line.get_label() for line in plot_cost_curve(evaluation, Figure().subplots()).lines]
+    ['trivial classifiers', 'lower envelope']
+    """
+    curve = evaluation.cost_curve()
+    ax = _axes(ax)
+    _square_unit_axes(ax, "Probability cost function PC(+)", "Normalised expected cost",
+                      "Cost curve")
+    ax.set_ylim(0.0, 0.5 if curve.shape[0] and curve[:, 1].max() <= 0.5 else 1.0)
+    ax.plot([0.0, 0.5, 1.0], [0.0, 0.5, 0.0], linestyle=":", color="0.6",
+            label="trivial classifiers")
+    _draw(ax, curve, color="C0", label="lower envelope")
+    ax.legend(loc="upper right", fontsize="small")
+    return ax
+
+
+def plot_decision_curve(evaluation: Any, thresholds: Any = None, ax: Axes | None = None,
+                        prevalence: float | None = None) -> Axes:
+    """Draw the decision curve (``decision_curve(thresholds)``: net benefit against the
+    threshold probability) beside treating every case and treating none, as dcurves does;
+    thresholds 0, 0.01, ..., 0.99 by default.
+
+    >>> from matplotlib.figure import Figure
+    >>> from rankeval import ScoredPrecisionRecallEvaluation
+    >>> evaluation = ScoredPrecisionRecallEvaluation()
+    >>> evaluation.add_cases([True, False, True, False], [0.9, 0.8, 0.7, 0.1])
+    >>> ax = plot_decision_curve(evaluation, ax=Figure().subplots())
+    >>> [line.get_label() for line in ax.lines]
+    ['model', 'treat all', 'treat none']
+    """
+    grid = np.arange(100) / 100 if thresholds is None else thresholds
+    curve = evaluation.decision_curve(grid, prevalence)
+    ax = _axes(ax)
+    ax.plot(curve[:, 0], curve[:, 1], color="C0", label="model")
+    ax.plot(curve[:, 0], curve[:, 2], color="0.4", linestyle="--", label="treat all")
+    ax.plot(curve[:, 0], curve[:, 3], color="0.6", linestyle=":", label="treat none")
+    top = float(np.nanmax(curve[:, 1:])) if curve.shape[0] else 1.0
+    ax.set_ylim(min(-0.05, -0.1 * abs(top)), max(top * 1.1, 0.05))
+    ax.set_xlim(float(curve[0, 0]), float(curve[-1, 0]))
+    ax.set_xlabel("Threshold probability")
+    ax.set_ylabel("Net benefit")
+    ax.set_title("Decision curve")
+    ax.grid(True, color="0.85", linewidth=0.6)
+    ax.legend(loc="upper right", fontsize="small")
     return ax
 
 

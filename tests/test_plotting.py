@@ -201,3 +201,74 @@ def test_the_reliability_diagram_draws_the_reliability_curve(axes: Axes) -> None
     np.testing.assert_array_equal(drawn[label][:, 0], curve.mean_predicted)
     np.testing.assert_array_equal(drawn[label][:, 1], curve.fraction_positive)
     assert f"{evaluation.calibration_error(bins=4):.3f}" in label
+
+
+# ---------------------------------------------------------------------------------------------
+# decision plots: each draws exactly what the evaluator returns
+
+
+def tied_example() -> ScoredPrecisionRecallEvaluation:
+    rng = np.random.default_rng(4)
+    labels = rng.random(300) < 0.3
+    scores = np.clip(np.round(rng.normal(0.35 + 0.3 * labels, 0.25), 2), 0.01, 0.99)
+    ev = ScoredPrecisionRecallEvaluation()
+    ev.add_cases(labels, scores)
+    return ev
+
+
+def test_plot_det_draws_the_det_curve_on_probit_axes(axes: Axes) -> None:
+    from statistics import NormalDist
+
+    from rankeval.plotting import plot_det
+
+    ev = tied_example()
+    plot_det(ev, axes)
+    curve = ev.det_curve()
+    (drawn,) = [line for line in axes.lines if line.get_label().startswith("DET")]
+    deviate = np.vectorize(lambda r: NormalDist().inv_cdf(min(max(r, 1e-3), 1 - 1e-3)))
+    np.testing.assert_allclose(drawn.get_xdata(), deviate(curve[:, 0]), rtol=1e-12)
+    np.testing.assert_allclose(drawn.get_ydata(), deviate(curve[:, 1]), rtol=1e-12)
+
+
+def test_plot_gains_lift_and_cost_draw_the_evaluators_curves(axes: Axes) -> None:
+    from rankeval.plotting import plot_cost_curve, plot_gains, plot_lift
+
+    ev = tied_example()
+    np.testing.assert_array_equal(labelled(plot_gains(ev, axes))["gains"],
+                                  ev.gains_curve()[:, :2])
+    ax = Figure().subplots()
+    np.testing.assert_array_equal(labelled(plot_lift(ev, ax))["lift"], ev.lift_curve()[:, :2])
+    ax = Figure().subplots()
+    np.testing.assert_array_equal(labelled(plot_cost_curve(ev, ax))["lower envelope"],
+                                  ev.cost_curve())
+
+
+def test_plot_decision_curve_draws_the_three_curves(axes: Axes) -> None:
+    from rankeval.plotting import plot_decision_curve
+
+    ev = tied_example()
+    grid = [0.05, 0.1, 0.3, 0.6]
+    lines = labelled(plot_decision_curve(ev, grid, axes))
+    curve = ev.decision_curve(grid)
+    for column, name in ((1, "model"), (2, "treat all"), (3, "treat none")):
+        np.testing.assert_array_equal(lines[name], curve[:, [0, column]])
+
+
+def test_operating_points_and_the_band_are_marked(axes: Axes) -> None:
+    ev = tied_example()
+    youden = ev.best_threshold("youden")
+    constrained = ev.sensitivity_at(0.9)
+    band = ev.roc_band(fpr=[0.0, 0.1, 0.5, 1.0], resamples=30)
+    plot_roc(ev, axes, mark=[youden, constrained], band=band)
+    lines = labelled(axes)
+    marked = {name: xy for name, xy in lines.items() if " at " in name}
+    assert sorted(marked) == sorted([f"youden at {youden.threshold:.4g} "
+                                     f"({1 - youden.specificity:.3f}, {youden.sensitivity:.3f})",
+                                     f"sensitivity_at at {constrained.threshold:.4g} "
+                                     f"({1 - constrained.specificity:.3f}, "
+                                     f"{constrained.sensitivity:.3f})"])
+    assert [c.get_label() for c in axes.collections] == ["sensitivity band"]
+    ax = Figure().subplots()
+    plot_pr(ev, ax, mark=youden)
+    (xy,) = [xy for name, xy in labelled(ax).items() if name.startswith("youden at")]
+    assert xy.tolist() == [[youden.sensitivity, youden.precision]]

@@ -86,6 +86,7 @@ MADE: dict[str, Callable[[], Any]] = {
     "KendallTau": lambda: rankeval.kendall_tau_counts([1, 2, 3], [1, 3, 2]),
     "PrecisionRecallEvaluation": _pr,
     "MultiClassEvaluation": _multi,
+    "OperatingPoint": lambda: _evaluator().best_threshold(),
 }
 CLASSES = [name for name in rankeval.__all__ if inspect.isclass(getattr(rankeval, name))]
 
