@@ -3,9 +3,9 @@ a band marked where asked), reliability, and the curves for decisions (DET, gain
 decision curves).
 
 Everything drawn is what the evaluation returns (``pr_curve``, ``roc_curve``, their areas and
-``pr_breakeven_point``, ``det_curve``, ...); nothing is recomputed here. matplotlib is imported only when a
-function is called, so ``import rankeval`` never needs it; install it with
-``pip install 'rankeval-exact[plot]'``.
+``pr_breakeven_point``, ``det_curve``, ...); nothing is recomputed here. matplotlib is
+imported only when a function is called, so ``import rankeval`` never needs it; install it
+with ``pip install 'rankeval-exact[plot]'``.
 
 Typical use::
 

@@ -218,3 +218,75 @@ def test_the_difference_comes_as_the_one_interval_type() -> None:
             "y": {q: {"a": 0.1 * k, "b": 0.5} for k, q in enumerate(qrels)}}
     pair = compare(qrels, runs, "recip_rank", test="t-test", alpha=0.1).tests[0]
     assert pair.interval == Interval(pair.difference, pair.low, pair.high, 0.9, "t-test")
+
+
+# ---------------------------------------------------------------------------------------------
+# the paired bootstrap test of partial areas (pROC's roc.test(method="bootstrap"))
+
+
+def _slow_partial_test(labels: np.ndarray, a: np.ndarray, b: np.ndarray, span: tuple[float, float],
+                       resamples: int, seed: int) -> tuple[float, float]:
+    """Each resample materialised case by case (positives drawn first, then negatives, with
+    replacement) into two fresh evaluators; pROC's statistic D = d / sd(differences)."""
+    from rankeval import ScoredPrecisionRecallEvaluation
+
+    rng = np.random.default_rng(seed)
+    positives, negatives = np.flatnonzero(labels), np.flatnonzero(~labels)
+    differences = []
+    for _ in range(resamples):
+        drawn_pos = positives[rng.integers(0, len(positives), size=len(positives))]
+        drawn_neg = negatives[rng.integers(0, len(negatives), size=len(negatives))]
+        cases = np.concatenate((drawn_pos, drawn_neg))
+        areas = []
+        for scores in (a, b):
+            ev = ScoredPrecisionRecallEvaluation()
+            for i in cases.tolist():
+                ev.add_case(bool(labels[i]), float(scores[i]))
+            areas.append(ev.partial_roc_auc(fpr=span))
+        differences.append(areas[0] - areas[1])
+    whole = []
+    for scores in (a, b):
+        ev = ScoredPrecisionRecallEvaluation()
+        ev.add_cases(labels, scores)
+        whole.append(ev.partial_roc_auc(fpr=span))
+    d = whole[0] - whole[1]
+    return d, d / float(np.std(differences, ddof=1))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_partial_roc_test_is_the_materialised_bootstrap(seed: int) -> None:
+    from statistics import NormalDist
+
+    from rankeval import PairedEvaluation
+
+    rng = np.random.default_rng(seed)
+    labels = rng.random(60) < 0.4
+    labels[:4] = [True, True, False, False]
+    a = np.round(labels + rng.normal(0, 1.0, 60), 1)
+    b = np.round(labels + rng.normal(0, 1.6, 60), 1)
+    paired = PairedEvaluation()
+    paired.add_cases(labels, a, b)
+    test = paired.partial_roc_test(fpr=(0.0, 0.3), resamples=50, seed=seed)
+    d, z = _slow_partial_test(labels, a, b, (0.0, 0.3), 50, seed)
+    assert test.method == "bootstrap_paired"
+    assert test.difference == pytest.approx(d, abs=1e-12)
+    assert test.statistic == pytest.approx(z, rel=1e-9)
+    assert test.p_value == pytest.approx(2 * NormalDist().cdf(-abs(z)), rel=1e-9)
+    greater = paired.partial_roc_test(fpr=(0.0, 0.3), resamples=50, seed=seed,
+                                      alternative="greater")
+    assert greater.p_value == pytest.approx(NormalDist().cdf(-z), rel=1e-9)
+
+
+def test_partial_roc_test_refuses_what_partial_areas_refuse() -> None:
+    from rankeval import PairedEvaluation
+
+    paired = PairedEvaluation()
+    paired.add_cases([True, False, True, False], [0.9, 0.1, 0.8, 0.3], [0.5, 0.4, 0.3, 0.2])
+    with pytest.raises(ValueError, match="reversed"):
+        paired.partial_roc_test(fpr=(0.3, 0.1))
+    with pytest.raises(ValueError, match="alternative"):
+        paired.partial_roc_test(fpr=(0, 0.3), alternative="two_tailed")
+    small = PairedEvaluation()
+    small.add_cases([True, False, False], [0.9, 0.1, 0.3], [0.5, 0.4, 0.3])
+    with pytest.raises(ValueError, match="at least two positives"):
+        small.partial_roc_test(fpr=(0, 0.3))
