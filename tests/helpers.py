@@ -158,6 +158,16 @@ def assert_report_matches(report: Any, ev: ScoredPrecisionRecallEvaluation,
         "roc": (report.roc_curve(), ev.roc_curve(max_points=curve_points)),
     }
     pairs.update({f"p@{k}": (report.precision_at(k), ev.precision_at(k)) for k in ranks})
+    # every registered read the report has (the registry's list, not a hand one)
+    from rankeval.scored.reads import READS
+
+    for read in READS.values():
+        if "report" in read.readers and read.parameter is None and not read.options:
+            pairs[f"read {read.name}"] = (read.read(report), read.read(ev))
+    mine_ks, local_ks = report.ks_statistic(), ev.ks_statistic()  # the whole point
+    pairs["ks point"] = (np.array([mine_ks.threshold, mine_ks.tp, mine_ks.fp, mine_ks.value]),
+                         np.array([local_ks.threshold, local_ks.tp, local_ks.fp,
+                                   local_ks.value]))
     if ev.num_positive_ref() == 0:
         # Every recall is NaN: the report keeps one row per bucket, not per point (all NaN).
         del pairs["pr_interpolated"], pairs["pr_score_interpolated"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from rankeval import ScoredPrecisionRecallEvaluation
@@ -28,6 +28,9 @@ cases = st.lists(st.tuples(st.booleans(), st.sampled_from([0.0, -0.0, 0.25, 0.5,
 @given(cases=cases, ties=st.sampled_from(["insertion", "grouped"]),
        bucket=st.integers(1, 7), points=st.integers(2, 9), misses=st.integers(0, 2),
        negative_misses=st.integers(0, 2))
+# insertion ties splitting a run of equal scores between buckets: the KS cut is the run's end
+@example(cases=[(False, 0.0), (True, 0.0)], ties="insertion", bucket=1, points=2, misses=0,
+         negative_misses=0)
 def test_a_ranking_read_in_buckets_equals_the_evaluator(
         cases: list[tuple[bool, float]], ties: str, bucket: int, points: int, misses: int,
         negative_misses: int) -> None:

@@ -216,9 +216,12 @@ class BucketPart:
     curve_fp: IntArray
     curve_scores: FloatArray
     placements: intervals.PlacementSums = field(default_factory=intervals.PlacementSums)
-    #: The bucket's best KS cut, in global counts: ``(|tp N - fp R|, threshold, tp, fp)``
-    #: (the first of equals), and the bucket's highest score.
-    ks: tuple[int, float, int, int] = (0, math.nan, 0, 0)
+    #: The bucket's best KS cut before its last, in global counts: ``(|tp N - fp R|,
+    #: threshold, tp, fp)`` (the first of equals); its last point the same way (a cut only
+    #: if the next bucket starts with another score: insertion ties may split a run of equal
+    #: scores between buckets); and its highest score.
+    ks: tuple[int, float, int, int] = (-1, math.nan, 0, 0)
+    ks_last: tuple[int, float, int, int] = (-1, math.nan, 0, 0)
     top_score: float = math.nan
 
 
@@ -399,20 +402,30 @@ def _part(bucket: int, blocks: _Blocks, layout: Layout) -> tuple[BucketPart, Buc
     steps = recall_steps(compressed.recall, _recall_of(tp0, layout.num_pos))
     best = float(compressed.precision[steps].max()) if steps.shape[0] else -math.inf
     part = BucketPart(bucket, pairs, int(steps.shape[0]), best, max_f, precision, reciprocal,
-                      held.tp, held.fp, held.scores, placements, _best_ks(points),
+                      held.tp, held.fp, held.scores, placements, *_best_ks(points),
                       float(points.scores[0]) if points.size else math.nan)
     return part, BucketPoints(bucket, compressed.tp, compressed.fp, compressed.scores)
 
 
-def _best_ks(points: OperatingPoints) -> tuple[int, float, int, int]:
-    """The bucket's cut (the last point of each run of equal scores: a bucket never splits
-    one) with the largest ``|tp N - fp R|``, the first of equals, by the decision reads' own
-    cuts and exact difference."""
+def _best_ks(points: OperatingPoints) -> tuple[tuple[int, float, int, int],
+                                               tuple[int, float, int, int]]:
+    """The bucket's KS candidates: the cut (the last point of a run of equal scores) with the
+    largest ``|tp N - fp R|`` before its last point, the first of equals, and its last point,
+    by the decision reads' own cuts and exact difference; ``-1``: none."""
+    none = (-1, math.nan, 0, 0)
     if not points.size or not points.num_pos or not points.num_neg:
-        return (0, math.nan, 0, 0)
+        return none, none
     found = replace(decisions.cuts(points), none=False)  # "predict nothing" is the driver's
-    i, difference = decisions.best_difference(found, absolute=True)
-    return (difference, float(found.thresholds[i]), int(found.tp[i]), int(found.fp[i]))
+    r, n = found.num_pos, found.num_neg
+    last = found.tp.shape[0] - 1
+    tp, fp = int(found.tp[last]), int(found.fp[last])
+    tail = (abs(tp * n - fp * r), float(found.thresholds[last]), tp, fp)
+    if last == 0:
+        return none, tail
+    before = replace(found, thresholds=found.thresholds[:last], tp=found.tp[:last],
+                     fp=found.fp[:last])
+    i, difference = decisions.best_difference(before, absolute=True)
+    return (difference, float(before.thresholds[i]), int(before.tp[i]), int(before.fp[i])), tail
 
 
 def _recall_of(tp: int, num_pos: int) -> float:
@@ -512,7 +525,15 @@ class PartitionedReport:
                 self._precision[rank] = formulas.expected_precision_at(0, 0, 0, 0, rank)
         for part in ordered:
             self._precision.update(part.precision)
-        self._ks = [part.ks for part in ordered]
+        # The KS candidates in ranking order: each bucket's inner best, then its last point
+        # where the next bucket starts with another score (there it ends a run).
+        self._ks: list[tuple[int, float, int, int]] = []
+        for i, part in enumerate(ordered):
+            following = ordered[i + 1].top_score if i + 1 < len(ordered) else math.nan
+            if part.ks[0] >= 0:
+                self._ks.append(part.ks)
+            if part.ks_last[0] >= 0 and part.ks_last[1] != following:
+                self._ks.append(part.ks_last)
         self._top_score = ordered[0].top_score if ordered else math.nan
         reciprocals = [part.reciprocal_rank for part in ordered
                        if part.reciprocal_rank is not None]
