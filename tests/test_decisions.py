@@ -907,3 +907,11 @@ def test_a_category_reads_as_a_fresh_one_vs_rest_evaluator(seed: int) -> None:
         fresh = ScoredPrecisionRecallEvaluation()
         fresh.add_cases(truth == name, probabilities[:, j])
         same_reads(ev.category(name), fresh)
+
+
+def test_gains_table_of_no_ranked_case_is_empty() -> None:
+    ev = ScoredPrecisionRecallEvaluation()
+    assert ev.gains_table(3).shape == (0,)
+    ev.add_misses(2)
+    assert ev.gains_table(3).shape == (0,)
+    assert ev.gains_table(3).dtype.names == decisions.GAINS_COLUMNS

@@ -677,10 +677,10 @@ def gains_table(points: OperatingPoints | Cuts, bins: int = 10) -> NDArray[Any]:
     from rankeval.checks import check_int
 
     bins = check_int(bins, "bins", minimum=1)
-    c = cuts(points).full()
+    c = cuts(points)  # "predict nothing" ends no group: the cuts as they are, no copy
     r, n = c.num_pos, c.num_neg
     taken = c.tp + c.fp
-    ranked = int(taken[-1])
+    ranked = int(taken[-1]) if taken.shape[0] else 0
     wanted = np.arange(1, bins + 1, dtype=np.int64) * ranked // bins  # floor(k n / bins)
     ends = np.unique(np.searchsorted(taken, wanted[wanted > 0], side="left"))
     table = np.zeros(ends.shape[0], dtype=[(name, np.int64 if name in (
