@@ -54,7 +54,7 @@ def pandas_deciles(labels: np.ndarray, scores: np.ndarray) -> Any:
 def main() -> None:
     args = common.parser(__doc__.splitlines()[0], data="both").parse_args()
     n = 100_000 if args.quick else 10_000_000
-    repeat = 1 if args.quick else 3
+    repeat = 1 if args.quick else 5
     common.header(f"Decisions at {n:,} cases: best threshold and gains table",
                   "scikit-learn", "pandas")
     rows = []
