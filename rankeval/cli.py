@@ -213,8 +213,8 @@ def _document(evaluation: ScoredPrecisionRecallEvaluation) -> dict[str, Any]:
 
     document: dict[str, Any] = {}
     for read in READS.values():  # every registered read the evaluator has, by method name
-        if read.parameter == "threshold":  # at a threshold: --threshold gives them
-            continue
+        if read.parameter == "threshold" or read.probabilities:
+            continue  # at a threshold (--threshold gives them), or only for probabilities
         if read.compute is not None:
             document[read.name] = read.read(evaluation, 1.0)
             continue

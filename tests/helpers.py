@@ -201,7 +201,7 @@ class Clock:
 #: A value for the first option of each scored read that declares options (the others are
 #: alternatives or defaults: ``tpr=`` for ``fpr=``, ``standardize=``).
 OPTION_VALUES: dict[str, Any] = {"fpr": (0.0, 0.4), "specificity": 0.5, "sensitivity": 0.5,
-                                 "recall": 0.5, "precision": 0.5, "fraction": 0.25}
+                                 "recall": 0.5, "precision": 0.5, "fraction": 0.25, "bins": 5}
 
 
 def read_options(name: str) -> dict[str, Any]:

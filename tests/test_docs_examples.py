@@ -379,3 +379,27 @@ def test_the_threshold_page_shows_the_oracles_numbers() -> None:
     assert np.diff([0, *hits]).tolist() == [492, 49, 14, 6, 1]
     assert [round(h / 562 / (t / 5000), 3) for h, t in zip(hits, taken, strict=True)] == [
         4.373, 2.404, 1.643, 1.242, 1.0]
+
+
+def test_the_scikit_learn_page_shows_torchmetrics_choice() -> None:
+    """docs/scikit-learn.md: the grid's pick by sensitivity at specificity 0.9, recomputed
+    fold by fold with torchmetrics' BinarySensitivityAtSpecificity."""
+    import torch
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold
+    from torchmetrics.classification import BinarySensitivityAtSpecificity
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(600, 3))
+    y = (x @ np.array([1.0, -0.5, 0.3]) + rng.normal(0, 1.2, 600) > 0.4).astype(int)
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    means = []
+    for c in (0.001, 0.01, 1.0):
+        folds = []
+        for train, test in cv.split(x, y):
+            proba = LogisticRegression(C=c).fit(x[train], y[train]).predict_proba(x[test])[:, 1]
+            value, _ = BinarySensitivityAtSpecificity(min_specificity=0.9, thresholds=None)(
+                torch.tensor(proba, dtype=torch.float64), torch.tensor(y[test]))
+            folds.append(float(value))
+        means.append(np.mean(folds))
+    assert (0.001, 0.01, 1.0)[int(np.argmax(means))] == 0.001

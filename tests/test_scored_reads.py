@@ -46,7 +46,7 @@ def _same(a: float, b: float) -> bool:
 
 VALUED = [read for read in READS.values()
           if (read.method is not None or read.compute) and not read.options
-          and read.parameter != "threshold"]
+          and read.parameter != "threshold" and not read.probabilities]
 ids = [read.name for read in READS.values()]
 
 

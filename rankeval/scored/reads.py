@@ -93,6 +93,12 @@ class ScoredRead:
         options: the one function the reader's method and each bootstrap resample call
         (a resample is a weighted ranking), so a decision read's interval needs nothing
         else.
+    better : {"higher", "lower"}
+        Which way the read improves: a loss or an error is better lower (a scikit-learn
+        scorer negates it).
+    probabilities : bool
+        Whether the read takes the scores as probabilities (the calibration reads): a
+        scikit-learn scorer then asks the estimator for ``predict_proba``.
     """
 
     name: str
@@ -110,6 +116,8 @@ class ScoredRead:
     options: tuple[str, ...] = ()
     field: str | None = None
     of_points: Callable[[Any, Mapping[str, Any]], float] | None = None
+    better: Literal["higher", "lower"] = "higher"
+    probabilities: bool = False
 
     def key(self, argument: object = None) -> str:
         """The ``summary()`` key: ``precision_at_<k>`` for a rank, else the name."""
@@ -228,6 +236,16 @@ READS: dict[str, ScoredRead] = _reads([
            "Best precision of a threshold whose recall is at least the bound."),
           ("recall_at_precision", "precision",
            "Best recall of a threshold whose precision is at least the bound."))),
+    ScoredRead("brier_score", "brier_score", None, "Mean squared difference of score and "
+               "outcome (the scores as probabilities).", in_summary=False, exported=False,
+               readers=frozenset({"evaluator"}), better="lower", probabilities=True),
+    ScoredRead("log_loss", "log_loss", None, "Log loss of the outcomes and the scores "
+               "(as probabilities).", in_summary=False, exported=False,
+               readers=frozenset({"evaluator"}), better="lower", probabilities=True),
+    ScoredRead("calibration_error", "calibration_error", None, "Calibration error "
+               "(expected by default; torchmetrics' BinaryCalibrationError).",
+               options=("bins", "strategy", "norm"), in_summary=False, exported=False,
+               readers=frozenset({"evaluator"}), better="lower", probabilities=True),
     ScoredRead("precision", None, None, "Precision of the cases scoring at least a threshold.",
                parameter="threshold", intervals=_PROPORTIONS, in_summary=False,
                readers=frozenset({"evaluator"}), metric="precision_at_threshold",
