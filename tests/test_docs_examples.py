@@ -403,3 +403,9 @@ def test_the_scikit_learn_page_shows_torchmetrics_choice() -> None:
             folds.append(float(value))
         means.append(np.mean(folds))
     assert (0.001, 0.01, 1.0)[int(np.argmax(means))] == 0.001
+
+
+def test_the_pytorch_page_shows_scikit_learns_area() -> None:
+    labels = [1, 0, 0, 1, 1]
+    scores = [0.9, 0.2, 0.7, 0.4, 0.8]
+    assert roc_auc_score(labels, scores) == 0.8333333333333334
