@@ -409,3 +409,12 @@ def test_the_pytorch_page_shows_scikit_learns_area() -> None:
     labels = [1, 0, 0, 1, 1]
     scores = [0.9, 0.2, 0.7, 0.4, 0.8]
     assert roc_auc_score(labels, scores) == 0.8333333333333334
+
+
+def test_the_ir_datasets_page_shows_pytrec_evals_map() -> None:
+    import pytrec_eval
+
+    qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d1": 1}}
+    run = {"q1": {"d1": 3.5, "d3": 2.0}, "q2": {"d2": 1.0}}
+    values = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
+    assert np.mean([v["map"] for v in values.values()]) == 0.5

@@ -350,6 +350,22 @@ class Qrels:
         return cls._build(table.qid, table.docid, table.rel, None, checked=True)
 
     @classmethod
+    def from_ir_datasets(cls, dataset: Any) -> Qrels:
+        """The qrels of an ir_datasets dataset: an id (``"msmarco-passage/trec-dl-2019"``) or
+        a dataset object (:mod:`rankeval.adapters.irds`; ``rankeval-exact[irds]``).
+
+        Raises
+        ------
+        ValueError
+            A dataset without qrels, or what :meth:`from_arrays` refuses.
+
+        Complexity: O(m) plus ir_datasets' reading.
+        """
+        from rankeval.adapters.irds import qrels_columns
+
+        return cls.from_arrays(*qrels_columns(dataset))
+
+    @classmethod
     def from_frame(cls, frame: Any, *, query_col: str | None = None,
                    doc_col: str | None = None, rel_col: str | None = None) -> Qrels:
         """From a pandas, polars or Arrow table (narwhals needed: ``rankeval-exact[frames]``).
@@ -676,6 +692,24 @@ class Run:
         """
         return cls._build(table.qid, table.docid, table.score, table.runid,
                           check_duplicates=False)
+
+    @classmethod
+    def from_ir_datasets(cls, dataset: Any, *, runid: str | None = None) -> Run:
+        """The scored documents (``scoreddocs``, a baseline run) of an ir_datasets dataset,
+        named ``runid`` or after the dataset (:mod:`rankeval.adapters.irds`;
+        ``rankeval-exact[irds]``).
+
+        Raises
+        ------
+        ValueError
+            A dataset without scored documents, or what :meth:`from_arrays` refuses.
+
+        Complexity: O(n) plus ir_datasets' reading.
+        """
+        from rankeval.adapters.irds import run_columns
+
+        qid, docid, score, name = run_columns(dataset)
+        return cls.from_arrays(qid, docid, score, runid=name if runid is None else runid)
 
     @classmethod
     def from_frame(cls, frame: Any, *, query_col: str | None = None,
