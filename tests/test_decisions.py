@@ -838,7 +838,7 @@ CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {
     "area_under_roc_convex_hull": ((), {}), "net_benefit": (([0.1, 0.5],), {}),
     "decision_curve": (([0.1, 0.5],), {}), "cost_curve": ((), {}),
     "min_expected_cost": (((1.0, 5.0),), {}), "pr_gain_curve": ((), {}),
-    "area_under_pr_gain_curve": ((), {}),
+    "area_under_pr_gain_curve": ((), {}), "thresholds_table": ((), {}),
 }
 
 
@@ -915,3 +915,23 @@ def test_gains_table_of_no_ranked_case_is_empty() -> None:
     ev.add_misses(2)
     assert ev.gains_table(3).shape == (0,)
     assert ev.gains_table(3).dtype.names == decisions.GAINS_COLUMNS
+
+
+@pytest.mark.parametrize("ties", TIE_POLICIES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_thresholds_table_is_sklearns_curves_at_every_threshold(seed: int, ties: str) -> None:
+    from sklearn.metrics import precision_recall_curve
+
+    labels, scores, _, _ = drawn(seed, misses=False)
+    ev = evaluator(labels, scores, ties=ties)
+    table = ev.thresholds_table()
+    fpr, tpr, thresholds = roc_curve(labels, scores, drop_intermediate=False)
+    np.testing.assert_array_equal(table["threshold"], thresholds)
+    np.testing.assert_allclose(table["fpr"], fpr, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(table["tpr"], tpr, rtol=0, atol=1e-15)
+    precision, _, cuts = precision_recall_curve(labels, scores)
+    by_threshold = dict(zip(cuts.tolist(), precision[:-1].tolist(), strict=True))
+    for row in table[1:]:
+        assert row["precision"] == pytest.approx(by_threshold[row["threshold"]], abs=1e-15)
+    assert (table["tp"] + table["fn"] == labels.sum()).all()
+    assert (table["fp"] + table["tn"] == (~labels).sum()).all()

@@ -64,7 +64,7 @@ READS = frozenset({
     "confusion_at", "ks_statistic", "partial_roc_auc", "precision_at_recall",
     "recall_at_precision", "sensitivity_at", "specificity_at", "det_curve", "gains_curve",
     "roc_band", "net_benefit", "decision_curve", "cost_curve", "min_expected_cost",
-    "pr_gain_curve", "area_under_pr_gain_curve",
+    "pr_gain_curve", "area_under_pr_gain_curve", "thresholds_table",
     "lift_curve", "lift_at", "gains_table", "roc_convex_hull", "area_under_roc_convex_hull",
 })
 # Reads that are not methods: operators and the copy protocols.

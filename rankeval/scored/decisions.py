@@ -41,6 +41,7 @@ __all__ = [
     "GAINS_COLUMNS",
     "RULES",
     "STANDARDIZE",
+    "THRESHOLD_COLUMNS",
     "Cuts",
     "DecisionReads",
     "OperatingPoint",
@@ -68,6 +69,7 @@ __all__ = [
     "pr_gain_curve",
     "roc_convex_hull",
     "sensitivity_at_specificities",
+    "thresholds_table",
     "undefined_ks",
 ]
 
@@ -658,6 +660,31 @@ def lift_at(points: OperatingPoints, fraction: float) -> float:
     return positives / r / fraction
 
 
+#: The columns of :func:`thresholds_table`.
+THRESHOLD_COLUMNS = ("threshold", "tp", "fp", "tn", "fn", "tpr", "fpr", "precision")
+
+
+def thresholds_table(points: OperatingPoints | Cuts) -> NDArray[Any]:
+    """Every cut as a row of a NumPy structured array (``pandas.DataFrame(table)`` takes it):
+    ``threshold`` (descending, ``+inf`` first: nothing predicted positive), the four counts,
+    ``tpr`` (recall), ``fpr`` and ``precision`` (NaN where nothing is predicted positive);
+    scikit-learn's ``roc_curve(drop_intermediate=False)`` and ``precision_recall_curve`` read
+    at the same thresholds. The curves with a threshold column, for logging or plotting.
+    """
+    c = cuts(points).full()
+    r, n = c.num_pos, c.num_neg
+    table = np.zeros(c.tp.shape[0], dtype=[(name, np.float64 if name in (
+        "threshold", "tpr", "fpr", "precision") else np.int64) for name in THRESHOLD_COLUMNS])
+    table["threshold"], table["tp"], table["fp"] = c.thresholds, c.tp, c.fp
+    table["tn"], table["fn"] = n - c.fp, r - c.tp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table["tpr"] = c.tp / r
+        table["fpr"] = c.fp / n
+        table["precision"] = c.tp / (c.tp + c.fp)
+    table.flags.writeable = False
+    return table
+
+
 #: The columns of :func:`gains_table` (H2O's gains/lift table).
 GAINS_COLUMNS = ("group", "threshold", "cases", "positives", "response_rate",
                  "cumulative_capture", "lift", "cumulative_lift", "ks")
@@ -1090,3 +1117,16 @@ class DecisionReads:
     def area_under_pr_gain_curve(self) -> float:
         """The area under :meth:`pr_gain_curve` (AUPRG)."""
         return area_under_pr_gain_curve(self._cuts())
+
+    def thresholds_table(self) -> NDArray[Any]:
+        """Every threshold with its counts and rates, a structured array
+        (:func:`rankeval.scored.decisions.thresholds_table`).
+
+        >>> from rankeval import ScoredPrecisionRecallEvaluation
+        >>> ev = ScoredPrecisionRecallEvaluation()
+        >>> ev.add_cases([True, False, True], [0.9, 0.5, 0.5])
+        >>> table = ev.thresholds_table()
+        >>> table["threshold"].tolist(), table["tp"].tolist(), table["fp"].tolist()
+        ([inf, 0.9, 0.5], [0, 1, 2], [0, 0, 1])
+        """
+        return thresholds_table(self._cuts())
