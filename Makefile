@@ -27,7 +27,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 # each guide in a fresh venv holding the built wheel and the extras the guide names: that
 # test installs from here, offline, and writes nothing outside its temporary directory.
 WHEELHOUSE := $(VENV)/wheelhouse
-GUIDE_EXTRAS := plot,stats,frames,prometheus,spark,dask,sketch,sklearn,torch,irds
+GUIDE_EXTRAS := plot,stats,frames,prometheus,spark,dask,sketch,sklearn,torch,irds,mlflow
 $(WHEELHOUSE)/.complete: pyproject.toml | $(BIN)/python
 	rm -rf $(WHEELHOUSE)
 	$(BIN)/python -m pip wheel --quiet --wheel-dir $(WHEELHOUSE) 'setuptools>=77' wheel \

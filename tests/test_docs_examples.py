@@ -419,3 +419,10 @@ def test_the_ir_datasets_page_shows_pytrec_evals_map() -> None:
     run = {"q1": {"d1": 3.5, "d3": 2.0}, "q2": {"d2": 1.0}}
     values = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
     assert np.mean([v["map"] for v in values.values()]) == 0.5
+
+
+def test_the_mlflow_page_shows_scikit_learns_values() -> None:
+    labels, scores = [1, 0, 1, 0, 1], [0.9, 0.8, 0.7, 0.4, 0.3]
+    assert roc_auc_score(labels, scores) == 0.5
+    assert average_precision_score(labels, scores) == pytest.approx(0.7555555555555555,
+                                                                    abs=1e-15)
