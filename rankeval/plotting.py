@@ -247,6 +247,17 @@ def plot_roc(evaluation: Plottable, ax: Axes | None = None, *, mark: Any = None,
     return ax
 
 
+def _titled(ax: Axes, xlabel: str, ylabel: str, title: str) -> Axes:
+    """The axes' labels, title, grid and legend (upper right) of a plot whose axes are not
+    the unit square's."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, color="0.85", linewidth=0.6)
+    ax.legend(loc="upper right", fontsize="small")
+    return ax
+
+
 def plot_det(evaluation: Any, ax: Axes | None = None) -> Axes:
     """Draw the detection error tradeoff curve (``det_curve()``) on probit axes (normal
     deviates of the false-positive and false-negative rates, ticks at the rates), as
@@ -278,12 +289,7 @@ def plot_det(evaluation: Any, ax: Axes | None = None) -> Axes:
         set_ticks(deviate(ticks))
         set_labels([f"{t:g}" for t in ticks.tolist()])
         set_limits(normal.inv_cdf(limit), normal.inv_cdf(1 - limit))
-    ax.set_xlabel("False positive rate")
-    ax.set_ylabel("False negative rate")
-    ax.set_title("Detection error tradeoff")
-    ax.grid(True, color="0.85", linewidth=0.6)
-    ax.legend(loc="upper right", fontsize="small")
-    return ax
+    return _titled(ax, "False positive rate", "False negative rate", "Detection error tradeoff")
 
 
 def plot_gains(evaluation: Any, ax: Axes | None = None) -> Axes:
@@ -325,12 +331,7 @@ def plot_lift(evaluation: Any, ax: Axes | None = None) -> Axes:
     ax.axhline(1.0, linestyle=":", color="0.6", label="no lift")
     _draw(ax, curve[:, :2], color="C0", label="lift")
     ax.set_xlim(0.0, 1.0)
-    ax.set_xlabel("Share of cases targeted")
-    ax.set_ylabel("Lift")
-    ax.set_title("Lift")
-    ax.grid(True, color="0.85", linewidth=0.6)
-    ax.legend(loc="upper right", fontsize="small")
-    return ax
+    return _titled(ax, "Share of cases targeted", "Lift", "Lift")
 
 
 def plot_cost_curve(evaluation: Any, ax: Axes | None = None) -> Axes:
@@ -379,12 +380,7 @@ def plot_decision_curve(evaluation: Any, thresholds: Any = None, ax: Axes | None
     top = float(np.nanmax(curve[:, 1:])) if curve.shape[0] else 1.0
     ax.set_ylim(min(-0.05, -0.1 * abs(top)), max(top * 1.1, 0.05))
     ax.set_xlim(float(curve[0, 0]), float(curve[-1, 0]))
-    ax.set_xlabel("Threshold probability")
-    ax.set_ylabel("Net benefit")
-    ax.set_title("Decision curve")
-    ax.grid(True, color="0.85", linewidth=0.6)
-    ax.legend(loc="upper right", fontsize="small")
-    return ax
+    return _titled(ax, "Threshold probability", "Net benefit", "Decision curve")
 
 
 def plot_reliability(evaluation: Any, ax: Axes | None = None, bins: int = 10,

@@ -198,6 +198,19 @@ class Clock:
         return self.now
 
 
+def materialised_draws(rng: np.random.Generator, ranked: int, missed: int) -> np.ndarray:
+    """The bootstrap's draws of one class, case by case: ``ranked + missed`` draws among its
+    ranked cases and misses (an index ``>= ranked`` is a miss); with misses, first how many
+    draws fall on them (a binomial count), then the rest among the ranked cases, as the
+    evaluator's bootstrap draws them."""
+    total = ranked + missed
+    if missed == 0:
+        return rng.integers(0, total, size=total)
+    on_misses = int(rng.binomial(total, missed / total))
+    return np.concatenate([rng.integers(0, ranked, size=total - on_misses),
+                           np.full(on_misses, ranked)])
+
+
 #: A value for the first option of each scored read that declares options (the others are
 #: alternatives or defaults: ``tpr=`` for ``fpr=``, ``standardize=``).
 OPTION_VALUES: dict[str, Any] = {"fpr": (0.0, 0.4), "specificity": 0.5, "sensitivity": 0.5,

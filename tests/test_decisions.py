@@ -30,6 +30,7 @@ from rankeval import CostMatrix, PrecisionRecallEvaluation, ScoredPrecisionRecal
 from rankeval.formulas import TIE_POLICIES
 from rankeval.scored import decisions
 from rankeval.scored.decisions import RULES, STANDARDIZE, OperatingPoint
+from tests.helpers import materialised_draws
 
 SEEDS = range(8)
 
@@ -618,12 +619,7 @@ def materialised_band(labels: np.ndarray, scores: np.ndarray, pm: int, nm: int,
     rng = np.random.default_rng(seed)
 
     def draw(ranked: int, missed: int) -> np.ndarray:
-        total = ranked + missed
-        if missed == 0:
-            return rng.integers(0, total, size=total)
-        on_misses = int(rng.binomial(total, missed / total))
-        return np.concatenate([rng.integers(0, ranked, size=total - on_misses),
-                               np.full(on_misses, ranked)])
+        return materialised_draws(rng, ranked, missed)
 
     order = np.lexsort((np.arange(labels.shape[0]), -scores))
     labels, scores = labels[order], scores[order]

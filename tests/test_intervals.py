@@ -22,7 +22,7 @@ from rankeval.intervals import (
     proportion_interval,
 )
 from rankeval.scored import uncertainty
-from tests.helpers import read_options
+from tests.helpers import materialised_draws, read_options
 
 
 def slow_delong(labels: list[bool], scores: list[float], arrival_ties: bool,
@@ -188,12 +188,7 @@ def _materialised(labels: np.ndarray, scores: np.ndarray, pos_missed: int, neg_m
     by a fresh evaluator."""
 
     def draw(ranked: int, missed: int) -> np.ndarray:
-        total = ranked + missed
-        if missed == 0:
-            return rng.integers(0, total, size=total)
-        on_misses = int(rng.binomial(total, missed / total))
-        return np.concatenate([rng.integers(0, ranked, size=total - on_misses),
-                               np.full(on_misses, ranked)])  # index >= ranked: a miss
+        return materialised_draws(rng, ranked, missed)
 
     rng = np.random.default_rng(seed)
     order = np.lexsort((np.arange(labels.shape[0]), -scores))  # rank order, arrival in ties

@@ -17,16 +17,14 @@ from typing import Any
 
 import numpy as np
 
+from rankeval._extras import optional
+
 __all__ = ["dataset_of", "qrels_columns", "run_columns"]
 
 
 def dataset_of(dataset: Any) -> tuple[Any, str]:
     """The dataset object and its name, from an id or the object itself."""
-    try:
-        import ir_datasets
-    except ModuleNotFoundError:
-        raise ModuleNotFoundError("reading ir_datasets needs ir_datasets: pip install "
-                                  "'rankeval-exact[irds]'") from None
+    ir_datasets = optional("ir_datasets", "reading ir_datasets", "irds")
     if isinstance(dataset, str):
         return ir_datasets.load(dataset), dataset
     if not hasattr(dataset, "has_qrels"):

@@ -30,18 +30,15 @@ from typing import Any
 
 import numpy as np
 
+from rankeval._extras import optional
+
 __all__ = ["load_evaluation", "log_comparison", "log_evaluation", "log_run_report"]
 
 _STATE = "evaluation.rankeval"
 
 
 def _mlflow() -> Any:
-    try:
-        import mlflow
-    except ModuleNotFoundError:
-        raise ModuleNotFoundError("rankeval.mlflow needs MLflow: pip install "
-                                  "'rankeval-exact[mlflow]'") from None
-    return mlflow
+    return optional("mlflow", "rankeval.mlflow", "mlflow", "MLflow")
 
 
 def _rows(count: int, max_points: int) -> np.ndarray:

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from rankeval._extras import optional
 from rankeval.confusion import PrecisionRecallEvaluation
 from rankeval.scored.reads import READS
 
@@ -50,12 +51,7 @@ _COUNTS = ("cases", "positives", "negatives")
 
 
 def _make_scorer() -> Any:
-    try:
-        from sklearn.metrics import make_scorer
-    except ModuleNotFoundError:
-        raise ModuleNotFoundError("rankeval.sklearn needs scikit-learn: pip install "
-                                  "'rankeval-exact[sklearn]'") from None
-    return make_scorer
+    return optional("sklearn.metrics", "rankeval.sklearn", "sklearn", "scikit-learn").make_scorer
 
 
 def _positives(y_true: Any, pos_label: Any) -> np.ndarray:

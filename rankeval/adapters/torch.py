@@ -23,18 +23,15 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from rankeval._extras import optional
+
 __all__ = ["Metric", "sync"]
 
 _A = TypeVar("_A")
 
 
 def _distributed() -> Any:
-    try:
-        import torch.distributed as dist
-    except ModuleNotFoundError:
-        raise ModuleNotFoundError("rankeval.torch needs PyTorch: pip install "
-                                  "'rankeval-exact[torch]'") from None
-    return dist
+    return optional("torch.distributed", "rankeval.torch", "torch", "PyTorch")
 
 
 def sync(evaluator: _A, group: Any = None, *, dst: int | None = None) -> _A | None:
