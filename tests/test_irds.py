@@ -68,3 +68,28 @@ def test_a_judgment_given_twice_is_refused_as_in_a_file(tmp_path: Path) -> None:
     _, name = local_dataset(tmp_path, qrels="q1 0 d1 1\nq1 0 d1 0\n")
     with pytest.raises(ValueError, match="twice"):
         Qrels.from_ir_datasets(name)
+
+
+def test_rankeval_trec_reads_the_qrels_from_ir_datasets(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    """`rankeval trec --irds ID RUN` prints, byte for byte, what `rankeval trec QRELS RUN`
+    prints for the same qrels as a file, per query and with every measure."""
+    from rankeval.ranking.trec_cli import main
+
+    _, name = local_dataset(tmp_path)
+    run = str(tmp_path / "run")
+    for flags in ([], ["-q", "-m", "all_trec"], ["-c", "-m", "ndcg_cut.5", "-l", "2"]):
+        assert main([*flags, "--irds", name, run]) == 0
+        ours = capsys.readouterr().out
+        assert main([*flags, str(tmp_path / "qrels"), run]) == 0
+        assert ours == capsys.readouterr().out
+
+
+def test_rankeval_trec_with_irds_takes_one_file(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from rankeval.ranking.trec_cli import main
+
+    _, name = local_dataset(tmp_path)
+    assert main(["--irds", name, str(tmp_path / "qrels"), str(tmp_path / "run")]) == 2
+    assert "with --irds, expected 1 file (run_file), found 2" in capsys.readouterr().err

@@ -19,7 +19,7 @@ import numpy as np
 
 from rankeval._extras import optional
 
-__all__ = ["dataset_of", "qrels_columns", "run_columns"]
+__all__ = ["dataset_of", "qrels_columns", "qrels_table", "run_columns"]
 
 
 def dataset_of(dataset: Any) -> tuple[Any, str]:
@@ -55,3 +55,15 @@ def run_columns(dataset: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
         return (np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0), name)
     return (np.array([r.query_id for r in rows]), np.array([r.doc_id for r in rows]),
             np.array([r.score for r in rows], dtype=np.float64), name)
+
+
+def qrels_table(dataset: Any) -> Any:
+    """The dataset's qrels as a parsed qrels file (``rankeval trec --irds``): byte-string
+    ids, the judgments in the dataset's order, "line" numbers counting them from 1."""
+    from rankeval.ranking.trec_files import QrelsTable
+
+    qid, docid, rel = qrels_columns(dataset)
+    name = dataset if isinstance(dataset, str) else dataset_of(dataset)[1]
+    return QrelsTable(f"ir_datasets:{name}", np.char.encode(qid.astype(str), "utf-8"),
+                      np.char.encode(docid.astype(str), "utf-8"), rel,
+                      np.arange(1, rel.shape[0] + 1, dtype=np.int64))

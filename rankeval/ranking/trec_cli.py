@@ -53,8 +53,8 @@ USAGE = (
     "usage: rankeval trec [-h] [-q] [-c] [-n] [-J] [-l level] [-M max_docs] [-N num_docs]\n"
     "                     {-m measure[.params]}* [--profile 9.0.8-2020|9.0.8|10.0]\n"
     "                     [--no-relevant zero|skip] [--known known_file]\n"
-    "                     [--list-measures]\n"
-    "                     qrels_file run_file\n"
+    "                     [--list-measures] [--irds dataset_id]\n"
+    "                     qrels_file run_file  (with --irds: run_file only)\n"
 )
 
 HELP = USAGE + """
@@ -101,7 +101,7 @@ _LONG = [
     "level_for_rel=", "nosummary", "Debug_level=", "Judged_docs_only",
     "Number_docs_in_coll=", "Max_retrieved_per_topic=", "Rel_info_format=",
     "Results_format=", "Output_old_results_format", "Zscore=", "profile=", "no-relevant=",
-    "known=", "list-measures",
+    "known=", "list-measures", "irds=",
 ]
 _ALIASES = {
     "--help": "-h", "--version": "-v", "--query_eval_wanted": "-q", "--measure": "-m",
@@ -181,6 +181,7 @@ class _Options:
     no_relevant: NoRelevant = "zero"
     files: list[str] = field(default_factory=list)
     known: str | None = None
+    irds: str | None = None  # an ir_datasets id: its qrels instead of a qrels file
     stop: str | None = None  # text to print instead of evaluating (--help, --version)
     # Some measure reads a query's ranking (all but num_q and runid): trec_eval then forms
     # it, and meets its duplicates.
@@ -208,7 +209,11 @@ def _parse(args: list[str]) -> _Options:
             o.stop = _measure_list()
             return o
         _apply(o, flag, value)
-    if len(o.files) != 2:
+    if o.irds is not None:
+        if len(o.files) != 1:
+            raise _UsageError(f"with --irds, expected 1 file (run_file), found {len(o.files)}")
+        o.files = [f"ir_datasets:{o.irds}", *o.files]
+    elif len(o.files) != 2:
         raise _UsageError(f"expected 2 files (qrels_file run_file), found {len(o.files)}")
     o.specs = o.specs or ["official"]
     try:
@@ -261,6 +266,8 @@ def _apply(o: _Options, flag: str, value: str) -> None:
         o.no_relevant = _one_of("--no-relevant", value, NO_RELEVANT)
     elif flag == "--known":
         o.known = value
+    elif flag == "--irds":
+        o.irds = value
 
 
 def _measure_list() -> str:
@@ -307,8 +314,9 @@ def _one_of(flag: str, value: str, allowed: tuple[_T, ...]) -> _T:
 
 
 def _size(qrels_path: str, run_path: str) -> int | None:
-    """The bytes to parse, for the progress bar (None when the run comes from a pipe)."""
-    if run_path == "-":
+    """The bytes to parse, for the progress bar (None when the run comes from a pipe or
+    the qrels from ir_datasets)."""
+    if run_path == "-" or qrels_path.startswith("ir_datasets:"):
         return None
     try:
         return os.path.getsize(qrels_path) + os.path.getsize(run_path)
@@ -325,7 +333,12 @@ def _main(args: list[str], out: TextIO) -> int:
     with progress_bar("rankeval: reading", _size(qrels_path, run_path)) as progress:
         ten = not catalogue.is_nine(o.profile)
         options = {"comments": ten, "duplicates": True}  # trec_eval 9 has no comment lines
-        qrels_table = trec_files.read_qrels(qrels_path, progress.update, **options)
+        if o.irds is not None:
+            from rankeval.adapters.irds import qrels_table as irds_qrels
+
+            qrels_table = irds_qrels(o.irds)
+        else:
+            qrels_table = trec_files.read_qrels(qrels_path, progress.update, **options)
         if run_path == "-":
             data = sys.stdin.buffer.read()
             run_table = trec_files.parse_run(data, "-", progress.update, **options)
