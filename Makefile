@@ -28,10 +28,14 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 # test installs from here, offline, and writes nothing outside its temporary directory.
 WHEELHOUSE := $(VENV)/wheelhouse
 GUIDE_EXTRAS := plot,stats,frames,prometheus,spark,dask,sketch,sklearn,torch,irds,mlflow
+# torch's CPU wheel first, from PyTorch's CPU index where it can be reached (as for the test
+# venv): the second command then finds it here, a higher version than PyPI's CUDA build.
 $(WHEELHOUSE)/.complete: pyproject.toml | $(BIN)/python
 	rm -rf $(WHEELHOUSE)
-	$(BIN)/python -m pip wheel --quiet --wheel-dir $(WHEELHOUSE) 'setuptools>=77' wheel \
-	  '.[$(GUIDE_EXTRAS)]' pandas
+	-$(BIN)/python -m pip wheel --quiet --no-deps --retries 1 --timeout 20 \
+	  --wheel-dir $(WHEELHOUSE) $(TORCH) --index-url $(TORCH_INDEX)
+	$(BIN)/python -m pip wheel --quiet --wheel-dir $(WHEELHOUSE) --find-links $(WHEELHOUSE) \
+	  'setuptools>=77' wheel '.[$(GUIDE_EXTRAS)]' pandas
 	rm -f $(WHEELHOUSE)/rankeval_exact-*.whl
 	touch $@
 
