@@ -78,6 +78,14 @@ def check_real(value: object, name: str) -> float:
     return _to_double(value, name)
 
 
+def check_threshold(value: object) -> float:
+    """A score threshold: a real number, not NaN (it would count no case or every one)."""
+    threshold = check_real(value, "threshold")
+    if threshold != threshold:
+        raise ValueError("threshold must not be NaN (it would count no case or every one)")
+    return threshold
+
+
 def check_hashable(value: object, name: str) -> None:
     """Refuse a value that cannot be a dictionary key (a class label)."""
     try:

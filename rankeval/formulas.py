@@ -55,6 +55,7 @@ __all__ = [
     "expected_precision_at",
     "expected_reciprocal_rank",
     "f_measure_array",
+    "f_measure_of_count_arrays",
     "f_measure_of_counts",
     "first_at_levels",
     "maximum_f_measure",
@@ -223,13 +224,34 @@ def f_measure_of_counts(beta: float, tp: int, fn: int, fp: int) -> float:
 
     Undefined when TP + FN + FP = 0 (NaN). Complexity: O(1).
     """
-    b2 = beta * beta
-    u = 1.0 / (1.0 + b2)
-    w = b2 * u
-    denominator = tp + w * fn + u * fp
+    denominator: float = _f_denominator(beta, tp, fn, fp)
     if denominator == 0.0:
         return math.nan
     return tp / denominator
+
+
+def _f_denominator(beta: float, tp: Any, fn: Any, fp: Any) -> Any:
+    """``TP + w·FN + u·FP``, the count form's denominator (scalars or arrays alike)."""
+    b2 = beta * beta
+    u = 1.0 / (1.0 + b2)
+    w = b2 * u
+    return tp + w * fn + u * fp
+
+
+def f_measure_of_count_arrays(beta: float, tp: ArrayLike, fn: ArrayLike,
+                              fp: ArrayLike) -> NDArray[np.float64]:
+    """:func:`f_measure_of_counts` elementwise, the same arithmetic in the same order (so
+    the same bits at each element); NaN where TP + FN + FP = 0.
+
+    >>> f_measure_of_count_arrays(1.0, np.array([150, 0]), np.array([40, 1]),
+    ...                           np.array([60, 1])).tolist()
+    [0.75, 0.0]
+    """
+    tp = np.asarray(tp)
+    denominator = _f_denominator(beta, tp, np.asarray(fn), np.asarray(fp))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(np.where(denominator == 0.0, math.nan, tp / denominator),
+                          dtype=np.float64)
 
 
 def average_precision(tp: ArrayLike, fp: ArrayLike, num_pos: ArrayLike) -> Any:

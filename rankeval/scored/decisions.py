@@ -33,7 +33,8 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from rankeval.checks import check_beta, check_choice, check_real
+from rankeval import formulas
+from rankeval.checks import check_beta, check_choice, check_real, check_threshold
 from rankeval.confusion import CostMatrix, PrecisionRecallEvaluation, _as_cost_matrix
 from rankeval.points import OperatingPoints
 
@@ -227,21 +228,21 @@ def confusion_at(points: OperatingPoints | Cuts, threshold: float) -> PrecisionR
 
     Complexity: O(log m) after :func:`cuts`' O(m).
     """
-    threshold = _threshold(threshold)
     c = cuts(points)
-    # the cuts at or above the threshold: all but those below it (the array descends)
-    above = c.thresholds.shape[0] - int(np.searchsorted(c.thresholds[::-1], threshold,
-                                                        side="left"))
-    tp = int(c.tp[above - 1]) if above else 0
-    fp = int(c.fp[above - 1]) if above else 0
-    return PrecisionRecallEvaluation(tp=tp, fn=c.num_pos - tp, fp=fp, tn=c.num_neg - fp)
+    tp, fp = _counts_at(c, np.array([check_threshold(threshold)]))
+    return PrecisionRecallEvaluation(tp=int(tp[0]), fn=c.num_pos - int(tp[0]), fp=int(fp[0]),
+                                     tn=c.num_neg - int(fp[0]))
 
 
-def _threshold(threshold: object) -> float:
-    value = check_real(threshold, "threshold")
-    if value != value:
-        raise ValueError("threshold must not be NaN (it would count no case or every one)")
-    return value
+def _counts_at(c: Cuts, thresholds: FloatArray) -> tuple[IntArray, IntArray]:
+    """The positives and negatives scoring at least each threshold: the counts of the last
+    cut at or above it (the cuts descend), none above the first."""
+    above = c.thresholds.shape[0] - np.searchsorted(c.thresholds[::-1], thresholds,
+                                                    side="left")
+    last = np.maximum(above - 1, 0)
+    if not c.tp.shape[0]:
+        return np.zeros(thresholds.shape[0], np.int64), np.zeros(thresholds.shape[0], np.int64)
+    return np.where(above > 0, c.tp[last], 0), np.where(above > 0, c.fp[last], 0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -293,12 +294,10 @@ def best_threshold(points: OperatingPoints | Cuts, rule: str = "youden", *, beta
         i = c.best(distance, 1.0, False)
         return c.point(i, rule, distance[i] if i >= 0 else 1.0)
     if rule == "f_beta":
-        b2 = check_beta(beta) ** 2
+        checked = check_beta(beta)
         if r == 0:
             raise ValueError("rule 'f_beta' needs at least one positive case")
-        with np.errstate(invalid="ignore", divide="ignore"):
-            f = (1 + b2) * c.tp / ((1 + b2) * c.tp + b2 * (r - c.tp) + c.fp)
-        f = np.where(c.tp == 0, 0.0, f)
+        f = formulas.f_measure_of_count_arrays(checked, c.tp, r - c.tp, c.fp)
         i = c.best(f, 0.0, True)
         return c.point(i, rule, f[i] if i >= 0 else 0.0)
     if costs is None:
@@ -577,7 +576,7 @@ def partial_roc_auc(points: OperatingPoints, fpr: object = None, tpr: object = N
 def _area_to(x: FloatArray, y: FloatArray, t: float) -> float:
     """``∫_0^t y dx`` along the polygon through ``(x, y)`` (both non-decreasing, from x = 0 to
     x = 1); a vertical run adds nothing."""
-    segment = np.diff(x) * (y[1:] + y[:-1]) / 2.0
+    segment = formulas.trapezoid_terms(x, y)
     i = int(np.searchsorted(x, t, side="right")) - 1  # the last vertex at or left of t
     area = float(np.sum(segment[:i]))
     if x[i] == t or i + 1 >= x.shape[0]:
@@ -758,8 +757,7 @@ def area_under_roc_convex_hull(points: OperatingPoints) -> float:
     hull = roc_convex_hull(points)
     if hull.shape[0] == 0:
         return math.nan
-    x, y = hull[:, 0], hull[:, 1]
-    return float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2.0))
+    return formulas.area_under_curve(hull)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -801,8 +799,7 @@ def area_under_pr_gain_curve(points: OperatingPoints | Cuts) -> float:
     curve = pr_gain_curve(points)
     if curve.shape[0] == 0:
         return math.nan
-    x, y = curve[:, 0], curve[:, 1]
-    return float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2.0))
+    return formulas.area_under_curve(curve)
 
 
 def davis_goadrich_area(points: OperatingPoints | Cuts) -> float:
@@ -832,9 +829,9 @@ def davis_goadrich_area(points: OperatingPoints | Cuts) -> float:
     recall = tp / r
     keep = tp > 0  # before the first true positive precision is undefined: no point
     recall, precision = recall[keep], precision[keep]
-    recall = np.concatenate(([0.0], recall))
-    precision = np.concatenate(([precision[0]], precision))
-    return float(np.sum(np.diff(recall) * (precision[1:] + precision[:-1]) / 2.0))
+    return formulas.area_under_curve(np.column_stack((np.concatenate(([0.0], recall)),
+                                                      np.concatenate(([precision[0]],
+                                                                      precision)))))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -854,9 +851,7 @@ def net_benefit(points: OperatingPoints | Cuts, thresholds: Any,
     pt = _probabilities(thresholds)
     c = cuts(points)
     r, n = c.num_pos, c.num_neg
-    above = c.thresholds.shape[0] - np.searchsorted(c.thresholds[::-1], pt, side="left")
-    tp = np.where(above > 0, c.tp[np.maximum(above - 1, 0)], 0) if c.tp.shape[0] else 0 * pt
-    fp = np.where(above > 0, c.fp[np.maximum(above - 1, 0)], 0) if c.fp.shape[0] else 0 * pt
+    tp, fp = _counts_at(c, pt)
     weight = pt / (1.0 - pt)
     if prevalence is None:
         if r + n == 0:

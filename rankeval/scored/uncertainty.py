@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rankeval import formulas, intervals, points
-from rankeval.checks import check_choice, check_int, check_rank, check_real
+from rankeval.checks import check_choice, check_int, check_rank, check_threshold
 from rankeval.intervals import Interval
 from rankeval.scored.reads import READS, interval_methods
 
@@ -266,9 +266,7 @@ def interval_of(source: IntervalSource, measure: str = "roc_auc", level: float =
     if measure in ("precision", "recall"):
         if threshold is None:
             raise ValueError(f"{measure} needs threshold= (the lowest score counted)")
-        threshold = check_real(threshold, "threshold")
-        if threshold != threshold:  # NaN would count every case, as -inf does
-            raise ValueError("threshold must not be NaN (it would count no case or every one)")
+        threshold = check_threshold(threshold)
     elif threshold is not None:
         raise ValueError(f"threshold= applies to precision and recall, not to {measure}")
     if chosen == "bootstrap":
