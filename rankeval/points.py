@@ -29,6 +29,7 @@ from rankeval.formulas import TiePolicy
 __all__ = [
     "OperatingPoints",
     "confusion_at_thresholds",
+    "doubled_areas",
     "operating_points",
     "recall_steps",
     "tie_block_ends",
@@ -114,6 +115,14 @@ class OperatingPoints:
             np.subtract(1.0, x, out=x)
             np.divide(self.tp, float(self.num_pos), out=y)
         return _frozen(table)
+
+    @cached_property
+    def doubled_areas(self) -> tuple[NDArray[Any], NDArray[Any]]:
+        """Twice the ROC area below the curve (``sum dfp (tp + tp_before)``) and left of it
+        (``sum dtp (fp + fp_before)``) from ``[0, 0]`` to each point, in counts: exact
+        integers (the areas in rates are these over ``2 R N``), so sums of them are the same
+        in any grouping. See :func:`doubled_areas`. Complexity: O(m), once."""
+        return doubled_areas(self.tp, self.fp, wide=2 * self.num_pos * self.num_neg >= 2**63)
 
     @property
     def recall(self) -> FloatArray:
@@ -248,6 +257,25 @@ def confusion_at_thresholds(
     if fp0:
         fp += fp0
     return tp, fp
+
+
+def doubled_areas(tp: IntArray, fp: IntArray, above: tuple[int, int] = (0, 0),
+                  wide: bool = False) -> tuple[NDArray[Any], NDArray[Any]]:
+    """The cumulative doubled ROC areas below and left of the curve at each point, from the
+    point ``above`` (``(tp, fp)`` before the first; the areas start at 0 there): int64, or
+    Python ints (``wide``) when ``2 R N`` reaches 2^63.
+
+    >>> below, left = doubled_areas(np.array([1, 1, 2]), np.array([0, 1, 2]))
+    >>> below.tolist(), left.tolist()  # R = N = 2: the ROC area is 5 / (2 R N) = 5/8
+    ([0, 2, 5], [0, 0, 3])
+    """
+    dtype: Any = object if wide else np.int64
+    tp_before = np.concatenate(([above[0]], tp[:-1])).astype(dtype)
+    fp_before = np.concatenate(([above[1]], fp[:-1])).astype(dtype)
+    tp_, fp_ = tp.astype(dtype), fp.astype(dtype)
+    below = np.cumsum((fp_ - fp_before) * (tp_ + tp_before), dtype=dtype)
+    left = np.cumsum((tp_ - tp_before) * (fp_ + fp_before), dtype=dtype)
+    return _frozen(below), _frozen(left)
 
 
 def recall_steps(recall: FloatArray, previous: float = 0.0) -> IntArray:

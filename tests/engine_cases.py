@@ -17,7 +17,7 @@ import pytest
 
 from rankeval import ScoredPrecisionRecallEvaluation
 from rankeval.ranking import Qrels, Run, evaluate_run
-from tests.helpers import assert_report_matches, same_bits
+from tests.helpers import DECISIONS, assert_report_matches, same_bits
 
 RANKS = (1, 5, 10, 100)
 
@@ -62,7 +62,7 @@ def check_scored(engine: Engine, partitions: int, buckets: int, distinct: int,
                  positive_rate: float) -> None:
     rows = scored_rows(partitions * 100 + distinct, 6000, distinct, positive_rate)
     report = engine.module.evaluate(engine.frame(rows, partitions), buckets=buckets,
-                                    precision_at=RANKS, curve_points=100)
+                                    precision_at=RANKS, curve_points=100, decisions=DECISIONS)
     assert_report_matches(report, local_evaluator(rows), RANKS, 100)
 
 
@@ -71,7 +71,8 @@ def check_skewed(engine: Engine) -> None:
     rows = scored_rows(4, 8000, 800, 0.25)
     rows = pd.concat([rows.iloc[:7000].sort_values("score"), rows.iloc[7000:]])
     report = engine.module.evaluate(engine.frame(rows, 9), buckets=12, precision_at=RANKS,
-                                    misses=5, negative_misses=2, **engine.skew)
+                                    misses=5, negative_misses=2, decisions=DECISIONS,
+                                    **engine.skew)
     assert_report_matches(report, local_evaluator(rows, misses=5, negative_misses=2), RANKS,
                           1000)
 
@@ -80,7 +81,7 @@ def check_insertion(engine: Engine) -> None:
     rows = scored_rows(8, 4000, 20, 0.3)
     table = engine.frame(rows, 5)
     report = engine.module.evaluate(table, ties="insertion", order_col="arrival", buckets=6,
-                                    precision_at=RANKS)
+                                    precision_at=RANKS, decisions=DECISIONS)
     local = local_evaluator(rows, "insertion")
     assert_report_matches(report, local, RANKS, 1000)
     assert engine.module.collect_evaluator(table, ties="insertion", order_col="arrival") == local
@@ -117,7 +118,7 @@ def check_groups(engine: Engine, groups: list[Any], ties: str, stream: bool,
         extra["order_col"] = "arrival"
     reports = engine.module.evaluate(engine.frame(rows, 4), group_col="segment",
                                      buckets=buckets, precision_at=RANKS, curve_points=60,
-                                     **extra)
+                                     decisions=DECISIONS, **extra)
     present = sorted(rows["segment"].unique().tolist())
     assert list(reports) == present
     for key in present:

@@ -14,7 +14,17 @@ import numpy as np
 import rankeval.scored.store
 import rankeval.scored.window
 from rankeval import ScoredPrecisionRecallEvaluation
+from rankeval.confusion import CostMatrix, PrecisionRecallEvaluation
 from rankeval.intervals import PROPORTION_METHODS
+from rankeval.scored.decisions import (
+    ASKABLE,
+    METHODS,
+    RULES,
+    STANDARDIZE,
+    DecisionReads,
+    OperatingPoint,
+    ask,
+)
 from tests.conftest import close, snapshot
 from tests.reference import Reference
 
@@ -134,6 +144,89 @@ def same_bits(a: object, b: object) -> bool:
     return bool(np.all((x.view(np.int64) == y.view(np.int64)) | (np.isnan(x) & np.isnan(y))))
 
 
+#: The values each argument of a decision read takes in the partitioned tests: every rule,
+#: method and standardisation, bounds at the ends and inside, both foci.
+DECISION_ARGUMENTS: dict[str, tuple[Any, ...]] = {
+    "threshold": (0.25, 0.0, -1.0, 5.0),
+    "rule": RULES,
+    "beta": (1.0, 0.5),
+    "costs": (None, (1.0, 4.0), CostMatrix(tp=-1.0, fn=3.0, fp=1.0, tn=0.5)),
+    "prevalence": (None, 0.2),
+    "specificity": (0.0, 0.5, 0.9, 1.0),
+    "sensitivity": (0.0, 0.5, 0.9, 1.0),
+    "recall": (0.0, 0.5, 0.9, 1.0),
+    "precision": (0.0, 0.5, 0.9, 1.0),
+    "method": METHODS,
+    "fpr": (None, (0.0, 0.1), (0.25, 1.0), (0.0, 1.0)),
+    "tpr": (None, (0.0, 0.1), (0.25, 1.0), (0.0, 1.0)),
+    "standardize": (None, *STANDARDIZE),
+    "fraction": (0.1, 0.5, 1.0),
+    "bins": (1, 3, 10),
+    "thresholds": ((0.0, 0.25, 0.5, 0.9),),
+}
+
+
+def decision_calls() -> list[tuple[str, dict[str, Any]]]:
+    """Every decision read a partitioned report gives (the registry's list,
+    :data:`~rankeval.scored.decisions.ASKABLE`) with every combination of the argument values
+    above that the read accepts: its signature names the arguments, so a new read or argument
+    without values here fails (KeyError)."""
+    import inspect
+    import itertools
+
+    calls = []
+    for read in ASKABLE:
+        names = [name for name in inspect.signature(getattr(DecisionReads, read)).parameters
+                 if name != "self"]
+        for values in itertools.product(*(DECISION_ARGUMENTS[name] for name in names)):
+            arguments = dict(zip(names, values, strict=True))
+            try:
+                ask(read, **arguments)
+            except ValueError:  # a combination the read refuses (costs for "youden", ...)
+                continue
+            calls.append((read, arguments))
+    assert {read for read, _ in calls} == set(ASKABLE)
+    return calls
+
+
+def _outcome(reader: Any, read: str, arguments: dict[str, Any]) -> Any:
+    """A read's result as plain values to compare bit for bit, or its error."""
+    try:
+        result = getattr(reader, read)(**arguments)
+    except (ValueError, TypeError) as error:
+        return ("error", type(error).__name__, str(error))
+    if isinstance(result, PrecisionRecallEvaluation):
+        return np.array([result.true_positive, result.false_positive,
+                         result.true_negative, result.false_negative])
+    if isinstance(result, OperatingPoint):
+        return (result.rule, np.array([result.threshold, result.tp, result.fp, result.tn,
+                                       result.fn, result.value]))
+    if isinstance(result, np.ndarray) and result.dtype.names:
+        return tuple(np.asarray(result[name], dtype=np.float64) for name in result.dtype.names)
+    return np.asarray(result, dtype=np.float64)
+
+
+def _same_outcome(a: Any, b: Any) -> bool:
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same_outcome(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return same_bits(a, b)
+
+
+def assert_decisions_match(report: Any, ev: ScoredPrecisionRecallEvaluation,
+                           calls: list[tuple[str, dict[str, Any]]]) -> None:
+    """Every decision read asked of the report equals the local evaluator's, bit for bit
+    (an error the same error)."""
+    wrong = {}
+    for read, arguments in calls:
+        mine = _outcome(report, read, arguments)
+        local = _outcome(ev, read, arguments)
+        if not _same_outcome(mine, local):
+            wrong[f"{read}({arguments})"] = (mine, local)
+    assert not wrong, wrong
+
+
 def assert_report_matches(report: Any, ev: ScoredPrecisionRecallEvaluation,
                           ranks: tuple[int, ...], curve_points: int) -> None:
     """Every value of a partitioned report equals the local evaluator's, bit for bit."""
@@ -161,8 +254,11 @@ def assert_report_matches(report: Any, ev: ScoredPrecisionRecallEvaluation,
     # every registered read the report has (the registry's list, not a hand one)
     from rankeval.scored.reads import READS
 
+    asked = bool(report._layout.request.decisions)
     for read in READS.values():
         if "report" in read.readers and read.parameter is None and not read.options:
+            if read.method in ASKABLE and not asked:  # compared below when asked for
+                continue
             pairs[f"read {read.name}"] = (read.read(report), read.read(ev))
     mine_ks, local_ks = report.ks_statistic(), ev.ks_statistic()  # the whole point
     pairs["ks point"] = (np.array([mine_ks.threshold, mine_ks.tp, mine_ks.fp, mine_ks.value]),
@@ -185,6 +281,8 @@ def assert_report_matches(report: Any, ev: ScoredPrecisionRecallEvaluation,
                                             np.array(astuple(local_i)[:3] + astuple(local_i)[5:]))
     wrong = [name for name, (mine, local) in pairs.items() if not same_bits(mine, local)]
     assert not wrong, {name: pairs[name] for name in wrong}
+    if asked:  # asked with DECISIONS: every decision read too
+        assert_decisions_match(report, ev, DECISIONS)
 
 
 class Clock:
@@ -223,3 +321,8 @@ def read_options(name: str) -> dict[str, Any]:
 
     options = READS[name].options
     return {options[0]: OPTION_VALUES[options[0]]} if options else {}
+
+
+#: :func:`decision_calls`, once: pass ``decisions=DECISIONS`` to a request and
+#: :func:`assert_report_matches` compares every one.
+DECISIONS = decision_calls()

@@ -216,6 +216,21 @@ def test_the_data_lake_page_shows_the_oracles_numbers() -> None:
                                                                  scores[country == c]), 4)]
            for c in ("de", "fr", "it")]
     assert got == [["de", 6707.0, 0.7605], ["fr", 6645.0, 0.7685], ["it", 6648.0, 0.7663]]
+    # the decision reads: F2's best threshold, sensitivity at specificity 0.9, KS, max_fpr
+    from scipy.stats import ks_2samp
+    from sklearn.metrics import precision_recall_curve, roc_curve
+
+    precision, recall, thresholds = precision_recall_curve(labels, scores)
+    with np.errstate(invalid="ignore"):
+        f2 = 5 * precision * recall / (4 * precision + recall)
+    best = int(np.nanargmax(f2))
+    assert (thresholds[best], round(f2[best], 4)) == (-0.25, 0.6696)
+    above = scores >= -0.25
+    assert (int((above & labels).sum()), int((above & ~labels).sum())) == (4450, 8953)
+    fpr, tpr, cuts = roc_curve(labels, scores, drop_intermediate=False)
+    assert cuts[np.argmax(np.where(1 - fpr >= 0.9, tpr, -1.0))] == 1.29
+    assert round(ks_2samp(scores[labels], scores[~labels]).statistic, 4) == 0.3979
+    assert round(roc_auc_score(labels, scores, max_fpr=0.1), 4) == 0.6034
 
 
 def _trec_file(name: str, run: bool) -> dict[str, dict[str, float]]:

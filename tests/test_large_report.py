@@ -4,7 +4,9 @@ stated error."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -15,7 +17,7 @@ from rankeval import ScoredPrecisionRecallEvaluation
 from rankeval.points import operating_points
 from rankeval.scored import evaluation as evaluation_module
 from rankeval.scored.partitioned import Request, ranking_buckets, ranking_report
-from tests.helpers import assert_report_matches, evaluator_of, same_bits
+from tests.helpers import DECISIONS, assert_report_matches, evaluator_of, same_bits
 
 RANKS = (1, 3, 10, 50)
 
@@ -39,8 +41,21 @@ def test_a_ranking_read_in_buckets_equals_the_evaluator(
     ev = evaluator_of(labels, scores, ties, misses, negative_misses)
     keys, ranked = ev._merged().ranking()
     report = ranking_report(keys, ranked, ev.ties, misses, negative_misses,
-                            Request(RANKS, (1.0,), points), bucket_cases=bucket)
+                            Request(RANKS, (1.0,), points, DECISIONS), bucket_cases=bucket)
     assert_report_matches(report, ev, RANKS, points)
+
+
+def test_the_evaluators_report_gives_the_decision_reads_asked_for() -> None:
+    rng = np.random.default_rng(8)
+    scores = rng.integers(0, 40, 3000) / 7.0
+    labels = rng.random(3000) < 0.3
+    for ties in ("insertion", "grouped"):
+        ev = evaluator_of(labels, scores, ties, 4, 2)
+        small = functools.partial(ranking_report, bucket_cases=700)
+        with mock.patch.object(evaluation_module, "ranking_report", small):
+            report = ev.report(precision_at=RANKS, curve_points=50, decisions=DECISIONS)
+        assert report._layout.buckets >= 4
+        assert_report_matches(report, ev, RANKS, 50)
 
 
 def test_buckets_never_split_a_tie_block_when_grouped() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -10,7 +12,13 @@ from hypothesis import strategies as st
 from rankeval.scored import partitioned
 from rankeval.scored.curves import curve_ranks
 from rankeval.scored.partitioned import Request, evaluate_buckets, range_bounds
-from tests.helpers import assert_report_matches, evaluator_of, same_bits
+from tests.helpers import (
+    DECISIONS,
+    assert_decisions_match,
+    assert_report_matches,
+    evaluator_of,
+    same_bits,
+)
 
 RANKS = (1, 3, 10, 100)
 
@@ -29,7 +37,7 @@ def _data(seed: int, n: int, distinct: int, positive_rate: float) -> tuple[np.nd
 def test_every_value_equals_the_local_evaluator(buckets: int, distinct: int,
                                                 positive_rate: float) -> None:
     labels, scores, sample = _data(buckets * 1000 + distinct, 20_000, distinct, positive_rate)
-    request = Request(precision_ranks=RANKS, curve_points=200)
+    request = Request(precision_ranks=RANKS, curve_points=200, decisions=DECISIONS)
     report = evaluate_buckets(scores, labels, range_bounds(scores[sample < 0.05], buckets),
                               request=request)
     assert_report_matches(report, evaluator_of(labels, scores), RANKS, 200)
@@ -39,7 +47,7 @@ def test_every_value_equals_the_local_evaluator(buckets: int, distinct: int,
 def test_counts_per_score_equal_the_cases(tasks: int) -> None:
     # Counts per (score, task), as an engine's map-side aggregation sends them.
     labels, scores, sample = _data(tasks, 3000, 60, 0.3)
-    request = Request(precision_ranks=RANKS, curve_points=64)
+    request = Request(precision_ranks=RANKS, curve_points=64, decisions=DECISIONS)
     report = evaluate_buckets(scores, labels, range_bounds(scores[sample < 0.1], 5),
                               request=request, counts_from=tasks, pos_missed=2, neg_missed=1)
     local = evaluator_of(labels, scores, misses=2, negative_misses=1)
@@ -58,7 +66,7 @@ def test_skewed_bounds_and_misses() -> None:
     # Bounds from the top 1 % of scores only: one bucket takes nearly everything.
     top = np.sort(scores)[-200:]
     report = evaluate_buckets(scores, labels, range_bounds(top, 16),
-                              request=Request(precision_ranks=RANKS, curve_points=50),
+                              request=Request(RANKS, curve_points=50, decisions=DECISIONS),
                               pos_missed=7, neg_missed=3)
     local = evaluator_of(labels, scores, misses=7, negative_misses=3)
     assert_report_matches(report, local, RANKS, 50)
@@ -69,7 +77,8 @@ def test_insertion_ties_follow_the_order_column() -> None:
     arrival = np.argsort(order, kind="stable")
     local = evaluator_of(labels[arrival], scores[arrival], ties="insertion")
     report = evaluate_buckets(scores, labels, range_bounds(scores, 7), ties="insertion",
-                              order=order, request=Request(precision_ranks=RANKS))
+                              order=order,
+                              request=Request(precision_ranks=RANKS, decisions=DECISIONS))
     assert_report_matches(report, local, RANKS, 1000)
 
 
@@ -123,13 +132,13 @@ def test_random_cases_and_bucketings(cases: list[tuple[bool, float]], buckets: i
         report = evaluate_buckets(
             scores, labels, range_bounds(sample, buckets), ties=ties,
             order=order if ties == "insertion" else None,
-            request=Request(precision_ranks=(0, 1, 2, 5, 100), curve_points=curve_points),
+            request=Request((0, 1, 2, 5, 100), curve_points=curve_points, decisions=DECISIONS),
             pos_missed=misses, neg_missed=negative_misses)
         assert_report_matches(report, local, (0, 1, 2, 5, 100), curve_points)
         if ties == "grouped":  # the same cases as counts per score, from two tasks
             report = evaluate_buckets(
                 scores, labels, range_bounds(sample, buckets),
-                request=Request(precision_ranks=(0, 1, 2, 5, 100), curve_points=curve_points),
+                request=Request((0, 1, 2, 5, 100), curve_points=curve_points, decisions=DECISIONS),
                 pos_missed=misses, neg_missed=negative_misses, counts_from=2)
             assert_report_matches(report, local, (0, 1, 2, 5, 100), curve_points)
 
@@ -182,7 +191,7 @@ def test_the_report_reads_points_in_slices(distinct: int, positive_rate: float, 
     # Many slices per bucket: the interpolated precision spans slices and buckets.
     monkeypatch.setattr(partitioned, "_SLICE", size)
     labels, scores, sample = _data(size + distinct, 5000, distinct, positive_rate)
-    request = Request(precision_ranks=RANKS, curve_points=64)
+    request = Request(precision_ranks=RANKS, curve_points=64, decisions=DECISIONS)
     report = evaluate_buckets(scores, labels, range_bounds(scores[sample < 0.05], 4),
                               request=request, pos_missed=3)
     assert_report_matches(report, evaluator_of(labels, scores, misses=3), RANKS, 64)
@@ -200,3 +209,75 @@ def test_report_intervals_that_need_the_cases_are_refused() -> None:
     # The local evaluator's DeLong interval, bit for bit (the helper checks every method).
     local = evaluator_of(labels, scores).interval("roc_auc")
     assert report.interval("roc_auc") == local
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_decision_candidates_inside_a_run_of_ties_bring_its_end(seed: int) -> None:
+    # Insertion ties: the lift's cases inside a long run of equal scores are candidates; the
+    # report must see the run's end as the cut, or a rule would read a threshold at the
+    # counts of half a run. Few asks, so no other read brings those ends in.
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, 6, 600) / 5.0
+    labels = rng.random(600) < 0.3
+    order = rng.permutation(600)
+    calls = [("lift_at", {"fraction": f}) for f in np.linspace(0.05, 0.95, 19).tolist()]
+    calls += [("best_threshold", {"rule": rule}) for rule in ("youden", "closest_topleft")]
+    calls += [("partial_roc_auc", {"fpr": (0.1, 0.35)})]
+    for buckets in (1, 3):
+        report = evaluate_buckets(scores, labels, range_bounds(scores, buckets),
+                                  ties="insertion", order=order,
+                                  request=Request(decisions=calls))
+        local = evaluator_of(labels[np.argsort(order)], scores[np.argsort(order)],
+                             "insertion")
+        assert_decisions_match(report, local, calls)
+
+
+def test_decision_reads_not_asked_for_are_refused_by_name() -> None:
+    labels, scores, _ = _data(5, 2000, 30, 0.3)
+    report = evaluate_buckets(scores, labels, range_bounds(scores, 4),
+                              request=Request(decisions=[("best_threshold", {"rule": "f_beta",
+                                                                             "beta": 2.0}),
+                                                         ("net_benefit",
+                                                          {"thresholds": [0.1, 0.2]}),
+                                                         "roc_convex_hull"]))
+    local = evaluator_of(labels, scores)
+    assert report.best_threshold("f_beta", beta=2) == local.best_threshold("f_beta", beta=2)
+    # each threshold asked for is one: any subset of them reads
+    assert report.confusion_at(0.2) == local.confusion_at(0.2)
+    assert report.cost_curve().tolist() == local.cost_curve().tolist()  # the hull's
+    with pytest.raises(ValueError, match=r"best_threshold\(rule='f_beta', beta=1\.0\) was "
+                                         r"not asked of this report: ask for it with "
+                                         r"decisions="):
+        report.best_threshold("f_beta")
+    with pytest.raises(ValueError, match=r"confusion_at\(threshold=0\.3\) was not asked"):
+        report.confusion_at(0.3)
+    with pytest.raises(ValueError, match=r"partial_roc_auc.* was not asked"):
+        report.partial_roc_auc(fpr=(0, 0.1))
+    for read in ("det_curve", "gains_curve", "lift_curve", "pr_gain_curve",
+                 "area_under_pr_gain_curve", "thresholds_table"):
+        with pytest.raises(ValueError, match=f"'{read}' is not a decision read a partitioned "
+                                             "report gives"):
+            getattr(report, read)()
+
+
+@pytest.mark.parametrize(("decisions", "error", "match"), [
+    ([("best_threshold", {"rule": "median"})], ValueError, "rule"),
+    ([("best_threshold", {"rule": "youden", "costs": (1, 2)})], ValueError, "apply to rule"),
+    ([("min_expected_cost", {})], TypeError, "costs"),
+    ([("sensitivity_at", {"specificity": 1.5})], ValueError, r"specificity must be in \[0, 1\]"),
+    ([("sensitivity_at", {"specificity": 0.5, "method": "spline"})], ValueError, "method"),
+    ([("partial_roc_auc", {"fpr": (0.3, 0.1)})], ValueError, "reversed"),
+    ([("partial_roc_auc", {})], ValueError, "exactly one of fpr"),
+    ([("lift_at", {"fraction": 0.0})], ValueError, r"fraction must be in \(0, 1\]"),
+    ([("gains_table", {"bins": 0})], ValueError, "bins"),
+    ([("net_benefit", {"thresholds": [1.0]})], ValueError, r"\[0, 1\)"),
+    ([("confusion_at", {"threshold": float("nan")})], ValueError, "threshold"),
+    ([("det_curve", {})], ValueError, "not a decision read"),
+    ([("best_threshold", {"rul": "youden"})], TypeError, "best_threshold: got an unexpected"),
+    (["best_threshold", 3], TypeError, "a decision read is a name"),
+    ("best_threshold", TypeError, "decisions must be a list"),
+])
+def test_bad_decision_asks_fail_when_the_request_is_made(decisions: Any, error: type,
+                                                        match: str) -> None:
+    with pytest.raises(error, match=match):
+        Request(decisions=decisions)

@@ -24,6 +24,7 @@ from rankeval.points import BoolArray, FloatArray, IntArray
 from rankeval.ranking import evaluate as local
 from rankeval.ranking.evaluate import RunReport, evaluate_part
 from rankeval.ranking.inputs import Qrels, Run
+from rankeval.scored.decisions import Asks, asks_of
 from rankeval.scored.partitioned import (
     BucketPart,
     BucketPoints,
@@ -153,7 +154,10 @@ class ScoredTableOptions:
     which precisions at k and maximum F measures to compute and how many points the
     downsampled curves keep; ``misses`` and ``negative_misses`` are those of ``add_misses``
     and ``add_negative_misses``; about ``sample_size`` scores, drawn with ``seed``, set the
-    bucket bounds; ``group_col`` asks for one report per value of that column.
+    bucket bounds; ``group_col`` asks for one report per value of that column;
+    ``decisions`` names the decision reads beyond the KS statistic (best thresholds,
+    constrained points, partial areas, lift, the gains table, the hull: read names,
+    ``(name, {argument: value})`` pairs or :func:`rankeval.scored.decisions.ask`'s).
 
     >>> ScoredTableOptions(ties="insertion", order_col="t").request.curve_points
     1000
@@ -176,6 +180,7 @@ class ScoredTableOptions:
     sample_size: int = SAMPLE_SIZE
     seed: int = 0
     group_col: str | None = None
+    decisions: Asks = ()
 
     def __post_init__(self) -> None:
         for name in ("score_col", "label_col"):
@@ -197,7 +202,8 @@ class ScoredTableOptions:
             set_(self, "buckets", check_int(self.buckets, "buckets", minimum=1))
         set_(self, "sample_size", check_int(self.sample_size, "sample_size", minimum=1))
         set_(self, "seed", check_int(self.seed, "seed", minimum=0))
-        set_(self, "request", request_of(self.precision_at, self.beta, self.curve_points))
+        set_(self, "request", request_of(self.precision_at, self.beta, self.curve_points,
+                                         self.decisions))
 
     #: The values to compute (set when checked).
     request: Request = field(init=False, default=Request(), compare=False)
@@ -274,10 +280,11 @@ def check_run_options(measures: str | Sequence[str], runid: object,
 
 
 def request_of(precision_at: Sequence[int], beta: float | Sequence[float],
-               curve_points: int) -> Request:
+               curve_points: int, decisions: Asks = ()) -> Request:
     """The :class:`~rankeval.scored.partitioned.Request` of an engine call's arguments."""
     return Request(tuple(precision_at), betas_of(beta), check_int(curve_points, "curve_points",
-                                                                minimum=2))
+                                                                minimum=2),
+                   asks_of(decisions))
 
 
 def labels_of(values: NDArray[Any], column: str) -> BoolArray:
@@ -524,6 +531,7 @@ def evaluate(
     sample_size: int = _DEFAULT.sample_size,
     seed: int = _DEFAULT.seed,
     group_col: None = None,
+    decisions: Asks = (),
     betas: Sequence[float] | None = None,
 ) -> PartitionedReport: ...
 
@@ -545,6 +553,7 @@ def evaluate(
     sample_size: int = _DEFAULT.sample_size,
     seed: int = _DEFAULT.seed,
     group_col: str,
+    decisions: Asks = (),
     betas: Sequence[float] | None = None,
 ) -> SegmentReports: ...
 
@@ -565,13 +574,15 @@ def evaluate(
     sample_size: int = _DEFAULT.sample_size,
     seed: int = _DEFAULT.seed,
     group_col: str | None = None,
+    decisions: Asks = (),
     betas: Sequence[float] | None = None,
 ) -> PartitionedReport | SegmentReports:
     """Evaluate a Spark or Dask DataFrame of scored cases exactly: ``rankeval.spark.evaluate``
     and ``rankeval.dask.evaluate`` are this one function.
 
     The report's values equal those of a local ``ScoredPrecisionRecallEvaluation`` fed the
-    same rows, bit for bit. The arguments are :class:`ScoredTableOptions`' (checked on the
+    same rows, bit for bit (with ``decisions=``, the decision reads asked for too). The
+    arguments are :class:`ScoredTableOptions`' (checked on the
     driver before any job runs; ``betas`` is ``beta``'s deprecated earlier name); the
     DataFrame's library picks the engine (``evaluate_table`` of :mod:`rankeval.spark` or
     :mod:`rankeval.dask`, whose texts say how each runs).
@@ -593,7 +604,7 @@ def evaluate(
     """
     options = ScoredTableOptions(score_col, label_col, ties, order_col, buckets, precision_at,
                                  betas_of(beta, betas), curve_points, misses, negative_misses,
-                                 sample_size, seed, group_col)
+                                 sample_size, seed, group_col, decisions)
     engine = _engine_of(df, "evaluate")
     if group_col is not None:
         grouped: SegmentReports = engine.evaluate_groups(df, options)

@@ -34,26 +34,33 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rankeval import formulas
-from rankeval.checks import check_beta, check_choice, check_real, check_threshold
+from rankeval.checks import check_beta, check_choice, check_int, check_real, check_threshold
 from rankeval.confusion import CostMatrix, PrecisionRecallEvaluation, _as_cost_matrix
 from rankeval.points import OperatingPoints
 
 __all__ = [
+    "ASKABLE",
     "GAINS_COLUMNS",
+    "METHODS",
     "RULES",
     "STANDARDIZE",
     "THRESHOLD_COLUMNS",
+    "Ask",
     "Cuts",
     "DecisionReads",
     "OperatingPoint",
     "area_under_pr_gain_curve",
     "area_under_roc_convex_hull",
+    "ask",
+    "asks_of",
     "best_difference",
     "best_threshold",
+    "candidates",
     "check_range",
     "confusion_at",
     "constrained",
     "cost_curve",
+    "covers",
     "cuts",
     "davis_goadrich_area",
     "decision_curve",
@@ -72,6 +79,7 @@ __all__ = [
     "sensitivity_at_specificities",
     "thresholds_table",
     "undefined_ks",
+    "upper_hull",
 ]
 
 FloatArray = NDArray[np.float64]
@@ -236,13 +244,20 @@ def confusion_at(points: OperatingPoints | Cuts, threshold: float) -> PrecisionR
 
 def _counts_at(c: Cuts, thresholds: FloatArray) -> tuple[IntArray, IntArray]:
     """The positives and negatives scoring at least each threshold: the counts of the last
-    cut at or above it (the cuts descend), none above the first."""
-    above = c.thresholds.shape[0] - np.searchsorted(c.thresholds[::-1], thresholds,
-                                                    side="left")
-    last = np.maximum(above - 1, 0)
+    cut at or above it, none above the first."""
+    at = _last_at_or_above(c.thresholds, thresholds)
     if not c.tp.shape[0]:
         return np.zeros(thresholds.shape[0], np.int64), np.zeros(thresholds.shape[0], np.int64)
-    return np.where(above > 0, c.tp[last], 0), np.where(above > 0, c.fp[last], 0)
+    last = np.maximum(at, 0)
+    return np.where(at >= 0, c.tp[last], 0), np.where(at >= 0, c.fp[last], 0)
+
+
+def _last_at_or_above(descending: FloatArray, thresholds: FloatArray) -> IntArray:
+    """The index of the last of the ``descending`` thresholds at or above each threshold
+    (-1: none is)."""
+    found: IntArray = np.searchsorted(descending[::-1], thresholds, side="left")
+    last: IntArray = (descending.shape[0] - 1 - found).astype(np.int64)
+    return last
 
 
 # ---------------------------------------------------------------------------------------------
@@ -279,29 +294,44 @@ def best_threshold(points: OperatingPoints | Cuts, rule: str = "youden", *, beta
         An unknown rule; no positive or no negative where the rule needs them; ``costs``
         missing for ``"cost"`` or given to another rule; a prevalence outside (0, 1).
     """
+    rule = _rule(rule, costs, prevalence)
+    c = cuts(points)
+    i, value = _best_index(c, rule, beta, costs, prevalence)
+    point = c.point(i, rule, value)
+    return replace(point, value=point.confusion().youden_index()) if rule == "youden" else point
+
+
+def _rule(rule: str, costs: Costs | None, prevalence: float | None) -> str:
+    """``best_threshold``'s rule, checked with the arguments only some rules take."""
     rule = check_choice(rule, "rule", RULES)
     if rule != "cost" and (costs is not None or prevalence is not None):
         raise ValueError(f"costs= and prevalence= apply to rule 'cost', not to {rule!r}")
-    c = cuts(points)
+    if rule == "cost" and costs is None:
+        raise ValueError("rule 'cost' needs costs= (a CostMatrix, or (fp_cost, fn_cost))")
+    return rule
+
+
+def _best_index(c: Cuts, rule: str, beta: float, costs: Costs | None,
+                prevalence: float | None) -> tuple[int, float]:
+    """The best cut by a checked ``rule`` (-1: "predict nothing"; the first of equals) and
+    the rule's value there (Youden's J is left to the point)."""
     r, n = c.num_pos, c.num_neg
     if rule == "youden":
         _need(r, n, rule)
-        point = c.point(best_difference(c, absolute=False)[0], rule, 0.0)
-        return replace(point, value=point.confusion().youden_index())
+        return best_difference(c, absolute=False)[0], 0.0
     if rule == "closest_topleft":
         _need(r, n, rule)
         distance = np.square((r - c.tp) / r) + np.square(c.fp / n)
         i = c.best(distance, 1.0, False)
-        return c.point(i, rule, distance[i] if i >= 0 else 1.0)
+        return i, float(distance[i]) if i >= 0 else 1.0
     if rule == "f_beta":
         checked = check_beta(beta)
         if r == 0:
             raise ValueError("rule 'f_beta' needs at least one positive case")
         f = formulas.f_measure_of_count_arrays(checked, c.tp, r - c.tp, c.fp)
         i = c.best(f, 0.0, True)
-        return c.point(i, rule, f[i] if i >= 0 else 0.0)
-    if costs is None:
-        raise ValueError("rule 'cost' needs costs= (a CostMatrix, or (fp_cost, fn_cost))")
+        return i, float(f[i]) if i >= 0 else 0.0
+    assert costs is not None
     matrix = _costs(costs)
     if prevalence is None:
         if r + n == 0:
@@ -310,9 +340,7 @@ def best_threshold(points: OperatingPoints | Cuts, rule: str = "youden", *, beta
                 + (n - c.fp) * matrix.tn) / (r + n)
         nothing = (r * matrix.fn + n * matrix.tn) / (r + n)
     else:
-        pi = check_real(prevalence, "prevalence")
-        if not 0.0 < pi < 1.0:
-            raise ValueError(f"prevalence must be in (0, 1); got {prevalence!r}")
+        pi = _prevalence(prevalence)
         _need(r, n, rule)
         tpr, fpr = c.tp / r, c.fp / n
         cost = (pi * (tpr * matrix.tp + (1 - tpr) * matrix.fn)
@@ -320,7 +348,7 @@ def best_threshold(points: OperatingPoints | Cuts, rule: str = "youden", *, beta
         nothing = pi * (0.0 * matrix.tp + 1.0 * matrix.fn) + (1 - pi) * (
             0.0 * matrix.fp + 1.0 * matrix.tn)
     i = c.best(cost, nothing, False)
-    return c.point(i, rule, cost[i] if i >= 0 else nothing)
+    return i, float(cost[i]) if i >= 0 else float(nothing)
 
 
 def _costs(costs: Costs) -> CostMatrix:
@@ -428,11 +456,40 @@ def constrained(points: OperatingPoints | Cuts, read: Constraint, bound: float,
         or no negative case.
     """
     given = _GIVEN[read]
-    bound = check_real(bound, given)
-    if not 0.0 <= bound <= 1.0:  # NaN fails too
-        raise ValueError(f"{given} must be in [0, 1]; got {bound!r}")
-    method = check_choice(method, "method", ("achievable", "interpolated"))
+    bound = _bound(read, bound)
+    method = check_choice(method, "method", METHODS)
     c = cuts(points).full() if method == "achievable" else cuts(points).curve()
+    value, other = _coordinates(c, read)
+    if method == "interpolated":
+        if read == "recall_at_precision":
+            raise ValueError("recall_at_precision has no interpolated value: precision is not "
+                             "monotone along the cuts; use method='achievable'")
+        if read == "precision_at_recall":  # precision is undefined at "predict nothing"
+            keep = (c.tp + c.fp) > 0
+            value, other = value[keep], other[keep]
+        return _interpolated(other, value, bound, given, decreasing=given == "specificity")
+    i = _achievable(c, read, value, other, bound)
+    if i < 0:
+        raise ValueError(f"no threshold gives {given} >= {bound!r}")
+    return c.point(i, read, value[i])
+
+
+#: The methods of the constrained reads.
+METHODS = ("achievable", "interpolated")
+
+
+def _bound(read: str, bound: object) -> float:
+    """A constrained read's bound, checked: a rate in [0, 1] named as the read takes it."""
+    given = _GIVEN[read]
+    value = check_real(bound, given)
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise ValueError(f"{given} must be in [0, 1]; got {bound!r}")
+    return value
+
+
+def _coordinates(c: Cuts, read: str) -> tuple[FloatArray, FloatArray]:
+    """A constrained read's value and constrained coordinate at each cut (the classes it
+    needs checked)."""
     r, n = c.num_pos, c.num_neg
     if read in ("sensitivity_at", "specificity_at"):
         _need(r, n, read)
@@ -442,27 +499,23 @@ def constrained(points: OperatingPoints | Cuts, read: Constraint, bound: float,
     with np.errstate(invalid="ignore", divide="ignore"):
         spec = (n - c.fp) / n
         prec = c.tp / (c.tp + c.fp)
-    value, other = {"sensitivity_at": (sens, spec), "specificity_at": (spec, sens),
-                    "precision_at_recall": (prec, sens),
-                    "recall_at_precision": (sens, prec)}[read]
-    if method == "interpolated":
-        if read == "recall_at_precision":
-            raise ValueError("recall_at_precision has no interpolated value: precision is not "
-                             "monotone along the cuts; use method='achievable'")
-        if read == "precision_at_recall":  # precision is undefined at "predict nothing"
-            keep = (c.tp + c.fp) > 0
-            value, other = value[keep], other[keep]
-        return _interpolated(other, value, bound, given, decreasing=given == "specificity")
+    return {"sensitivity_at": (sens, spec), "specificity_at": (spec, sens),
+            "precision_at_recall": (prec, sens), "recall_at_precision": (sens, prec)}[read]
+
+
+def _achievable(c: Cuts, read: str, value: FloatArray, other: FloatArray,
+                bound: float) -> int:
+    """The best cut meeting the constraint: the best value, then the better constrained
+    coordinate, then the first cut; -1 when none meets it."""
     meets = other >= bound
     if read in ("precision_at_recall", "recall_at_precision"):
         meets &= (c.tp + c.fp) > 0
     if not meets.any():
-        raise ValueError(f"no threshold gives {given} >= {bound!r}")
+        return -1
     candidates = np.flatnonzero(meets)
     best = value[candidates]
     top = candidates[best == best.max()]
-    i = int(top[np.argmax(other[top])])  # the better other coordinate, then the first cut
-    return c.point(i, read, value[i])
+    return int(top[np.argmax(other[top])])
 
 
 def _interpolated(given: FloatArray, value: FloatArray, bound: float, name: str,
@@ -487,12 +540,11 @@ def interpolated(given: FloatArray, value: FloatArray, bounds: FloatArray,
     out = np.full(bounds.shape[0], math.nan)
     if m == 0:
         return out
-    if decreasing:  # j: the first cut below the bound; j - 1 the last at or above it
-        j = m - np.searchsorted(given[::-1], bounds, side="left")
+    j = _past(given, bounds, decreasing)
+    if decreasing:
         exact = (j > 0) & (given[np.maximum(j - 1, 0)] == bounds)
         hit = j - 1
-    else:  # j: the first cut at or above the bound
-        j = np.searchsorted(given, bounds, side="left")
+    else:
         exact = (j < m) & (given[np.minimum(j, m - 1)] == bounds)
         hit = j
     out[exact] = value[hit[exact]]
@@ -502,6 +554,18 @@ def interpolated(given: FloatArray, value: FloatArray, bounds: FloatArray,
         proportion = (bounds[inside] - given[right]) / (given[left] - given[right])
     out[inside] = value[right] + proportion * (value[left] - value[right])
     return out
+
+
+def _past(given: FloatArray, bounds: FloatArray, decreasing: bool) -> IntArray:
+    """Where each bound falls along a monotone coordinate: the first cut below it
+    (``decreasing``: the cut before is the last at or above it), else the first cut at or
+    above it. The two cuts around it are ``j - 1`` and ``j``."""
+    if decreasing:
+        found: IntArray = np.searchsorted(given[::-1], bounds, side="left")
+        below: IntArray = (given.shape[0] - found).astype(np.int64)
+        return below
+    at: IntArray = np.searchsorted(given, bounds, side="left")
+    return at.astype(np.int64)
 
 
 def sensitivity_at_specificities(points: OperatingPoints | Cuts,
@@ -559,11 +623,18 @@ def partial_roc_auc(points: OperatingPoints, fpr: object = None, tpr: object = N
         return math.nan
     table = points.roc_table
     x, y = table[:, 0], table[:, 1]
+    r, n = points.num_pos, points.num_neg
+    tp, fp = (int(points.tp[-1]), int(points.fp[-1])) if points.size else (0, 0)
+    below, left = points.doubled_areas
     if fpr is not None:
-        area = _area_to(x, y, high) - _area_to(x, y, low)
+        end = (int(below[-1]) if points.size else 0) + (n - fp) * (r + tp)
+        area = (_area_to(x, y, below, end, high, 2 * r * n)
+                - _area_to(x, y, below, end, low, 2 * r * n))
         diagonal = (high * high - low * low) / 2.0
     else:  # the area right of the curve: the strip's width less the area left of it
-        area = (high - low) - (_area_to(y, x, high) - _area_to(y, x, low))
+        end = (int(left[-1]) if points.size else 0) + (r - tp) * (n + fp)
+        area = (high - low) - (_area_to(y, x, left, end, high, 2 * r * n)
+                               - _area_to(y, x, left, end, low, 2 * r * n))
         diagonal = ((1.0 - high) + (1.0 - low)) * (high - low) / 2.0
     width = high - low
     if standardize == "mcclish":
@@ -573,12 +644,16 @@ def partial_roc_auc(points: OperatingPoints, fpr: object = None, tpr: object = N
     return area
 
 
-def _area_to(x: FloatArray, y: FloatArray, t: float) -> float:
-    """``∫_0^t y dx`` along the polygon through ``(x, y)`` (both non-decreasing, from x = 0 to
-    x = 1); a vertical run adds nothing."""
-    segment = formulas.trapezoid_terms(x, y)
+def _area_to(x: FloatArray, y: FloatArray, doubled: NDArray[Any], end: int, t: float,
+             scale: int) -> float:
+    """``∫_0^t y dx`` along the polygon through the vertices ``(x, y)`` (both non-decreasing,
+    from ``[0, 0]`` through the points to ``[1, 1]``): the exact doubled area in counts up to
+    the last vertex at or left of t (``doubled`` at each point, ``end`` at ``[1, 1]``) over
+    ``scale = 2 R N``, one rounding, then the trapezoid to t. A partitioned report holds the
+    same counts at the vertices around t, so it reads the same bits."""
     i = int(np.searchsorted(x, t, side="right")) - 1  # the last vertex at or left of t
-    area = float(np.sum(segment[:i]))
+    counts = 0 if i == 0 else end if i == x.shape[0] - 1 else doubled[i - 1]
+    area = (int(counts) if isinstance(counts, (int, np.integer)) else float(counts)) / scale
     if x[i] == t or i + 1 >= x.shape[0]:
         return area
     at = y[i] + (t - x[i]) / (x[i + 1] - x[i]) * (y[i + 1] - y[i])
@@ -643,9 +718,7 @@ def lift_at(points: OperatingPoints, fraction: float) -> float:
     Raises ValueError for a fraction outside (0, 1] or beyond the ranked cases (the
     misses have no place in the ranking).
     """
-    fraction = check_real(fraction, "fraction")
-    if not 0.0 < fraction <= 1.0:  # NaN fails too
-        raise ValueError(f"fraction must be in (0, 1]; got {fraction!r}")
+    fraction = _fraction(fraction)
     r, total = points.num_pos, points.num_pos + points.num_neg
     if r == 0:
         return math.nan
@@ -657,6 +730,13 @@ def lift_at(points: OperatingPoints, fraction: float) -> float:
                          f"({int(taken[-1])} of {total}; the misses have no rank)")
     positives = float(np.interp(wanted, taken, hits))
     return positives / r / fraction
+
+
+def _fraction(fraction: object) -> float:
+    value = check_real(fraction, "fraction")
+    if not 0.0 < value <= 1.0:  # NaN fails too
+        raise ValueError(f"fraction must be in (0, 1]; got {fraction!r}")
+    return value
 
 
 #: The columns of :func:`thresholds_table`.
@@ -700,8 +780,6 @@ def gains_table(points: OperatingPoints | Cuts, bins: int = 10) -> NDArray[Any]:
     ``cumulative_capture`` (tp / R), ``lift`` (response rate over R / (R + N)),
     ``cumulative_lift`` and ``ks`` (|TPR - FPR| at its end). R and N include the misses.
     """
-    from rankeval.checks import check_int
-
     bins = check_int(bins, "bins", minimum=1)
     c = cuts(points)  # "predict nothing" ends no group: the cuts as they are, no copy
     r, n = c.num_pos, c.num_neg
@@ -736,20 +814,40 @@ def roc_convex_hull(points: OperatingPoints) -> FloatArray:
     between two thresholds. Empty without positives or negatives."""
     if points.num_pos == 0 or points.num_neg == 0:
         return _frozen(np.zeros((0, 2)))
-    table = points.roc_table
-    hull: list[tuple[float, float]] = []
-    # Andrew's monotone chain: the points come sorted by x, then y (a vertical run upward).
-    for x, y in zip(table[:, 0].tolist(), table[:, 1].tolist(), strict=True):
-        while len(hull) >= 2 and _not_right_turn(hull[-2], hull[-1], (x, y)):
+    fp = np.concatenate(([0], points.fp, [points.num_neg]))
+    tp = np.concatenate(([0], points.tp, [points.num_pos]))
+    return _frozen(np.ascontiguousarray(points.roc_table[upper_hull(fp, tp)]))
+
+
+def upper_hull(fp: IntArray, tp: IntArray) -> IntArray:
+    """The indices of the vertices of the upper convex hull of the points ``(fp, tp)``
+    (sorted by fp, then tp, as a ranking's are), left to right, by Andrew's monotone chain
+    with exact integer turns: the hull of the counts, whatever the rates' rounding, so the
+    hull of any subset holding its vertices is the same (a partitioned report's). A point
+    on a hull edge is not a vertex.
+
+    >>> upper_hull(np.array([0, 0, 1, 2, 2]), np.array([0, 1, 1, 1, 2])).tolist()
+    [0, 1, 4]
+
+    Complexity: O(m) array work, then O(c) Python steps over the c corners (points reached
+    by a vertical move and left by a horizontal one: only those can be vertices).
+    """
+    m = fp.shape[0]
+    corner = np.ones(m, dtype=np.bool_)
+    corner[:-1] &= fp[1:] > fp[:-1]  # the next point straight above: this one is below it
+    corner[1:] &= tp[1:] > tp[:-1]  # the previous point level to the left: on an edge
+    corner[[0, -1]] = True
+    at = np.flatnonzero(corner)
+    hull: list[int] = []
+    xs, ys = fp[at].tolist(), tp[at].tolist()
+    for k, (x, y) in enumerate(zip(xs, ys, strict=True)):
+        while len(hull) >= 2:
+            a, b = hull[-2], hull[-1]  # drop b when it is on or below the segment a-(x, y)
+            if (xs[b] - xs[a]) * (y - ys[a]) - (ys[b] - ys[a]) * (x - xs[a]) < 0:
+                break
             hull.pop()
-        hull.append((x, y))
-    return _frozen(np.array(hull, dtype=np.float64).reshape(-1, 2))
-
-
-def _not_right_turn(a: tuple[float, float], b: tuple[float, float],
-                    c: tuple[float, float]) -> bool:
-    """Whether ``b`` is on or below the segment ``a``-``c`` (an upper hull drops it)."""
-    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]) >= 0
+        hull.append(k)
+    return at[np.array(hull, dtype=np.int64)]
 
 
 def area_under_roc_convex_hull(points: OperatingPoints) -> float:
@@ -928,6 +1026,189 @@ def min_expected_cost(points: OperatingPoints | Cuts, costs: Costs,
 
 
 # ---------------------------------------------------------------------------------------------
+# a partitioned report: the cuts each asked read may use
+
+#: The decision reads a partitioned report gives when asked for them (:func:`ask`); the KS
+#: statistic it always gives. The others (the DET, gains, lift and PR-gain curves, the
+#: thresholds table) need every cut, which a report does not hold.
+ASKABLE = ("confusion_at", "best_threshold", "min_expected_cost", "sensitivity_at",
+           "specificity_at", "precision_at_recall", "recall_at_precision", "partial_roc_auc",
+           "lift_at", "gains_table", "roc_convex_hull", "area_under_roc_convex_hull",
+           "cost_curve", "net_benefit", "decision_curve")
+
+
+@dataclass(frozen=True)
+class Ask:
+    """A decision read asked of a partitioned report, as what chooses the cuts it reads:
+    ``kind`` and the checked arguments that matter to them (:func:`ask` makes it).
+
+    >>> ask("partial_roc_auc", fpr=(0, 0.1), standardize="mcclish")
+    Ask(kind='range', key=('fpr', 0.0, 0.1))
+    """
+
+    kind: str
+    key: tuple[Any, ...]
+
+
+Asks = Sequence["Ask | str | tuple[str, Mapping[str, Any]]"]
+
+
+def ask(read: str, /, **arguments: Any) -> Ask:
+    """The :class:`Ask` for the decision read ``read`` called with ``arguments`` (the
+    method's own, checked as the method checks them: a bad one fails here, before any job
+    runs). Reads that differ only in what does not move the cuts (a partial area's
+    standardisation, net benefit's prevalence) make the same ask; every threshold of
+    ``confusion_at``, ``net_benefit`` and ``decision_curve`` is one ask.
+
+    >>> ask("best_threshold", rule="f_beta", beta=2)
+    Ask(kind='best', key=('f_beta', 2.0, None, None))
+    >>> ask("net_benefit", thresholds=[0.1, 0.2]) == ask("decision_curve", [0.2, 0.1])
+    True
+
+    Raises
+    ------
+    ValueError
+        A read not in :data:`ASKABLE`, or an argument the read refuses.
+    TypeError
+        An argument the read does not take.
+    """
+    import inspect
+
+    if read not in ASKABLE:
+        raise ValueError(f"{read!r} is not a decision read a partitioned report gives (the "
+                         f"curves of every cut need the cases); it gives {', '.join(ASKABLE)}")
+    try:
+        bound = inspect.signature(getattr(DecisionReads, read)).bind(None, **arguments)
+    except TypeError as error:
+        raise TypeError(f"{read}: {error}") from None
+    bound.apply_defaults()
+    a = bound.arguments
+    if read == "confusion_at":
+        return Ask("thresholds", (check_threshold(a["threshold"]),))
+    if read in ("net_benefit", "decision_curve"):
+        if a["prevalence"] is not None:
+            _prevalence(a["prevalence"])
+        return Ask("thresholds", tuple(sorted(set(_probabilities(a["thresholds"]).tolist()))))
+    if read in ("best_threshold", "min_expected_cost"):
+        rule = _rule(a.get("rule", "cost"), a["costs"], a["prevalence"])
+        return Ask("best", (rule, check_beta(a.get("beta", 1.0)) if rule == "f_beta" else None,
+                            None if a["costs"] is None else _costs(a["costs"]),
+                            None if a["prevalence"] is None else _prevalence(a["prevalence"])))
+    if read in _GIVEN:
+        return Ask("constrained", (read, _bound(read, a[_GIVEN[read]]),
+                                   check_choice(a["method"], "method", METHODS)))
+    if read == "partial_roc_auc":
+        fpr, tpr = a["fpr"], a["tpr"]
+        if (fpr is None) == (tpr is None):
+            raise ValueError("give exactly one of fpr=(low, high) and tpr=(low, high)")
+        if a["standardize"] is not None:
+            check_choice(a["standardize"], "standardize", STANDARDIZE)
+        focus = "fpr" if fpr is not None else "tpr"
+        return Ask("range", (focus, *check_range(a[focus], focus)))
+    if read == "lift_at":
+        return Ask("lift", (_fraction(a["fraction"]),))
+    if read == "gains_table":
+        return Ask("gains", (check_int(a["bins"], "bins", minimum=1),))
+    return Ask("hull", ())
+
+
+def asks_of(items: Asks) -> tuple[Ask, ...]:
+    """Asks from what a user passes as ``decisions=``: :class:`Ask` objects, read names
+    (their default arguments), or ``(read, {argument: value})`` pairs."""
+    if isinstance(items, (str, Ask)) or not isinstance(items, Sequence):
+        raise TypeError(f"decisions must be a list of reads; got {items!r}")
+    out = []
+    for item in items:
+        if isinstance(item, Ask):
+            out.append(item)
+        elif isinstance(item, str):
+            out.append(ask(item))
+        elif (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
+              and isinstance(item[1], Mapping)):
+            out.append(ask(item[0], **item[1]))
+        else:
+            raise TypeError(f"a decision read is a name, a (name, {{argument: value}}) pair or "
+                            f"an Ask; got {item!r}")
+    return tuple(dict.fromkeys(out))
+
+
+def covers(asks: Sequence[Ask], wanted: Ask) -> bool:
+    """Whether the cuts of ``asks`` hold those ``wanted`` reads (a threshold read: each of
+    its thresholds was asked for)."""
+    if wanted.kind == "thresholds":
+        have = {t for a in asks if a.kind == "thresholds" for t in a.key}
+        return set(wanted.key) <= have
+    return wanted in asks
+
+
+def candidates(points: OperatingPoints, asks: Sequence[Ask], ranked: int) -> IntArray:
+    """The points of one partition of a ranking (its operating points in global counts;
+    ``ranked`` cases in the whole ranking) that the ``asks`` and the KS statistic may read.
+
+    Every read here is the choice of a cut by a value that depends on its counts alone
+    (the first of equals), the cuts around a bound along a monotone coordinate, or the
+    vertices of the hull; so the same read over the partitions' candidates, joined in
+    order, gives the bits it gives over every point. Each partition keeps its first and
+    last points and, for each chosen point, the end of its run of equal scores (a cut).
+    A partition's last point may not be a cut (insertion ties can carry a run of equal
+    scores into the next), so the cut choices look at the cuts before it, and keep it.
+    """
+    m = points.size
+    if m == 0:
+        return np.zeros(0, dtype=np.int64)
+    scores, tp, fp = points.scores, points.tp, points.fp
+    ends = np.flatnonzero(np.append(scores[1:] != scores[:-1], True))
+    inner = ends[:-1]
+    c = Cuts(scores[inner], tp[inner], fp[inner], points.num_pos, points.num_neg)
+    at_cuts: list[Any] = []
+    at_points: list[Any] = [0, m - 1]
+    if points.num_pos and points.num_neg:
+        at_cuts.append(best_difference(c, absolute=True)[0])
+    for a in asks:
+        try:
+            on_cuts, on_points = _chosen(a, c, points, ranked)
+        except ValueError:  # the read over the report's candidates raises it again
+            continue
+        at_cuts.extend(np.atleast_1d(on_cuts).tolist())
+        at_points.extend(np.atleast_1d(on_points).tolist())
+    cut = np.array(at_cuts, dtype=np.int64)
+    point = np.array(at_points, dtype=np.int64)
+    chosen = np.unique(np.concatenate((inner[cut[(cut >= 0) & (cut < inner.shape[0])]],
+                                       point[(point >= 0) & (point < m)])))
+    return np.union1d(chosen, ends[np.searchsorted(ends, chosen)])
+
+
+def _chosen(a: Ask, c: Cuts, points: OperatingPoints, ranked: int) -> tuple[Any, Any]:
+    """An ask's indices among the cuts ``c`` and among the points (either may be out of
+    range: none)."""
+    none: list[int] = []
+    if a.kind == "thresholds":
+        return _last_at_or_above(c.thresholds, np.array(a.key)), none
+    if a.kind == "best":
+        return _best_index(c, *a.key)[0], none
+    if a.kind == "constrained":
+        read, bound, method = a.key
+        value, other = _coordinates(c, read)
+        if method == "achievable":
+            return _achievable(c, read, value, other, bound), none
+        j = int(_past(other, np.array([bound]), read == "sensitivity_at")[0])
+        return [j - 1, j], none
+    if a.kind == "range":
+        focus, low, high = a.key
+        coordinate = points.roc_table[1:-1, 0 if focus == "fpr" else 1]
+        i = np.searchsorted(coordinate, np.array([low, high]), side="right") - 1
+        return none, np.concatenate((i, i + 1))
+    if a.kind == "lift":
+        wanted = a.key[0] * (points.num_pos + points.num_neg)
+        j = int(np.searchsorted(points.tp + points.fp, wanted, side="left"))
+        return none, [j - 1, j]
+    if a.kind == "gains":
+        wanted = np.arange(1, a.key[0] + 1, dtype=np.int64) * ranked // a.key[0]
+        return np.searchsorted(c.tp + c.fp, wanted[wanted > 0], side="left"), none
+    return none, upper_hull(points.fp, points.tp)
+
+
+# ---------------------------------------------------------------------------------------------
 # the readers' methods
 
 
@@ -942,6 +1223,15 @@ class DecisionReads:
 
     def _cuts(self) -> Cuts:
         raise NotImplementedError
+
+    def _decision_points(self, read: str, **arguments: Any) -> OperatingPoints:
+        """The points the decision read ``read`` (called with ``arguments``) reads: the
+        reader's own; a partitioned report's candidates, once it checks they hold the read."""
+        return self._points()
+
+    def _decision_cuts(self, read: str, **arguments: Any) -> Cuts:
+        """:meth:`_decision_points`' cuts."""
+        return self._cuts()
 
     def confusion_at(self, threshold: float) -> PrecisionRecallEvaluation:
         """The confusion matrix of predicting positive every case scoring at least
@@ -959,7 +1249,7 @@ class DecisionReads:
         ValueError
             A NaN threshold. Complexity: O(log m) after the cached cuts.
         """
-        return confusion_at(self._cuts(), threshold)
+        return confusion_at(self._decision_cuts("confusion_at", threshold=threshold), threshold)
 
     def best_threshold(self, rule: str = "youden", *, beta: float = 1.0,
                        costs: Costs | None = None, prevalence: float | None = None
@@ -978,7 +1268,9 @@ class DecisionReads:
 
         Complexity: O(m) over the m distinct scores, after the cached sort.
         """
-        return best_threshold(self._cuts(), rule, beta=beta, costs=costs, prevalence=prevalence)
+        c = self._decision_cuts("best_threshold", rule=rule, beta=beta, costs=costs,
+                                prevalence=prevalence)
+        return best_threshold(c, rule, beta=beta, costs=costs, prevalence=prevalence)
 
     def sensitivity_at(self, specificity: float, method: str = "achievable"
                        ) -> OperatingPoint | float:
@@ -986,24 +1278,28 @@ class DecisionReads:
         threshold (``method="achievable"``, an :class:`OperatingPoint`) or pROC's linear
         interpolation (``"interpolated"``, a float). See
         :func:`rankeval.scored.decisions.constrained`."""
-        return constrained(self._cuts(), "sensitivity_at", specificity, method)
+        c = self._decision_cuts("sensitivity_at", specificity=specificity, method=method)
+        return constrained(c, "sensitivity_at", specificity, method)
 
     def specificity_at(self, sensitivity: float, method: str = "achievable"
                        ) -> OperatingPoint | float:
         """The specificity where sensitivity is at least ``sensitivity`` (as
         :meth:`sensitivity_at`)."""
-        return constrained(self._cuts(), "specificity_at", sensitivity, method)
+        c = self._decision_cuts("specificity_at", sensitivity=sensitivity, method=method)
+        return constrained(c, "specificity_at", sensitivity, method)
 
     def precision_at_recall(self, recall: float, method: str = "achievable"
                             ) -> OperatingPoint | float:
         """The precision where recall is at least ``recall`` (as :meth:`sensitivity_at`)."""
-        return constrained(self._cuts(), "precision_at_recall", recall, method)
+        c = self._decision_cuts("precision_at_recall", recall=recall, method=method)
+        return constrained(c, "precision_at_recall", recall, method)
 
     def recall_at_precision(self, precision: float, method: str = "achievable"
                             ) -> OperatingPoint | float:
         """The recall where precision is at least ``precision``: the best real threshold
         only (precision is not monotone, so nothing interpolates)."""
-        return constrained(self._cuts(), "recall_at_precision", precision, method)
+        c = self._decision_cuts("recall_at_precision", precision=precision, method=method)
+        return constrained(c, "recall_at_precision", precision, method)
 
     def ks_statistic(self) -> OperatingPoint:
         """The Kolmogorov-Smirnov statistic of the positives' and the negatives' scores
@@ -1017,7 +1313,7 @@ class DecisionReads:
 
         Complexity: O(m) after the cached sort.
         """
-        return ks_statistic(self._cuts())
+        return ks_statistic(self._decision_cuts("ks_statistic"))
 
     def partial_roc_auc(self, fpr: tuple[float, float] | None = None,
                         tpr: tuple[float, float] | None = None,
@@ -1034,22 +1330,23 @@ class DecisionReads:
 
         Complexity: O(m) after the cached sort.
         """
-        return partial_roc_auc(self._points(), fpr, tpr, standardize)
+        points = self._decision_points("partial_roc_auc", fpr=fpr, tpr=tpr, standardize=standardize)
+        return partial_roc_auc(points, fpr, tpr, standardize)
 
     def det_curve(self) -> FloatArray:
         """Rows ``[fpr, fnr, threshold]``: scikit-learn's ``det_curve``
         (:func:`rankeval.scored.decisions.det_curve`). Complexity: O(m), after the sort."""
-        return det_curve(self._cuts())
+        return det_curve(self._decision_cuts("det_curve"))
 
     def gains_curve(self) -> FloatArray:
         """Rows ``[depth, gain, threshold]``, one per cut
         (:func:`rankeval.scored.decisions.gains_curve`)."""
-        return gains_curve(self._cuts())
+        return gains_curve(self._decision_cuts("gains_curve"))
 
     def lift_curve(self) -> FloatArray:
         """Rows ``[depth, lift, threshold]``, one per cut predicting a case positive
         (:func:`rankeval.scored.decisions.lift_curve`)."""
-        return lift_curve(self._cuts())
+        return lift_curve(self._decision_cuts("lift_curve"))
 
     def lift_at(self, fraction: float) -> float:
         """The lift of the top ``fraction`` of the cases
@@ -1061,21 +1358,21 @@ class DecisionReads:
         >>> ev.lift_at(0.25)  # the top case is positive: 1 / (2/4)
         2.0
         """
-        return lift_at(self._points(), fraction)
+        return lift_at(self._decision_points("lift_at", fraction=fraction), fraction)
 
     def gains_table(self, bins: int = 10) -> NDArray[Any]:
         """H2O's gains/lift table, a structured array
         (:func:`rankeval.scored.decisions.gains_table`)."""
-        return gains_table(self._cuts(), bins)
+        return gains_table(self._decision_cuts("gains_table", bins=bins), bins)
 
     def roc_convex_hull(self) -> FloatArray:
         """The vertices of the ROC convex hull, rows ``[fpr, tpr]``
         (:func:`rankeval.scored.decisions.roc_convex_hull`)."""
-        return roc_convex_hull(self._points())
+        return roc_convex_hull(self._decision_points("roc_convex_hull"))
 
     def area_under_roc_convex_hull(self) -> float:
         """The area under :meth:`roc_convex_hull`."""
-        return area_under_roc_convex_hull(self._points())
+        return area_under_roc_convex_hull(self._decision_points("area_under_roc_convex_hull"))
 
     def net_benefit(self, thresholds: Any, prevalence: float | None = None) -> FloatArray:
         """Vickers & Elkin's net benefit at each threshold probability
@@ -1087,31 +1384,34 @@ class DecisionReads:
         >>> ev.net_benefit([0.75]).tolist()  # 1 true and 1 false positive of 4: 1/4 - 1/4 * 3
         [-0.5]
         """
-        return net_benefit(self._cuts(), thresholds, prevalence)
+        c = self._decision_cuts("net_benefit", thresholds=thresholds, prevalence=prevalence)
+        return net_benefit(c, thresholds, prevalence)
 
     def decision_curve(self, thresholds: Any, prevalence: float | None = None) -> FloatArray:
         """Rows ``[threshold, net benefit, treat all, treat none]``
         (:func:`rankeval.scored.decisions.decision_curve`)."""
-        return decision_curve(self._cuts(), thresholds, prevalence)
+        c = self._decision_cuts("decision_curve", thresholds=thresholds, prevalence=prevalence)
+        return decision_curve(c, thresholds, prevalence)
 
     def cost_curve(self) -> FloatArray:
         """Drummond & Holte's cost curve, the lower envelope's vertices ``[pc, cost]``
         (:func:`rankeval.scored.decisions.cost_curve`)."""
-        return cost_curve(self._points())
+        return cost_curve(self._decision_points("cost_curve"))
 
     def min_expected_cost(self, costs: Costs, prevalence: float | None = None
                           ) -> OperatingPoint:
         """The threshold of least expected cost per case (``best_threshold("cost")``)."""
-        return min_expected_cost(self._cuts(), costs, prevalence)
+        c = self._decision_cuts("min_expected_cost", costs=costs, prevalence=prevalence)
+        return min_expected_cost(c, costs, prevalence)
 
     def pr_gain_curve(self) -> FloatArray:
         """Flach & Kull's precision-recall-gain curve, rows ``[recall_gain, precision_gain]``
         (:func:`rankeval.scored.decisions.pr_gain_curve`)."""
-        return pr_gain_curve(self._cuts())
+        return pr_gain_curve(self._decision_cuts("pr_gain_curve"))
 
     def area_under_pr_gain_curve(self) -> float:
         """The area under :meth:`pr_gain_curve` (AUPRG)."""
-        return area_under_pr_gain_curve(self._cuts())
+        return area_under_pr_gain_curve(self._decision_cuts("area_under_pr_gain_curve"))
 
     def thresholds_table(self) -> NDArray[Any]:
         """Every threshold with its counts and rates, a structured array
@@ -1124,4 +1424,4 @@ class DecisionReads:
         >>> table["threshold"].tolist(), table["tp"].tolist(), table["fp"].tolist()
         ([inf, 0.9, 0.5], [0, 1, 2], [0, 0, 1])
         """
-        return thresholds_table(self._cuts())
+        return thresholds_table(self._decision_cuts("thresholds_table"))

@@ -55,7 +55,14 @@ from rankeval.points import (
 from rankeval.scored import curves
 from rankeval.scored import store as _store_module
 from rankeval.scored.calibration import CalibrationReads
-from rankeval.scored.decisions import Cuts, DecisionReads, cuts, davis_goadrich_area
+from rankeval.scored.decisions import (
+    Asks,
+    Cuts,
+    DecisionReads,
+    asks_of,
+    cuts,
+    davis_goadrich_area,
+)
 from rankeval.scored.lingpipe import LingPipeSpellings
 from rankeval.scored.metric_names import MetricSpellings
 from rankeval.scored.partitioned import PartitionedReport, Request, ranking_report
@@ -606,7 +613,8 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
 
     def report(self, precision_at: Iterable[int] = _PRECISION_AT_RANKS,
                beta: float | Iterable[float] = 1.0, curve_points: int = 1000, *,
-               betas: Iterable[float] | None = None) -> PartitionedReport:
+               betas: Iterable[float] | None = None, decisions: Asks = ()
+               ) -> PartitionedReport:
         """Every summary value and downsampled curve, in bounded memory: a read-only report.
 
         The ranking is read in buckets of a million consecutive cases, twice, so this needs
@@ -617,7 +625,9 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         ``precision_at``, maximum F for ``beta`` (one value or several; ``betas=`` is its
         deprecated earlier name), and the curves as
         ``pr_curve(interpolate, max_points=curve_points)`` would give them; their error as
-        a downsampled curve is stated in ``docs/semantics.md``.
+        a downsampled curve is stated in ``docs/semantics.md``. ``decisions`` asks for decision
+        reads beyond the KS statistic (read names, ``(name, {argument: value})`` pairs or
+        :func:`rankeval.scored.decisions.ask`'s): the report gives them with these bits.
 
         >>> ev = ScoredPrecisionRecallEvaluation()
         >>> ev.add_cases([True, False, True], [0.9, 0.8, 0.1])
@@ -627,7 +637,8 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
 
         Complexity: O(n), cached until the next change.
         """
-        request = Request(tuple(precision_at), betas_of(beta, betas), curve_points)
+        request = Request(tuple(precision_at), betas_of(beta, betas), curve_points,
+                          asks_of(decisions))
 
         def compute() -> PartitionedReport:
             store = self._merged()

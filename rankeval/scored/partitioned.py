@@ -31,7 +31,11 @@ The algorithm, for ``n`` cases in any number of engine partitions:
    * precision at the requested ranks and the reciprocal rank, when the rank (or the
      first positive) falls in the bucket, from the same closed forms as the local store;
    * the points holding the ranks of a downsampled curve, and the number and highest
-     precision of its recall steps (what the interpolated curve needs from later buckets).
+     precision of its recall steps (what the interpolated curve needs from later buckets);
+   * the points the decision reads asked for may read
+     (:func:`rankeval.scored.decisions.candidates`: the cut each rule or constraint would
+     choose in the bucket, the cuts around a bound, the hull's vertices), with the exact
+     doubled ROC areas at them for the partial areas.
 4. **Report** (driver): :func:`assemble` builds a :class:`PartitionedReport` from the
    parts and then reads the compressed points one bucket at a time, in bucket order,
    continuing each in-order sum (:class:`rankeval.formulas.InOrderSum`). It keeps
@@ -49,7 +53,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -65,9 +69,11 @@ from rankeval.points import (
     FloatArray,
     IntArray,
     OperatingPoints,
+    doubled_areas,
     recall_steps,
 )
 from rankeval.scored import curves, decisions
+from rankeval.scored.decisions import Ask
 from rankeval.scored.readers import summary_of
 from rankeval.scored.sorting import run_starts, sort_cases
 from rankeval.scored.uncertainty import ValueReads, interval_of
@@ -97,17 +103,22 @@ class Request:
 
     ``precision_ranks``: the ranks k of precision at k; ``betas``: the β of the
     maximum F measures; ``curve_points``: the most rows of the downsampled
-    uninterpolated curves (see :func:`rankeval.scored.curves.curve_ranks`).
+    uninterpolated curves (see :func:`rankeval.scored.curves.curve_ranks`);
+    ``decisions``: the decision reads beyond the KS statistic (the best thresholds, the
+    constrained points, partial areas, lift, the gains table, the hull; read names,
+    ``(name, {argument: value})`` pairs or :func:`rankeval.scored.decisions.ask`'s).
     """
 
     precision_ranks: tuple[int, ...] = formulas.PRECISION_AT_RANKS
     betas: tuple[float, ...] = (1.0,)
     curve_points: int = 1000
+    decisions: tuple[Ask, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "precision_ranks", tuple(check_rank(k) for k in
                                                           self.precision_ranks))
         object.__setattr__(self, "betas", tuple(check_beta(b) for b in self.betas))
+        object.__setattr__(self, "decisions", decisions.asks_of(self.decisions))
         check_int(self.curve_points, "curve_points", minimum=2)
 
 
@@ -197,6 +208,17 @@ class Layout:
 
 
 @dataclass(frozen=True)
+class BucketPoints:
+    """One bucket's compressed operating points, in global counts: the driver reads them one
+    bucket at a time, in bucket order, so that it never holds more than one bucket's."""
+
+    bucket: int
+    tp: IntArray
+    fp: IntArray
+    scores: FloatArray
+
+
+@dataclass(frozen=True)
 class BucketPart:
     """One bucket's small share of the report, in global counts (see the module text).
 
@@ -216,24 +238,13 @@ class BucketPart:
     curve_fp: IntArray
     curve_scores: FloatArray
     placements: intervals.PlacementSums = field(default_factory=intervals.PlacementSums)
-    #: The bucket's best KS cut before its last, in global counts: ``(|tp N - fp R|,
-    #: threshold, tp, fp)`` (the first of equals); its last point the same way (a cut only
-    #: if the next bucket starts with another score: insertion ties may split a run of equal
-    #: scores between buckets); and its highest score.
-    ks: tuple[int, float, int, int] = (-1, math.nan, 0, 0)
-    ks_last: tuple[int, float, int, int] = (-1, math.nan, 0, 0)
-    top_score: float = math.nan
-
-
-@dataclass(frozen=True)
-class BucketPoints:
-    """One bucket's compressed operating points, in global counts: the driver reads them one
-    bucket at a time, in bucket order, so that it never holds more than one bucket's."""
-
-    bucket: int
-    tp: IntArray
-    fp: IntArray
-    scores: FloatArray
+    #: The decision reads' candidate points (global counts) and the doubled ROC areas
+    #: below and left of the curve at them, from the bucket's start; the bucket's whole
+    #: doubled area left of the curve (below it: ``doubled_pairs``).
+    chosen: BucketPoints | None = None
+    chosen_below: NDArray[Any] = field(default_factory=lambda: np.zeros(0, np.int64))
+    chosen_left: NDArray[Any] = field(default_factory=lambda: np.zeros(0, np.int64))
+    doubled_left: int = 0
 
 
 def _sorted_bucket(
@@ -401,31 +412,16 @@ def _part(bucket: int, blocks: _Blocks, layout: Layout) -> tuple[BucketPart, Buc
                                  layout.num_neg)
     steps = recall_steps(compressed.recall, _recall_of(tp0, layout.num_pos))
     best = float(compressed.precision[steps].max()) if steps.shape[0] else -math.inf
+    # The decision reads' candidates, with the exact doubled areas at them (from the bucket's
+    # start, at the counts above it).
+    chosen = decisions.candidates(points, layout.request.decisions, layout.ranked)
+    below, left = doubled_areas(tp, fp, (tp0, fp0),
+                                wide=2 * layout.num_pos * layout.num_neg >= 2**63)
     part = BucketPart(bucket, pairs, int(steps.shape[0]), best, max_f, precision, reciprocal,
-                      held.tp, held.fp, held.scores, placements, *_best_ks(points),
-                      float(points.scores[0]) if points.size else math.nan)
+                      held.tp, held.fp, held.scores, placements,
+                      BucketPoints(bucket, tp[chosen], fp[chosen], points.scores[chosen]),
+                      below[chosen], left[chosen], int(left[-1]) if left.shape[0] else 0)
     return part, BucketPoints(bucket, compressed.tp, compressed.fp, compressed.scores)
-
-
-def _best_ks(points: OperatingPoints) -> tuple[tuple[int, float, int, int],
-                                               tuple[int, float, int, int]]:
-    """The bucket's KS candidates: the cut (the last point of a run of equal scores) with the
-    largest ``|tp N - fp R|`` before its last point, the first of equals, and its last point,
-    by the decision reads' own cuts and exact difference; ``-1``: none."""
-    none = (-1, math.nan, 0, 0)
-    if not points.size or not points.num_pos or not points.num_neg:
-        return none, none
-    found = replace(decisions.cuts(points), none=False)  # "predict nothing" is the driver's
-    r, n = found.num_pos, found.num_neg
-    last = found.tp.shape[0] - 1
-    tp, fp = int(found.tp[last]), int(found.fp[last])
-    tail = (abs(tp * n - fp * r), float(found.thresholds[last]), tp, fp)
-    if last == 0:
-        return none, tail
-    before = replace(found, thresholds=found.thresholds[:last], tp=found.tp[:last],
-                     fp=found.fp[:last])
-    i, difference = decisions.best_difference(before, absolute=True)
-    return (difference, float(before.thresholds[i]), int(before.tp[i]), int(before.fp[i])), tail
 
 
 def _recall_of(tp: int, num_pos: int) -> float:
@@ -476,7 +472,32 @@ class _Rows:
         return out
 
 
-class PartitionedReport:
+def _candidates(layout: Layout, parts: list[BucketPart]) -> OperatingPoints:
+    """The buckets' decision candidates joined in bucket order, as operating points whose
+    doubled areas are the global ones (each bucket's from its start, plus the buckets'
+    before it)."""
+    tp, fp, scores, below, left = [], [], [], [], []
+    below_before, left_before = 0, 0
+    for part in parts:
+        if part.chosen is not None:
+            tp.append(part.chosen.tp)
+            fp.append(part.chosen.fp)
+            scores.append(part.chosen.scores)
+            below.append(part.chosen_below + below_before)
+            left.append(part.chosen_left + left_before)
+        below_before += part.doubled_pairs
+        left_before += part.doubled_left
+
+    def joined(arrays: list[NDArray[Any]], dtype: type) -> NDArray[Any]:
+        return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
+
+    points = OperatingPoints(joined(tp, np.int64), joined(fp, np.int64),
+                             joined(scores, np.float64), layout.num_pos, layout.num_neg)
+    vars(points)["doubled_areas"] = (joined(below, np.int64), joined(left, np.int64))
+    return points
+
+
+class PartitionedReport(decisions.DecisionReads):
     """The evaluator's read methods over a partitioned evaluation; read-only, small.
 
     Built from every bucket's :class:`BucketPart` and, one bucket at a time in bucket
@@ -489,6 +510,11 @@ class PartitionedReport:
     With no positive at all (R = 0) every recall is NaN and each point would be a row of
     the interpolated curves; they then hold one row per bucket instead (the values read
     from them, NaN areas and the eleven-point precision, are still the local ones).
+
+    The decision reads (:class:`~rankeval.scored.decisions.DecisionReads`) asked for in the
+    request's ``decisions`` (and the KS statistic) read the buckets' candidate points, with
+    the local evaluator's bits; the curves of every cut (DET, gains, lift, PR gain, the
+    thresholds table) are not here.
     """
 
     def __init__(self, layout: Layout, parts: Iterable[BucketPart],
@@ -500,6 +526,7 @@ class PartitionedReport:
             raise ValueError(f"expected one part for each bucket holding cases {holding}, "
                              f"got parts for {buckets}")
         self._layout = layout
+        self._cut_cache: decisions.Cuts | None = None
         request = layout.request
 
         def joined(name: str, dtype: type) -> np.ndarray:
@@ -525,16 +552,7 @@ class PartitionedReport:
                 self._precision[rank] = formulas.expected_precision_at(0, 0, 0, 0, rank)
         for part in ordered:
             self._precision.update(part.precision)
-        # The KS candidates in ranking order: each bucket's inner best, then its last point
-        # where the next bucket starts with another score (there it ends a run).
-        self._ks: list[tuple[int, float, int, int]] = []
-        for i, part in enumerate(ordered):
-            following = ordered[i + 1].top_score if i + 1 < len(ordered) else math.nan
-            if part.ks[0] >= 0:
-                self._ks.append(part.ks)
-            if part.ks_last[0] >= 0 and part.ks_last[1] != following:
-                self._ks.append(part.ks_last)
-        self._top_score = ordered[0].top_score if ordered else math.nan
+        self._candidates = _candidates(layout, ordered)
         reciprocals = [part.reciprocal_rank for part in ordered
                        if part.reciprocal_rank is not None]
         self._reciprocal_rank = reciprocals[0] if reciprocals else 0.0
@@ -664,22 +682,29 @@ class PartitionedReport:
                              f"with precision_at=")
         return self._precision[value]
 
-    def ks_statistic(self) -> decisions.OperatingPoint:
-        """The evaluator's :meth:`~rankeval.ScoredPrecisionRecallEvaluation.ks_statistic`,
-        from each bucket's best cut (a maximum is exact in any grouping; the first bucket
-        wins ties, as the highest threshold does)."""
-        r, n = self._layout.num_pos, self._layout.num_neg
-        best: tuple[int, float, int, int] = (0, math.inf, 0, 0)
-        if r == 0 or n == 0:
-            return decisions.undefined_ks(r, n)
-        if not self._top_score < math.inf and self._ks:  # no "predict nothing" cut at +inf
-            best = self._ks[0]
-        for candidate in self._ks:
-            if candidate[0] > best[0]:
-                best = candidate
-        difference, threshold, tp, fp = best
-        return decisions.OperatingPoint(threshold, tp=tp, fp=fp, tn=n - fp, fn=r - tp,
-                                        rule="ks", value=difference / (r * n))
+    # ------------------------------------------------------------------ decisions
+    def _points(self) -> OperatingPoints:
+        return self._candidates
+
+    def _cuts(self) -> decisions.Cuts:
+        if self._cut_cache is None:
+            self._cut_cache = decisions.cuts(self._candidates)
+        return self._cut_cache
+
+    def _decision_points(self, read: str, **arguments: Any) -> OperatingPoints:
+        """The candidates, once they are known to hold the read (the KS statistic always);
+        a read not asked for is refused by name, as ``precision_at`` is."""
+        if read != "ks_statistic":
+            wanted = decisions.ask(read, **arguments)
+            if not decisions.covers(self._layout.request.decisions, wanted):
+                given = ", ".join(f"{k}={v!r}" for k, v in arguments.items() if v is not None)
+                raise ValueError(f"{read}({given}) was not asked of this report: ask for it "
+                                 f"with decisions=[({read!r}, {{...}})]")
+        return self._candidates
+
+    def _decision_cuts(self, read: str, **arguments: Any) -> decisions.Cuts:
+        self._decision_points(read, **arguments)
+        return self._cuts()
 
     def r_precision(self) -> float:
         return self._precision[self._layout.num_pos]

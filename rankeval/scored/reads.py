@@ -66,7 +66,8 @@ class ScoredRead:
     interpolated : bool
         Whether the method takes ``interpolate=`` (``--json`` gives both values).
     readers : frozenset of str
-        Which of :data:`READERS` compute it.
+        Which of :data:`READERS` compute it. A partitioned report gives a decision read
+        (:data:`rankeval.scored.decisions.ASKABLE`) when asked for it (``decisions=``).
     intervals : tuple of str
         ``interval()``'s methods for it, the default first; empty: no interval.
     in_summary : bool
@@ -209,7 +210,7 @@ READS: dict[str, ScoredRead] = _reads([
                of_points=lambda points, _: decisions.ks_statistic(points).value),
     ScoredRead("roc_convex_hull_auc", "area_under_roc_convex_hull", None,
                "Area under the ROC convex hull (the thresholds' randomised mixtures).",
-               readers=frozenset({"evaluator"}), in_summary=False, exported=False),
+               in_summary=False, exported=False),
     ScoredRead("pr_gain_auc", "area_under_pr_gain_curve", None,
                "Area under Flach & Kull's precision-recall-gain curve.",
                intervals=("bootstrap",), in_summary=False, exported=False,
@@ -217,16 +218,16 @@ READS: dict[str, ScoredRead] = _reads([
                of_points=lambda points, _: decisions.area_under_pr_gain_curve(points)),
     ScoredRead("lift_at", "lift_at", None, "Lift of the top fraction of the cases.",
                options=("fraction",), intervals=("bootstrap",), in_summary=False,
-               exported=False, readers=frozenset({"evaluator"}),
+               exported=False,
                of_points=lambda points, o: decisions.lift_at(points, o["fraction"])),
     ScoredRead("partial_roc_auc", "partial_roc_auc", None, "ROC area over a range of "
                "false- or true-positive rates, raw or standardised (McClish).",
                options=("fpr", "tpr", "standardize"), intervals=("bootstrap",),
-               in_summary=False, readers=frozenset({"evaluator"}),
+               in_summary=False,
                of_points=lambda points, o: decisions.partial_roc_auc(points, **o)),
     *(ScoredRead(name, name, None, description, options=(given,), field="value",
                  intervals=("bootstrap",), in_summary=False, exported=False,
-                 readers=frozenset({"evaluator"}), of_points=_constrained(name, given))
+                 of_points=_constrained(name, given))
       for name, given, description in (
           ("sensitivity_at", "specificity",
            "Best sensitivity of a threshold whose specificity is at least the bound."),
