@@ -270,11 +270,15 @@ def doubled_areas(tp: IntArray, fp: IntArray, above: tuple[int, int] = (0, 0),
     ([0, 2, 5], [0, 0, 3])
     """
     dtype: Any = object if wide else np.int64
-    tp_before = np.concatenate(([above[0]], tp[:-1])).astype(dtype)
-    fp_before = np.concatenate(([above[1]], fp[:-1])).astype(dtype)
-    tp_, fp_ = tp.astype(dtype), fp.astype(dtype)
-    below = np.cumsum((fp_ - fp_before) * (tp_ + tp_before), dtype=dtype)
-    left = np.cumsum((tp_ - tp_before) * (fp_ + fp_before), dtype=dtype)
+    tp_, fp_ = tp.astype(dtype, copy=False), fp.astype(dtype, copy=False)
+    tp_before = np.concatenate((np.array([above[0]], dtype=dtype), tp_[:-1]))
+    fp_before = np.concatenate((np.array([above[1]], dtype=dtype), fp_[:-1]))
+    below = np.subtract(fp_, fp_before)
+    below *= tp_ + tp_before
+    np.cumsum(below, out=below)
+    left = np.subtract(tp_, tp_before)
+    left *= fp_ + fp_before
+    np.cumsum(left, out=left)
     return _frozen(below), _frozen(left)
 
 

@@ -1157,9 +1157,14 @@ def candidates(points: OperatingPoints, asks: Sequence[Ask], ranked: int) -> Int
     if m == 0:
         return np.zeros(0, dtype=np.int64)
     scores, tp, fp = points.scores, points.tp, points.fp
-    ends = np.flatnonzero(np.append(scores[1:] != scores[:-1], True))
-    inner = ends[:-1]
-    c = Cuts(scores[inner], tp[inner], fp[inner], points.num_pos, points.num_neg)
+    tied = scores[1:] == scores[:-1]
+    if tied.any():  # insertion ties: the cuts end the runs of equal scores
+        ends = np.flatnonzero(np.append(~tied, True))
+        inner = ends[:-1]
+        c = Cuts(scores[inner], tp[inner], fp[inner], points.num_pos, points.num_neg)
+    else:  # every point a cut: views, no gather
+        ends = inner = np.arange(m, dtype=np.int64)
+        c = Cuts(scores[:-1], tp[:-1], fp[:-1], points.num_pos, points.num_neg)
     at_cuts: list[Any] = []
     at_points: list[Any] = [0, m - 1]
     if points.num_pos and points.num_neg:

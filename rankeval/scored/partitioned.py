@@ -413,10 +413,13 @@ def _part(bucket: int, blocks: _Blocks, layout: Layout) -> tuple[BucketPart, Buc
     steps = recall_steps(compressed.recall, _recall_of(tp0, layout.num_pos))
     best = float(compressed.precision[steps].max()) if steps.shape[0] else -math.inf
     # The decision reads' candidates, with the exact doubled areas at them (from the bucket's
-    # start, at the counts above it).
+    # start, at the counts above it; the partial areas alone read the areas).
     chosen = decisions.candidates(points, layout.request.decisions, layout.ranked)
-    below, left = doubled_areas(tp, fp, (tp0, fp0),
-                                wide=2 * layout.num_pos * layout.num_neg >= 2**63)
+    if any(ask.kind == "range" for ask in layout.request.decisions):
+        below, left = doubled_areas(tp, fp, (tp0, fp0),
+                                    wide=2 * layout.num_pos * layout.num_neg >= 2**63)
+    else:
+        below = left = np.zeros(tp.shape[0], dtype=np.int64)
     part = BucketPart(bucket, pairs, int(steps.shape[0]), best, max_f, precision, reciprocal,
                       held.tp, held.fp, held.scores, placements,
                       BucketPoints(bucket, tp[chosen], fp[chosen], points.scores[chosen]),
