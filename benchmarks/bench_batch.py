@@ -7,6 +7,10 @@ ROC AUC, AP and the PR curve), and run >= 5x faster than scikit-learn (``roc_auc
 exact functional metrics (``binary_auroc``, ``binary_average_precision``,
 ``binary_precision_recall_curve``, ``thresholds=None``) on the same arrays?
 
+Second question: fed in 100 batches (``add_cases`` of n/100 each, then one ROC area read),
+is the evaluator at least as fast as torchmetrics' stateful ``BinaryAUROC(thresholds=None)``
+(``update`` per batch, one ``compute``) on the same batches?
+
 The peers compute less than rankeval's full report (three values or curves, not every curve in
 both interpolation settings), so the comparison leans their way.  All contenders get the same
 NumPy arrays (torch gets zero-copy ``torch.from_numpy`` views, made inside the timed call);
@@ -76,6 +80,41 @@ def contenders(y: np.ndarray, s: np.ndarray, have_rankeval: bool
     return runs
 
 
+BATCHES = 100
+STATEFUL = "torchmetrics BinaryAUROC: update per batch + compute"
+
+
+def batched_contenders(y: np.ndarray, s: np.ndarray, have_rankeval: bool
+                       ) -> dict[str, Callable[[], float]]:
+    """The same cases in :data:`BATCHES` batches: name -> call returning its ROC AUC."""
+    import torch
+    from torchmetrics.classification import BinaryAUROC
+
+    parts = list(zip(np.array_split(y, BATCHES), np.array_split(s, BATCHES), strict=True))
+    tensors = [(torch.from_numpy(l_), torch.from_numpy(s_)) for l_, s_ in parts]
+
+    def stateful() -> float:
+        metric = BinaryAUROC(thresholds=None)
+        for labels, scores in tensors:
+            metric.update(scores, labels)
+        return float(metric.compute())
+
+    def rankeval(policy: str) -> Callable[[], float]:
+        def run() -> float:
+            ev = common.new_evaluator(policy)
+            for labels, scores in parts:
+                ev.add_cases(labels, scores)
+            return float(ev.area_under_roc_curve())
+        return run
+
+    runs: dict[str, Callable[[], float]] = {}
+    if have_rankeval:
+        for policy in common.TIE_POLICIES:
+            runs[f"rankeval ties={policy}: {BATCHES} add_cases + ROC area"] = rankeval(policy)
+    runs[STATEFUL] = stateful
+    return runs
+
+
 def main(argv: list[str] | None = None) -> int:
     p = common.parser(__doc__.splitlines()[0], data=common.DATA_HELP)
     p.add_argument("--n", type=int, default=1_000_000)
@@ -116,6 +155,30 @@ def main(argv: list[str] | None = None) -> int:
                 row += ["", "", "", ""]
             rows.append(row)
 
+    common.print_table(["data", "contender", "median time", "ROC AUC", "|err| vs sklearn",
+                        "insertion/peer", "grouped/peer", "target (time ratio)", "verdict"], rows)
+
+    print(f"\nIn {BATCHES} batches of {args.n // BATCHES:,} (the same cases), one ROC area read:")
+    rows = []
+    for data_name, ties in common.data_variants(args.data):
+        y, s = common.make_cases(args.n, ties=ties)
+        exact = roc_auc_score(y, s)
+        runs = batched_contenders(y, s, have_rankeval)
+        aucs = {name: run() for name, run in runs.items()}
+        repeats = common.interleaved(runs, args.repeat)
+        times = {name: common.median(t) for name, t in repeats.items()}
+        ranks = [name for name in runs if name.startswith("rankeval")]
+        for name, seconds in times.items():
+            row = [data_name, name, common.fmt_seconds(seconds), aucs[name],
+                   abs(aucs[name] - exact)]
+            if name == STATEFUL:
+                cells = [f"{times[r] / seconds:.3f}" for r in ranks]
+                row += [*cells, *[""] * (2 - len(cells)), "<= 1",
+                        common.verdict(all(times[r] <= seconds for r in ranks))
+                        if ranks else ""]
+            else:
+                row += ["", "", "", ""]
+            rows.append(row)
     common.print_table(["data", "contender", "median time", "ROC AUC", "|err| vs sklearn",
                         "insertion/peer", "grouped/peer", "target (time ratio)", "verdict"], rows)
     print(f"median of {args.repeat} interleaved repeats; 'insertion/peer' = rankeval ties=insertion"

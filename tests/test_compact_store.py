@@ -8,6 +8,7 @@ exactly what adding every case one by one gives, bit for bit, and refuse what it
 from __future__ import annotations
 
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -236,3 +237,42 @@ def test_add_counts_past_memory_is_refused_at_once(score_dtype: str) -> None:
     with pytest.raises(MemoryError, match="1,000,000,000,000,000 cases need about"):
         ev.add_counts(positives=10**15, negatives=0, scores=0.5)
     assert (ev.num_cases(), ev.area_under_roc_curve()) == before
+
+
+def test_batches_wait_for_a_read_and_are_sorted_together() -> None:
+    # add_cases batches are staged (no merge into the sorted tier each) until a read, in
+    # order behind single adds; the read gives the bits of the cases added in one batch.
+    rng = np.random.default_rng(4)
+    batches = [(rng.random(700) < 0.3, np.round(rng.random(700), 2)) for _ in range(11)]
+    for ties in ("insertion", "grouped"):
+        ev = ScoredPrecisionRecallEvaluation(ties=ties)
+        whole = ScoredPrecisionRecallEvaluation(ties=ties)
+        for i, (labels, scores) in enumerate(batches):
+            ev.add_cases(labels, scores)
+            ev.add_case(bool(i % 2), 0.5)  # a pending add between batches keeps its place
+            whole.add_cases(np.append(labels, bool(i % 2)), np.append(scores, 0.5))
+        store = ev._store
+        assert store._staged_count > 0  # not all merged yet
+        assert store.size < 11 * 701
+        assert ev.num_cases() == 11 * 701  # counts without folding
+        assert ev.pr_curve().tolist() == whole.pr_curve().tolist()
+        assert ev.area_under_roc_curve() == whole.area_under_roc_curve()
+        assert ev._store._staged_count == 0
+        ev._store._check()
+
+
+def test_staged_batches_stay_within_the_sorted_cases_and_the_limit() -> None:
+    rng = np.random.default_rng(5)
+    ev = ScoredPrecisionRecallEvaluation()
+    staged = []
+    with mock.patch.object(rankeval.scored.store, "BATCH_STAGE_LIMIT", 3000):
+        for _ in range(40):
+            ev.add_cases(rng.random(500) < 0.5, rng.random(500))
+            staged.append(ev._store._staged_count)
+    # folded when the staged cases reach the sorted ones or the limit: staged, then folded
+    assert max(staged) < 3000
+    assert staged.count(0) >= 5
+    assert sum(count > 0 for count in staged) >= 20
+    assert ev.num_cases() == 20_000
+    ev.area_under_roc_curve()
+    ev._store._check()

@@ -1053,8 +1053,8 @@ class Ask:
 Asks = Sequence["Ask | str | tuple[str, Mapping[str, Any]]"]
 
 
-def ask(read: str, /, **arguments: Any) -> Ask:
-    """The :class:`Ask` for the decision read ``read`` called with ``arguments`` (the
+def ask(read: str, /, *positional: Any, **arguments: Any) -> Ask:
+    """The :class:`Ask` for the decision read ``read`` called with these arguments (the
     method's own, checked as the method checks them: a bad one fails here, before any job
     runs). Reads that differ only in what does not move the cuts (a partial area's
     standardisation, net benefit's prevalence) make the same ask; every threshold of
@@ -1078,7 +1078,8 @@ def ask(read: str, /, **arguments: Any) -> Ask:
         raise ValueError(f"{read!r} is not a decision read a partitioned report gives (the "
                          f"curves of every cut need the cases); it gives {', '.join(ASKABLE)}")
     try:
-        bound = inspect.signature(getattr(DecisionReads, read)).bind(None, **arguments)
+        bound = inspect.signature(getattr(DecisionReads, read)).bind(None, *positional,
+                                                                      **arguments)
     except TypeError as error:
         raise TypeError(f"{read}: {error}") from None
     bound.apply_defaults()

@@ -1037,6 +1037,7 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             # the batch path sorts stably, so that order survives the merge.
             store = self._store.successor()
             store.add_batch(labels, keys)
+            store.fold()  # the totals below count the merged cases
             pos_missed = self._pos_missed + their_pos_missed
             neg_missed = self._neg_missed + their_neg_missed
             check_total(store.pos_added + pos_missed, "numPositiveRef")

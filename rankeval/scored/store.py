@@ -64,6 +64,9 @@ MIN_BUFFER = 4096
 PENDING_LIMIT = 4096
 # Most cases a window stages between folds when nothing reads (see WindowStore).
 STAGE_LIMIT = 65536
+# The most cases add_batch stages before it folds (9 bytes each: 144 MiB), so that staging
+# never holds more than a fraction of a large store's memory.
+BATCH_STAGE_LIMIT = 1 << 24
 # Merges up to this many cases sort instead of placing by slots (see merge_columns).
 _SMALL_MERGE = 8192
 # Cases per block of the passes that would otherwise need per-case temporaries.
@@ -620,6 +623,8 @@ class CaseStore:
     KEEPS_ARRIVAL = False
     # Whether counts of cases per score can be added (they have no arrival order).
     TAKES_COUNTS = True
+    # Whether add_batch stages a batch until a read (see add_batch).
+    STAGES_BATCHES = True
 
     def __init__(self, ties: TiePolicy, key_dtype: Any = np.float64) -> None:
         self.ties: TiePolicy = ties
@@ -677,9 +682,29 @@ class CaseStore:
         return clone
 
     def add_batch(self, labels: BoolArray, keys: FloatArray) -> None:
-        """Add many cases given in insertion order. Complexity: O(n + m log m)."""
-        self.fold()
-        self._enter(labels, keys)
+        """Add many cases given in insertion order (the arrays are the store's from now on).
+
+        The unbounded store stages a batch (behind any pending adds) until a read folds it
+        or the staged cases reach the sorted ones' number (at most :data:`BATCH_STAGE_LIMIT`):
+        batches added between reads are then sorted together, once, instead of each merged
+        into the sorted tier (O(n) a batch: quadratic over many batches). A window ranks
+        each batch at once (it evicts as it enters).
+
+        Complexity: O(1) staged, else O(n + m log m).
+        """
+        if not self.STAGES_BATCHES:
+            self.fold()
+            self._enter(labels, keys)
+            return
+        if not keys.shape[0]:
+            return
+        if len(self.pending) > self.taken:  # older than the batch: staged first
+            self._staged.append(self._take_pending())
+            self._staged_count += self._staged[-1][1].shape[0]
+        self._staged.append((labels, keys))
+        self._staged_count += keys.shape[0]
+        if self._staged_count >= min(max(self._stage_limit(), self.size), BATCH_STAGE_LIMIT):
+            self.fold()
 
     def fold(self) -> bool:
         """Sort the pending adds into the tiers; True if there were any.
@@ -926,7 +951,9 @@ class CaseStore:
             assert bool(np.all(keys[1:] >= keys[:-1]))
             run.cum.check()
         assert len(self.pending) - self.taken <= max(PENDING_LIMIT, 1)
-        assert self._staged_count == len(self._staged) == 0  # checks run after a fold
+        # staged batches wait for the next read's fold (add_batch); nothing else stays staged
+        assert self._staged_count == sum(keys.shape[0] for _, keys in self._staged)
+        assert all(keys.shape[0] for _, keys in self._staged)
         assert self.pos_added == self._main.cum.total + self._buffer.cum.total
         assert self.size == self._main.size + self._buffer.size
         merged = self._main.merged(self._buffer.keys, self._buffer.labels)

@@ -161,6 +161,7 @@ class WindowStore(CaseStore):
         return min(max(self.window // 4, store.PENDING_LIMIT), store.STAGE_LIMIT)
 
     COUNTS_PENDING = False  # the evictions a fold makes are known only by folding
+    STAGES_BATCHES = False  # a batch evicts as it enters
     KEEPS_ARRIVAL = True
     TAKES_COUNTS = False  # a window lets its oldest cases go; counts have no arrival order
 
