@@ -64,8 +64,8 @@ MIN_BUFFER = 4096
 PENDING_LIMIT = 4096
 # Most cases a window stages between folds when nothing reads (see WindowStore).
 STAGE_LIMIT = 65536
-# The most cases add_batch stages before it folds (9 bytes each: 144 MiB), so that staging
-# never holds more than a fraction of a large store's memory.
+# The most cases add_batch stages before it folds (9 bytes each: 144 MiB), so that a fold's
+# sort temporaries stay bounded however many batches arrive between reads.
 BATCH_STAGE_LIMIT = 1 << 24
 # Merges up to this many cases sort instead of placing by slots (see merge_columns).
 _SMALL_MERGE = 8192
@@ -685,10 +685,10 @@ class CaseStore:
         """Add many cases given in insertion order (the arrays are the store's from now on).
 
         The unbounded store stages a batch (behind any pending adds) until a read folds it
-        or the staged cases reach the sorted ones' number (at most :data:`BATCH_STAGE_LIMIT`):
-        batches added between reads are then sorted together, once, instead of each merged
-        into the sorted tier (O(n) a batch: quadratic over many batches). A window ranks
-        each batch at once (it evicts as it enters).
+        or :data:`BATCH_STAGE_LIMIT` cases are staged: batches added between reads are then
+        sorted together, once, instead of each merged into the sorted tier (O(n) a batch:
+        quadratic over many batches). Staged cases take the 9 bytes a case they take once
+        ranked. A window ranks each batch at once (it evicts as it enters).
 
         Complexity: O(1) staged, else O(n + m log m).
         """
@@ -703,7 +703,7 @@ class CaseStore:
             self._staged_count += self._staged[-1][1].shape[0]
         self._staged.append((labels, keys))
         self._staged_count += keys.shape[0]
-        if self._staged_count >= min(max(self._stage_limit(), self.size), BATCH_STAGE_LIMIT):
+        if self._staged_count >= BATCH_STAGE_LIMIT:
             self.fold()
 
     def fold(self) -> bool:
