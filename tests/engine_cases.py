@@ -205,6 +205,14 @@ def check_run(engine: Engine, measures: list[str], options: dict[str, Any], batc
         assert same_bits(result.values[name], local.values[name]), name
     for name in local.aggregates:
         assert same_bits(result.aggregates[name], local.aggregates[name]), name
+    # weighted queries: the driver weighs the merged report as the local one is weighed
+    weights = {q: float(i % 4) + 0.25 for i, q in enumerate(local.queries)}
+    weighted = engine.module.evaluate_run(engine.frame(qrels, 3), engine.frame(run, 4),
+                                          measures, buckets=batches, runid="sys",
+                                          query_weights=weights, **options)
+    mine = local.weighted(weights)
+    for name in local.aggregates:
+        assert same_bits(weighted.aggregates[name], mine.aggregates[name]), name
 
 
 def check_run_refusals(engine: Engine) -> None:

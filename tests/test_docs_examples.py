@@ -255,6 +255,11 @@ def test_the_ir_pages_show_pytrec_evals_numbers() -> None:
                   {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d5": 2.0, "d4": 1.0}},
                   {"map", "P_2", "recip_rank"})
     assert (small["map"], small["P_2"], small["recip_rank"]) == (0.6666666666666666, 0.5, 0.75)
+    per_query = pytrec_eval.RelevanceEvaluator(
+        {"q1": {"d1": 2, "d2": 0, "d3": 1}, "q2": {"d4": 1}}, {"map", "recip_rank"}).evaluate(
+        {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"d5": 2.0, "d4": 1.0}})
+    assert [float(np.average([per_query[q][m] for q in ("q1", "q2")], weights=[3, 1]))
+            for m in ("map", "recip_rank")] == [0.75, 0.875]
     qrels = _trec_file("example.qrels", run=False)
     wanted = {"map", "P_5", "P_10", "ndcg_cut_10"}
     bm25 = means(qrels, _trec_file("bm25.run", run=True), wanted)

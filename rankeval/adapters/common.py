@@ -22,7 +22,7 @@ from rankeval.checks import betas_of, check_choice, check_int
 from rankeval.formulas import PRECISION_AT_RANKS, TIE_POLICIES, TiePolicy
 from rankeval.points import BoolArray, FloatArray, IntArray
 from rankeval.ranking import evaluate as local
-from rankeval.ranking.evaluate import RunReport, evaluate_part
+from rankeval.ranking.evaluate import RunReport, check_query_weights, evaluate_part
 from rankeval.ranking.inputs import Qrels, Run
 from rankeval.scored.decisions import Asks, asks_of
 from rankeval.scored.partitioned import (
@@ -625,6 +625,7 @@ def evaluate_run(
     runid: str = "run",
     buckets: int | None = None,
     batches: int | None = None,
+    query_weights: Mapping[Any, float] | None = None,
     **options: Any,
 ) -> RunReport:
     """:func:`rankeval.evaluate_run` over Spark or Dask DataFrames: qrels first, the same
@@ -637,7 +638,8 @@ def evaluate_run(
     per-query values (:func:`rankeval.ranking.evaluate.merge_evaluations`). ``options`` are
     :func:`rankeval.evaluate_run`'s, checked on the driver before any job runs. ir_measures
     names average in the run's order: the order in which the run table first lists each
-    query.
+    query. ``query_weights`` weighs the queries in the means, on the driver
+    (:meth:`~rankeval.ranking.evaluate.RunReport.weighted`).
     """
     if batches is not None:
         if buckets is not None:
@@ -645,11 +647,13 @@ def evaluate_run(
         deprecated("evaluate_run(batches=) is now buckets=, the word evaluate() uses")
         buckets = batches
     check_run_options(measures, runid, options)
+    if query_weights is not None:
+        check_query_weights(query_weights)
     engine = _engine_of(run_df, "evaluate_run")
     result: RunReport = engine.evaluate_run_table(
         qrels_df, run_df, measures, query_col=query_col, doc_col=doc_col,
         score_col=score_col, rel_col=rel_col, runid=runid, batches=buckets, options=options)
-    return result
+    return result if query_weights is None else result.weighted(query_weights)
 
 
 def collect_evaluator(

@@ -43,7 +43,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -133,9 +133,12 @@ class RunReport:
         Per-query strings of text columns (``relstring``).
     aggregates : mapping of str to float
         trec_eval's ``all`` values: means (``num_q`` queries), sums for counts, geometric
-        means for ``gm_*``.
+        means for ``gm_*``; weighted means with :attr:`weights`.
     num_queries : int
         ``num_q``: queries averaged over.
+    weights : ndarray of float64 or None
+        Per query, its weight in the means (:meth:`weighted`), aligned with ``queries``;
+        None: every query counts once.
     """
 
     profile: Profile
@@ -148,6 +151,42 @@ class RunReport:
     aggregates: Mapping[str, float]
     num_queries: int
     _layout: tuple[Column, ...] = field(repr=False, compare=False)
+    weights: FloatArray | None = field(default=None, repr=False, compare=False)
+
+    def weighted(self, query_weights: Mapping[Any, float]) -> RunReport:
+        """This report with every mean over queries weighted: ``sum(w v) / sum(w)`` over the
+        evaluated queries, summed in query order (a geometric mean ``exp(sum(w log v) /
+        sum(w))``); NaN when every weight is 0. The per-query values are unchanged, and so are
+        the counts (``num_q``, ``num_ret``, ``num_rel``, ...: they count queries and
+        documents). Integer weights give the means of each query repeated that many times.
+
+        ``query_weights`` maps every evaluated query's id (or anything whose ``str`` is) to a
+        finite weight >= 0; weights of other queries are ignored.
+
+        >>> report = evaluate_run({"q1": {"a": 1}, "q2": {"b": 1}},
+        ...                       {"q1": {"a": 1.0}, "q2": {"a": 2.0, "b": 1.0}}, "recip_rank")
+        >>> report["recip_rank"], report.weighted({"q1": 1, "q2": 3})["recip_rank"]
+        (0.75, 0.625)
+
+        Raises
+        ------
+        TypeError
+            ``query_weights`` not a mapping, or a weight not a real number.
+        ValueError
+            An evaluated query without a weight, or a weight negative, infinite or NaN.
+
+        Complexity: O(Q · columns).
+        """
+        weights = _query_weights(self.queries, query_weights)
+        aggregates = dict(self.aggregates)
+        for column in self._layout:
+            m = column.measure
+            if column.name in aggregates and m.aggregate != "sum":
+                aggregates[column.name] = _aggregate(self.values[column.name], m.aggregate,
+                                                     self.retrieved, self.num_queries,
+                                                     self.profile, weights)
+        return dataclasses.replace(self, aggregates=MappingProxyType(aggregates),
+                                   weights=_read_only(weights))
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickle support (the read-only mappings are not picklable themselves)."""
@@ -316,6 +355,7 @@ def evaluate_run(
     first_params_win: bool = False,
     trec_quirks: bool = True,
     known: QrelsLike | None = None,
+    query_weights: Mapping[Any, float] | None = None,
 ) -> RunReport:
     """Evaluate a run against qrels with trec_eval's measures.
 
@@ -386,6 +426,9 @@ def evaluate_run(
         ``novelty``), in any form the qrels take (``{qid: {docid: 1}}``, a qrels file, a
         table); a document listed with a value of 1 or more is known. Needed by those two
         measures only.
+    query_weights : mapping of query id to weight, optional
+        Weights of the queries in every mean over queries (:meth:`RunReport.weighted`); the
+        per-query values and the counts are unchanged.
 
     Returns
     -------
@@ -429,7 +472,10 @@ def evaluate_run(
         discount=discount, ideal=ideal, no_relevant=no_relevant, num_docs=num_docs,
         first_params_win=first_params_win, trec_quirks=trec_quirks,
     )
-    return _evaluate_run(qrels_obj, run_obj, measures, options, known)
+    if query_weights is not None:
+        check_query_weights(query_weights)  # before any work
+    report = _evaluate_run(qrels_obj, run_obj, measures, options, known)
+    return report if query_weights is None else report.weighted(query_weights)
 
 
 def evaluate_part(
@@ -628,6 +674,40 @@ def _ir_mean(values: FloatArray, order: list[int], num_queries: int) -> float:
     return formulas.sequential_total(values[order]) / num_queries if num_queries else 0.0
 
 
+def check_query_weights(query_weights: object) -> None:
+    """Refuse ``query_weights`` that are not a mapping to finite weights >= 0 (before an
+    evaluation; :meth:`RunReport.weighted` then checks that every query has one)."""
+    if isinstance(query_weights, Mapping):
+        _query_weights(tuple(str(k) for k in query_weights), query_weights)
+    else:
+        _query_weights((), query_weights)
+
+
+def _query_weights(queries: tuple[str, ...], query_weights: object) -> FloatArray:
+    """Each query's weight from a mapping of query ids (keys taken as their ``str``),
+    checked: a real number, finite, >= 0; every query must have one."""
+    if not isinstance(query_weights, Mapping):
+        raise TypeError(f"query_weights must map query ids to weights, got "
+                        f"{type(query_weights).__name__}")
+    by_id = {str(k): v for k, v in query_weights.items()}
+    found = list(map(by_id.get, queries))
+    if None in found:
+        raise ValueError(f"query_weights has no weight for query "
+                         f"{queries[found.index(None)]!r}")
+    for query, value in zip(queries, found, strict=True):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
+                                                                           np.floating)):
+            raise TypeError(f"query_weights[{query!r}] must be a real number, got "
+                            f"{type(value).__name__} {value!r}")
+    weights = np.array(found, dtype=np.float64).reshape(len(queries))
+    bad = ~(np.isfinite(weights) & (weights >= 0.0))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"query_weights[{queries[i]!r}] must be finite and >= 0, got "
+                         f"{found[i]!r}")
+    return weights
+
+
 def _no_shared_query() -> ValueError:
     return ValueError("no queries with both results and relevance information")
 
@@ -643,7 +723,8 @@ def merge_evaluations(
     :func:`evaluate_run`: means and geometric means in trec_eval's query order, counts
     added up (integers, so any order gives the same bits; this also keeps trec_eval's
     ``num_rel`` recount under ``complete=True``). ir_measures names add their queries in
-    the run's order, ``run_queries``; without it, in query id order.
+    the run's order, ``run_queries``; without it, in query id order. Weighted parts
+    (:meth:`RunReport.weighted`) merge weighted.
 
     Raises
     ------
@@ -697,7 +778,15 @@ def merge_evaluations(
         else:
             aggregates[column.name] = _aggregate(values[column.name], m.aggregate, retrieved,
                                                  num_q, first.profile)
-    return dataclasses.replace(merged, aggregates=MappingProxyType(aggregates))
+    result = dataclasses.replace(merged, aggregates=MappingProxyType(aggregates), weights=None)
+    weights = [part.weights for part in chunks]
+    if any(w is not None for w in weights):  # the parts' weights carry over (weighted())
+        if any(w is None for w in weights):
+            raise ValueError("evaluations to merge must all be weighted (weighted()) or none")
+        return result.weighted({q: w for part, part_weights in zip(chunks, weights, strict=True)
+                                for q, w in zip(part.queries, np.asarray(part_weights).tolist(),
+                                                strict=True)})
+    return result
 
 
 def _rank(
@@ -923,16 +1012,27 @@ def _placeholder_values(
             numeric[name][members] = result
 
 
-def _read_only(array: BoolArray) -> BoolArray:
+_Array = TypeVar("_Array", bound=NDArray[Any])
+
+
+def _read_only(array: _Array) -> _Array:
     array.flags.writeable = False
     return array
 
 
 def _aggregate(
-    values: FloatArray, how: str, retrieved: BoolArray, num_q: int, profile: Profile
+    values: FloatArray, how: str, retrieved: BoolArray, num_q: int, profile: Profile,
+    weights: FloatArray | None = None,
 ) -> float:
     if how == "sum":
         return formulas.sequential_total(values)
+    if weights is not None:  # every evaluated query, in query order (see RunReport.weighted)
+        total = formulas.sequential_total(weights)
+        if how == "geometric":
+            logs = np.log(np.maximum(values, MIN_GEO_MEAN))
+            return math.exp(formulas.sequential_total(weights * logs) / total) if total else (
+                math.nan)
+        return formulas.sequential_total(weights * values) / total if total else math.nan
     if how == "geometric":
         logs = np.log(np.maximum(values, MIN_GEO_MEAN))
         if catalogue.is_nine(profile):

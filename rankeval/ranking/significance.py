@@ -317,6 +317,9 @@ def compare(
     >>> c.tests[0].difference, c.tests[0].p_value  # 2 of the 8 swap patterns as extreme
     (0.5, 0.25)
     """
+    if "query_weights" in options:  # the tests below weigh every query alike
+        raise ValueError("compare does not take query_weights: its tests weigh every query "
+                         "alike; weight each run's report with RunReport.weighted")
     stats = _scipy_stats()
     test = check_choice(test, "test", TESTS)
     correction = check_choice(correction, "correction", CORRECTIONS)
