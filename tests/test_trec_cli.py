@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -209,3 +211,14 @@ class TestErrors:
         status, _, err = run_cli([str(SUITE / "qrels.test")], capsys)
         assert status == 2
         assert "expected 2 files" in err
+
+
+def test_the_trec_command_does_not_load_the_scored_half() -> None:
+    # `rankeval trec` starts in a fresh process for every run file: the one-ranking evaluator
+    # and its decisions, engines and plots are about 3 MB and 40 ms it does not need.
+    code = ("import sys\n"
+            "from rankeval.ranking import trec_cli, catalogue, evaluate\n"
+            "print(sorted(m for m in sys.modules if m.startswith('rankeval.scored')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
