@@ -21,6 +21,7 @@ def test_evaluate_run_takes_exactly_the_options() -> None:
     fields = {f.name: f.default for f in dataclasses.fields(RunOptions)}
     keywords = _keywords(evaluate_module.evaluate_run)
     assert keywords.pop("known") is None  # an input, not an option
+    assert keywords.pop("query_weights") is None  # the means' weights, applied to the report
     assert keywords == fields
 
 
