@@ -19,6 +19,7 @@ repeats are interleaved and the median is reported.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -34,9 +35,15 @@ TARGETS = {REFERENCE: (1.5, "<= 1.5"), SKLEARN: (1 / 5, "<= 0.2 (5x faster)"),
            TORCH: (1 / 3, "<= 0.33 (3x faster)")}
 
 
-def contenders(y: np.ndarray, s: np.ndarray, have_rankeval: bool
-               ) -> dict[str, Callable[[], float]]:
-    """name -> call returning the ROC AUC it computed (to show that everyone agrees)."""
+def contenders(have_rankeval: bool) -> Callable[[np.ndarray, np.ndarray],
+                                                dict[str, Callable[[], float]]]:
+    """For the cases ``y``, ``s``: name -> call returning the ROC AUC it computed (to show
+    that everyone agrees)."""
+    return functools.partial(_contenders, have_rankeval=have_rankeval)
+
+
+def _contenders(y: np.ndarray, s: np.ndarray, have_rankeval: bool
+                ) -> dict[str, Callable[[], float]]:
     import torch
     from sklearn.metrics import average_precision_score, precision_recall_curve, roc_auc_score
     from torchmetrics.functional.classification import (
@@ -84,9 +91,14 @@ BATCHES = 100
 STATEFUL = "torchmetrics BinaryAUROC: update per batch + compute"
 
 
-def batched_contenders(y: np.ndarray, s: np.ndarray, have_rankeval: bool
-                       ) -> dict[str, Callable[[], float]]:
+def batched_contenders(have_rankeval: bool) -> Callable[[np.ndarray, np.ndarray],
+                                                        dict[str, Callable[[], float]]]:
     """The same cases in :data:`BATCHES` batches: name -> call returning its ROC AUC."""
+    return functools.partial(_batched, have_rankeval=have_rankeval)
+
+
+def _batched(y: np.ndarray, s: np.ndarray, have_rankeval: bool
+             ) -> dict[str, Callable[[], float]]:
     import torch
     from torchmetrics.classification import BinaryAUROC
 
@@ -115,6 +127,41 @@ def batched_contenders(y: np.ndarray, s: np.ndarray, have_rankeval: bool
     return runs
 
 
+def table(args: Any, runs_of: Callable[[np.ndarray, np.ndarray], dict[str, Callable[[], float]]],
+          targets: dict[str, tuple[float, str]], untargeted: tuple[str, ...] = ()) -> None:
+    """One table: every contender on each data variant, its median time and its ratio to each
+    peer with a target (``untargeted`` peers get the ratio alone)."""
+    from sklearn.metrics import roc_auc_score
+
+    rows = []
+    for data_name, ties in common.data_variants(args.data):
+        y, s = common.make_cases(args.n, ties=ties)
+        common.check_reference_against_sklearn(y, s)
+        exact = roc_auc_score(y, s)
+        runs = runs_of(y, s)
+        aucs = {name: run() for name, run in runs.items()}
+        repeats = common.interleaved(runs, args.repeat)
+        times = {name: common.median(t) for name, t in repeats.items()}
+        ranks = [name for name in runs if name.startswith("rankeval")]
+        for name, seconds in times.items():
+            row: list[Any] = [data_name, name, common.fmt_seconds(seconds), aucs[name],
+                              abs(aucs[name] - exact)]
+            if name in targets or name in untargeted:
+                cells = [f"{times[r] / seconds:.3f}" for r in ranks]
+                row += [*cells, *[""] * (2 - len(cells))]
+                if name in targets:
+                    limit, wording = targets[name]
+                    row += [wording, common.verdict(all(times[r] <= limit * seconds
+                                                        for r in ranks)) if ranks else ""]
+                else:
+                    row += ["(no target)", ""]
+            else:
+                row += ["", "", "", ""]
+            rows.append(row)
+    common.print_table(["data", "contender", "median time", "ROC AUC", "|err| vs sklearn",
+                        "insertion/peer", "grouped/peer", "target (time ratio)", "verdict"], rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = common.parser(__doc__.splitlines()[0], data=common.DATA_HELP)
     p.add_argument("--n", type=int, default=1_000_000)
@@ -127,60 +174,10 @@ def main(argv: list[str] | None = None) -> int:
                   "scikit-learn", "torch", "torchmetrics")
     have_rankeval = common.require_rankeval()
     import torch
-    from sklearn.metrics import roc_auc_score
 
-    rows = []
-    for data_name, ties in common.data_variants(args.data):
-        y, s = common.make_cases(args.n, ties=ties)
-        common.check_reference_against_sklearn(y, s)
-        exact = roc_auc_score(y, s)
-        runs = contenders(y, s, have_rankeval)
-        aucs = {name: run() for name, run in runs.items()}
-        repeats = common.interleaved(runs, args.repeat)
-        times = {name: common.median(t) for name, t in repeats.items()}
-        ranks = [name for name in runs if name.startswith("rankeval")]
-        for name, seconds in times.items():
-            row: list[Any] = [data_name, name, common.fmt_seconds(seconds), aucs[name],
-                              abs(aucs[name] - exact)]
-            if name == PER_CASE:
-                cells = [f"{times[r] / seconds:.3f}" for r in ranks]
-                row += [*cells, *[""] * (2 - len(cells)), "(no target)", ""]
-            elif name in TARGETS:
-                limit, wording = TARGETS[name]
-                cells = [f"{times[r] / seconds:.3f}" for r in ranks]
-                row += [*cells, *[""] * (2 - len(cells)), wording,
-                        common.verdict(all(times[r] <= limit * seconds for r in ranks))
-                        if ranks else ""]
-            else:
-                row += ["", "", "", ""]
-            rows.append(row)
-
-    common.print_table(["data", "contender", "median time", "ROC AUC", "|err| vs sklearn",
-                        "insertion/peer", "grouped/peer", "target (time ratio)", "verdict"], rows)
-
+    table(args, contenders(have_rankeval), TARGETS, (PER_CASE,))
     print(f"\nIn {BATCHES} batches of {args.n // BATCHES:,} (the same cases), one ROC area read:")
-    rows = []
-    for data_name, ties in common.data_variants(args.data):
-        y, s = common.make_cases(args.n, ties=ties)
-        exact = roc_auc_score(y, s)
-        runs = batched_contenders(y, s, have_rankeval)
-        aucs = {name: run() for name, run in runs.items()}
-        repeats = common.interleaved(runs, args.repeat)
-        times = {name: common.median(t) for name, t in repeats.items()}
-        ranks = [name for name in runs if name.startswith("rankeval")]
-        for name, seconds in times.items():
-            row = [data_name, name, common.fmt_seconds(seconds), aucs[name],
-                   abs(aucs[name] - exact)]
-            if name == STATEFUL:
-                cells = [f"{times[r] / seconds:.3f}" for r in ranks]
-                row += [*cells, *[""] * (2 - len(cells)), "<= 1",
-                        common.verdict(all(times[r] <= seconds for r in ranks))
-                        if ranks else ""]
-            else:
-                row += ["", "", "", ""]
-            rows.append(row)
-    common.print_table(["data", "contender", "median time", "ROC AUC", "|err| vs sklearn",
-                        "insertion/peer", "grouped/peer", "target (time ratio)", "verdict"], rows)
+    table(args, batched_contenders(have_rankeval), {STATEFUL: (1.0, "<= 1")})
     print(f"median of {args.repeat} interleaved repeats; 'insertion/peer' = rankeval ties=insertion"
           " time / that peer's time (lower is better).")
     print(f"torch threads: {torch.get_num_threads()}; torchmetrics computes in float32 (its"
