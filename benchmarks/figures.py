@@ -45,6 +45,12 @@ class Figure:
         return re.sub(r"\S*/(bench_\w+\.py)", r"\1", command)
 
 
+def _speed(ratio: str) -> str:
+    """A speed ratio (theirs / ours) said as "N.NNx faster", or "N.NNx slower" below 1."""
+    value = float(ratio)
+    return f"{value:.2f}x faster" if value >= 1.0 else f"{1 / value:.2f}x slower"
+
+
 def _faster(ratio: str) -> str:
     """A time ratio (ours / theirs) said as "N.N x faster"."""
     return f"{1 / float(ratio):.1f}x faster"
@@ -69,8 +75,19 @@ FIGURES = (
            "bench_trec_process_10m_1000.txt",
            r"^10,000,000-line run, 4 measures\s+rankeval trec\s+\S+\s+\S+\s+(\S+)x\s+(\S+)x",
            lambda t, m: f"{t}x its time, {m}x its memory"),
-    Figure("10,000 queries, 4 measures, vs pytrec_eval", "bench_ranking.txt",
-           r"^\s+rankeval, str ids.*?(\d+\.\d+)x faster", lambda x: f"{x}x faster"),
+    Figure("10,000 queries x 100 documents, 4 measures, from NumPy arrays (str ids), vs "
+           "pytrec_eval", "bench_ranking.txt",
+           r"^\s+rankeval, str ids.*?vs pytrec_eval\S* evaluate\(run dict\)\s+(\d+\.\d+)x faster",
+           _speed),
+    Figure("the same, from pytrec_eval's dicts, vs pytrec_eval", "bench_ranking.txt",
+           r"^\s+rankeval from dicts.*?vs pytrec_eval\S* evaluate\(run dict\)\s+(\d+\.\d+)x "
+           r"faster", _speed),
+    Figure("the same, from pandas tables (object ids), vs ranx (its sorted `Run`)",
+           "bench_ranking.txt",
+           r"^\s+rankeval from pandas.*?vs ranx: evaluate\(sorted Run\)\s+(\d+\.\d+)x faster",
+           _speed),
+    Figure("the same from TREC files (10^6 lines, read and evaluated), vs pytrec_eval's parsers",
+           "bench_ranking.txt", r"rankeval trec is (\d+\.\d+)x faster end to end", _speed),
     Figure("Spark, 10^7 rows, exact ROC area and AP, vs MLlib exact (numBins=0)",
            "bench_engines.txt",
            r"continuous scores;.*?\n(?:.*\n)*?spark BinaryClassificationMetrics \(numBins=0\)"
