@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             auc, ap = exact.area_under_roc_curve(), exact.average_precision()
             exact_seconds = time.perf_counter() - began
             for k in (int(v) for v in args.k.split(",")):
-                ev = SketchEvaluation(k=k, exact_until=0)
+                ev = SketchEvaluation(sketch_size=k, exact_until=0)
                 began = time.perf_counter()
                 for at in range(0, args.n, args.chunk):
                     ev.add_cases(labels[at:at + args.chunk], scores[at:at + args.chunk])

@@ -31,15 +31,15 @@ def sources(rng: np.random.Generator) -> list[bytes]:
     """Genuine files: sketched at several sizes and k, one of them merged, all with misses."""
     out = []
     for k, n in ((8, 3000), (50, 20_000), (50, 1_000), (200, 50_000), (16, 300)):
-        ev = SketchEvaluation(k=k, exact_until=0)
+        ev = SketchEvaluation(sketch_size=k, exact_until=0)
         labels = rng.random(n) < 0.3
         ev.add_cases(labels, rng.normal(labels.astype(float), 1.0))
         ev.add_misses(3)
         out.append(ev.to_bytes())
-    tiny = SketchEvaluation(k=50, exact_until=0)
+    tiny = SketchEvaluation(sketch_size=50, exact_until=0)
     tiny.add_cases([True, False, True], [0.5, 0.25, 0.75])  # REQ's raw items
     out.append(tiny.to_bytes())
-    one = SketchEvaluation(k=50, exact_until=0)
+    one = SketchEvaluation(sketch_size=50, exact_until=0)
     one.add_case(True, 0.5)
     out.append(one.to_bytes())
     return out
@@ -90,7 +90,7 @@ def main() -> None:
         tally["accepted"] += 1
         ev.add_cases([True, False] * 300, np.linspace(-3, 3, 600))
         ev.summary()
-        other = SketchEvaluation(k=ev._k, exact_until=0)
+        other = SketchEvaluation(sketch_size=ev._k, exact_until=0)
         other.add_cases([True, False, False], [0.1, 0.2, 0.3])
         ev.merge(other)
         other.merge(ev)

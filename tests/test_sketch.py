@@ -66,7 +66,7 @@ def test_every_interval_holds_the_exact_value(kind: str, n: int, seed: int, k: i
                                               exact_until: int, chunk: int, misses: int,
                                               one_by_one: int) -> None:
     labels, scores = stream(kind, n, seed)
-    ev = SketchEvaluation(k=k, exact_until=exact_until)
+    ev = SketchEvaluation(sketch_size=k, exact_until=exact_until)
     for correct, score in zip(labels[:one_by_one].tolist(), scores[:one_by_one].tolist(),
                               strict=True):
         ev.add_case(correct, score)
@@ -85,7 +85,7 @@ def test_every_interval_holds_the_exact_value(kind: str, n: int, seed: int, k: i
 
 def test_exact_until_the_budget_then_bounded_memory() -> None:
     labels, scores = stream("continuous", 50_000, 1)
-    ev = SketchEvaluation(k=12, exact_until=1000)
+    ev = SketchEvaluation(sketch_size=12, exact_until=1000)
     ev.add_cases(labels[:1000], scores[:1000])
     assert ev.exact
     want = exact(labels[:1000], scores[:1000])
@@ -101,10 +101,10 @@ def test_exact_until_the_budget_then_bounded_memory() -> None:
 
 def test_merges_across_processes() -> None:
     labels, scores = stream("heavy tails", 40_000, 2)
-    parts = [SketchEvaluation(k=12, exact_until=5000) for _ in range(3)]
+    parts = [SketchEvaluation(sketch_size=12, exact_until=5000) for _ in range(3)]
     for i, part in enumerate(parts):
         part.add_cases(labels[i::3], scores[i::3])
-    small = SketchEvaluation(k=12, exact_until=5000)  # still exact: its cases merge in
+    small = SketchEvaluation(sketch_size=12, exact_until=5000)  # still exact: its cases merge in
     small.add_cases([True, False], [3.0, -1.0])
     merged = pickle.loads(pickle.dumps(parts[0]))
     merged.merge(parts[1])
@@ -114,14 +114,14 @@ def test_merges_across_processes() -> None:
     assert merged.num_cases() == 40_002
     assert_within(merged.area_under_roc_curve(), want.area_under_roc_curve())
     assert_within(merged.average_precision(), want.average_precision())
-    with pytest.raises(ValueError, match="cannot merge k=8 into k=12"):
-        merged.merge(SketchEvaluation(k=8))
+    with pytest.raises(ValueError, match="cannot merge sketch_size=8 into sketch_size=12"):
+        merged.merge(SketchEvaluation(sketch_size=8))
 
 
 @pytest.mark.parametrize("exact_until", [0, 10**6])
 def test_saves_and_loads(tmp_path: Path, exact_until: int) -> None:
     labels, scores = stream("two spikes", 20_000, 3)
-    ev = SketchEvaluation(k=8, exact_until=exact_until)
+    ev = SketchEvaluation(sketch_size=8, exact_until=exact_until)
     ev.add_cases(labels, scores)
     ev.add_misses(2)
     path = tmp_path / "sketch"
@@ -151,7 +151,7 @@ def state(ev: SketchEvaluation) -> Any:
     (lambda ev: ev.merge(ScoredPrecisionRecallEvaluation()), TypeError, "SketchEvaluation"),
 ])
 def test_bad_input_changes_nothing(call: Any, error: type[Exception], message: str) -> None:
-    ev = SketchEvaluation(k=8, exact_until=10)
+    ev = SketchEvaluation(sketch_size=8, exact_until=10)
     labels, scores = stream("continuous", 3000, 4)
     ev.add_cases(labels, scores)
     before = state(ev)
@@ -161,7 +161,7 @@ def test_bad_input_changes_nothing(call: Any, error: type[Exception], message: s
 
 
 def test_a_failure_while_updating_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    ev = SketchEvaluation(k=8, exact_until=10)
+    ev = SketchEvaluation(sketch_size=8, exact_until=10)
     labels, scores = stream("continuous", 3000, 5)
     ev.add_cases(labels, scores)
     before = state(ev)
@@ -177,14 +177,26 @@ def test_a_failure_while_updating_changes_nothing(monkeypatch: pytest.MonkeyPatc
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"k": 5}, ">= 8"), ({"k": 10**4}, "even number"), ({"k": 4}, ">= 8"),
+    ({"sketch_size": 5}, "sketch_size must be an integer >= 8"),
+    ({"sketch_size": 10**4}, "sketch_size must be an even number"), ({"sketch_size": 4}, ">= 8"),
     ({"exact_until": -1}, ">= 0"),
     # DataSketches' binding keeps k in one byte: 256 would run as 4, 1024 as 4, 300 as 44.
-    ({"k": 256}, "from 8 to 254"), ({"k": 1024}, "from 8 to 254"), ({"k": 300}, "from 8 to 254"),
+    ({"sketch_size": 256}, "from 8 to 254"), ({"sketch_size": 1024}, "from 8 to 254"),
+    ({"sketch_size": 300}, "from 8 to 254"),
+    ({"sketch_size": 50, "k": 50}, "not both"),
 ])
 def test_settings(kwargs: dict[str, int], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         SketchEvaluation(**kwargs)
+
+
+def test_k_is_now_sketch_size() -> None:
+    """``k`` names a rank everywhere else; ``SketchEvaluation(k=)`` warns, naming the
+    release that removes it, and makes the same sketch."""
+    with pytest.warns(DeprecationWarning, match=r"k=\) is now sketch_size=.*rankeval 1\.0"):
+        old = SketchEvaluation(k=12, exact_until=0)
+    assert repr(old) == repr(SketchEvaluation(sketch_size=12, exact_until=0))
+    assert "sketch_size=12" in repr(old)
 
 
 def test_the_bounds_module_states_its_confidence() -> None:
@@ -205,7 +217,7 @@ def test_scores_are_float32_from_the_first_case() -> None:
 @pytest.mark.parametrize("label", [True, False])
 def test_one_class_only(label: bool) -> None:
     """An empty sketch for the other class (iterating one crashes datasketches 5.2)."""
-    ev = SketchEvaluation(k=8, exact_until=0)
+    ev = SketchEvaluation(sketch_size=8, exact_until=0)
     ev.add_cases([label] * 1000, np.linspace(0.0, 1.0, 1000))
     want = exact(np.array([label] * 1000), np.linspace(0.0, 1.0, 1000))
     got = ev.summary()
@@ -220,7 +232,7 @@ def test_one_class_only(label: bool) -> None:
 def test_a_failing_fold_in_add_case_adds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     """The add that finds the pending list full folds it first: if that fails, neither the
     waiting cases nor the new one are lost or counted twice."""
-    ev = SketchEvaluation(k=8, exact_until=0)
+    ev = SketchEvaluation(sketch_size=8, exact_until=0)
     for i in range(sketch_module._PENDING):
         ev.add_case(i % 3 == 0, i / 1000)
     before = ev.num_cases()
@@ -263,7 +275,7 @@ def test_the_widened_rank_bounds_hold_at_every_retained_score(
 
 
 def test_the_largest_k_is_the_sketches_k() -> None:
-    ev = SketchEvaluation(k=254, exact_until=0)
+    ev = SketchEvaluation(sketch_size=254, exact_until=0)
     labels, scores = stream("continuous", 5000, 6)
     ev.add_cases(labels, scores)
     assert ev._sketches is not None
@@ -302,7 +314,7 @@ def _rewritten(data: bytes, **changes: Any) -> bytes:
 ])
 def test_crafted_metadata_is_refused(exact_until: int, changes: dict[str, str],
                                      message: str | None) -> None:
-    ev = SketchEvaluation(k=8, exact_until=exact_until)
+    ev = SketchEvaluation(sketch_size=8, exact_until=exact_until)
     labels, scores = stream("continuous", 3000, 7)
     ev.add_cases(labels, scores)
     ev.add_misses(2)
@@ -326,7 +338,7 @@ def test_a_deeply_nested_metadata_is_refused() -> None:
 def test_exact_phase_labels_must_be_bits() -> None:
     import hashlib
 
-    ev = SketchEvaluation(k=8, exact_until=100)
+    ev = SketchEvaluation(sketch_size=8, exact_until=100)
     ev.add_cases([True, False], [0.5, 0.25])
     data = bytearray(ev.to_bytes()[:-32])
     data[-1] = 2  # the last label byte

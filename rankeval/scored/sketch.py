@@ -46,6 +46,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rankeval import container
+from rankeval._deprecation import deprecated
 from rankeval.checks import (
     MAX_COUNT,
     check_case_arrays,
@@ -128,12 +129,13 @@ class SketchEvaluation:
 
     Parameters
     ----------
-    k : int
-        The sketches' accuracy parameter, an even number from 8 to 254: a larger k keeps
-        more scores and tightens the bounds (memory grows about linearly with k). (REQ
-        allows 4, where DataSketches' rank bounds can have zero width around a wrong rank;
-        and up to 1024, but the Python binding keeps k in one byte, so 256 would silently
-        become 4.)
+    sketch_size : int
+        The sketches' accuracy parameter (DataSketches' ``k``), an even number from 8 to
+        254: a larger one keeps more scores and tightens the bounds (memory grows about
+        linearly with it). (REQ allows 4, where DataSketches' rank bounds can have zero
+        width around a wrong rank; and up to 1024, but the Python binding keeps it in one
+        byte, so 256 would silently become 4.) ``k=`` is its deprecated earlier name: ``k``
+        is a rank everywhere else in rankeval.
     exact_until : int
         Keep the cases themselves, and exact values, until there are more than this many;
         then move them into the sketches (default 100,000: about a megabyte).
@@ -150,10 +152,19 @@ class SketchEvaluation:
     (False, 0.5)
     """
 
-    def __init__(self, k: int = 50, exact_until: int = 100_000) -> None:
-        self._k = check_int(k, "k", minimum=8)
+    def __init__(self, sketch_size: int | None = None, exact_until: int = 100_000, *,
+                 k: int | None = None) -> None:
+        if k is not None:
+            if sketch_size is not None:
+                raise ValueError("give sketch_size= (k= is its deprecated earlier name), "
+                                 "not both")
+            deprecated("SketchEvaluation(k=) is now sketch_size= (k is a rank elsewhere)")
+            sketch_size = k
+        self._k = check_int(50 if sketch_size is None else sketch_size, "sketch_size",
+                            minimum=8)
         if self._k % 2 or self._k > MAX_K:
-            raise ValueError(f"k must be an even number from 8 to {MAX_K}, got {self._k}")
+            raise ValueError(f"sketch_size must be an even number from 8 to {MAX_K}, "
+                             f"got {self._k}")
         self._exact_until = check_int(exact_until, "exact_until", minimum=0)
         _req()  # the extra is needed from the first case on, so say so now, not at the switch
         self._lock = threading.RLock()
@@ -259,7 +270,7 @@ class SketchEvaluation:
         if not isinstance(other, SketchEvaluation):
             raise TypeError(f"can only merge a SketchEvaluation, got {type(other).__name__}")
         if other._k != self._k:
-            raise ValueError(f"cannot merge k={other._k} into k={self._k}")
+            raise ValueError(f"cannot merge sketch_size={other._k} into sketch_size={self._k}")
         with other._lock:
             other._fold()
             theirs_exact = other._exact
@@ -322,7 +333,7 @@ class SketchEvaluation:
         ties, always)."""
         from rankeval._text import summary_text
 
-        return summary_text(f"SketchEvaluation (ties=grouped, k={self._k}, "
+        return summary_text(f"SketchEvaluation (ties=grouped, sketch_size={self._k}, "
                             f"{'exact' if self.exact else 'sketched'})",
                             [(name, value.to_text(digits))
                              for name, value in self.summary().items()])
@@ -353,7 +364,8 @@ class SketchEvaluation:
     def __repr__(self) -> str:
         with self._lock:
             state = "exact" if self._sketches is None else "sketched"
-            return (f"SketchEvaluation(k={self._k}, exact_until={self._exact_until}) {state}, "
+            return (f"SketchEvaluation(sketch_size={self._k}, exact_until={self._exact_until}) "
+                    f"{state}, "
                     f"{sum(self._counts())} cases, {self._pos_missed} misses, "
                     f"{self._neg_missed} negative misses")
 
@@ -465,7 +477,7 @@ def _checked_meta(meta: dict[str, Any], blobs: list[bytes]
         raise ValueError(f"unknown phase {meta['phase']!r}")
     if len(blobs) != 2:
         raise ValueError(f"{len(blobs)} sections, not two")
-    ev = SketchEvaluation(k=meta["k"], exact_until=meta["exact_until"])
+    ev = SketchEvaluation(sketch_size=meta["k"], exact_until=meta["exact_until"])
     if meta["phase"] == "exact" and counts[0] + counts[1] > ev._exact_until:
         raise ValueError(f"an exact phase of {counts[0] + counts[1]} cases, more than "
                          f"exact_until ({ev._exact_until})")
