@@ -159,6 +159,27 @@ def test_merge_equals_one_fed_every_case(kind: Kind) -> None:
     assert kind.read(first) == kind.read(whole)
 
 
+def _shown(kind: Kind, ev: Any) -> str:
+    """What an accumulator reads, as text (NaN equal to NaN), or the error it raises."""
+    try:
+        return repr(kind.read(ev))
+    except ValueError as error:  # DeLong's test of no case
+        return f"error: {error}"
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=[kind.name for kind in KINDS])
+def test_reset_forgets_every_case_and_keeps_the_settings(kind: Kind) -> None:
+    ev = _fed(kind)
+    lock = getattr(ev, "_lock", None)
+    ev.reset()
+    assert getattr(ev, "_lock", None) is lock  # a thread waiting on it still guards it
+    kind.feed(ev, 10, 60)  # (reading first would move a time window's time on)
+    assert kind.read(ev) == kind.read(_fed(kind, 10, 60))
+    emptied = _fed(kind)
+    emptied.reset()
+    assert _shown(kind, emptied) == _shown(kind, kind.make())
+
+
 @pytest.mark.parametrize("kind", KINDS, ids=[kind.name for kind in KINDS])
 def test_bytes_round_trip(kind: Kind) -> None:
     ev = _fed(kind)

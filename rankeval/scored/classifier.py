@@ -48,6 +48,7 @@ from rankeval.formulas import TiePolicy
 from rankeval.intervals import Interval
 from rankeval.scored.calibration import check_probabilities
 from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
+from rankeval.scored.readers import reset_to_empty
 
 __all__ = ["ScoredClassifierEvaluation"]
 
@@ -285,6 +286,12 @@ class ScoredClassifierEvaluation:
         """Read an evaluation :meth:`save` wrote; a FIFO, a device or a file larger than
         memory is refused before a byte is read (:func:`rankeval.container.read_file`)."""
         return cls.from_bytes(container.read_file(path), os.fspath(path))
+
+    def reset(self) -> None:
+        """Forget every case, keeping the settings. Complexity: O(1)."""
+        with self._lock:
+            reset_to_empty(self, ScoredClassifierEvaluation(self.categories, ties=self.ties,
+                                                            multi_label=self.multi_label))
 
     def __getstate__(self) -> dict[str, Any]:
         return {"state": self.to_bytes()}

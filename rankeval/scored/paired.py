@@ -30,6 +30,7 @@ from rankeval import intervals
 from rankeval._deprecation import deprecated
 from rankeval.checks import check_case_arrays, check_choice, check_correct, check_score
 from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
+from rankeval.scored.readers import reset_to_empty
 
 _MAGIC = b"\x89RKP\r\n\x1a\n"
 _VERSION = 1
@@ -416,6 +417,11 @@ class PairedEvaluation:
         from rankeval import container
 
         return cls.from_bytes(container.read_file(path), os.fspath(path))
+
+    def reset(self) -> None:
+        """Forget every case, keeping the settings. Complexity: O(1)."""
+        with self._lock:
+            reset_to_empty(self, PairedEvaluation())
 
     def __getstate__(self) -> dict[str, Any]:
         return {"state": self.to_bytes()}  # the lock is not pickled

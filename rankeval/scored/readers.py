@@ -62,10 +62,19 @@ class Accumulator(Protocol):
     """
 
     def merge(self, other: Any) -> None: ...
+    def reset(self) -> None: ...
     def to_bytes(self) -> bytes: ...
     def save(self, path: Any) -> None: ...
     def to_text(self) -> str: ...
     def __getstate__(self) -> Any: ...
+
+
+def reset_to_empty(accumulator: Any, empty: Any) -> None:
+    """Give ``accumulator`` the state of ``empty`` (a new one with its settings), keeping its
+    own lock: each accumulator's ``reset()`` calls this under that lock."""
+    state = dict(vars(empty))
+    state.pop("_lock", None)
+    vars(accumulator).update(state)
 
 
 def summary_of(reader: RankingReader, ranks: Iterable[int], beta: float) -> dict[str, float]:

@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rankeval.checks import check_case_arrays, listed_keys
+from rankeval.scored.readers import reset_to_empty
 
 __all__ = ["SegmentReports", "SegmentedEvaluation"]
 
@@ -253,6 +254,11 @@ class SegmentedEvaluation(_SummaryTable):
                 raise
             raise PersistenceError(name, f"malformed segments: {error}") from None
         return seg
+
+    def reset(self) -> None:
+        """Forget every segment and case, keeping the factory. Complexity: O(1)."""
+        with self._lock:
+            reset_to_empty(self, SegmentedEvaluation(self._factory))
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled as the factory and :meth:`to_bytes` (a lambda factory cannot be pickled:

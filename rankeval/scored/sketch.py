@@ -60,6 +60,7 @@ from rankeval.checks import (
 from rankeval.errors import PersistenceError
 from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
 from rankeval.scored.partitioned import Layout, Request, assemble, bucket_part_from_counts
+from rankeval.scored.readers import reset_to_empty
 
 __all__ = ["MAX_K", "Estimate", "SketchEvaluation"]
 
@@ -445,6 +446,12 @@ class SketchEvaluation:
         """Read an evaluator :meth:`save` wrote (:func:`rankeval.container.read_file` refuses
         what is not a regular file, or is larger than this machine's memory)."""
         return cls.from_bytes(container.read_file(path), os.fspath(path))
+
+    def reset(self) -> None:
+        """Forget every case (back to exact), keeping the settings. Complexity: O(1)."""
+        with self._lock:
+            reset_to_empty(self, SketchEvaluation(sketch_size=self._k,
+                                                  exact_until=self._exact_until))
 
     def __getstate__(self) -> dict[str, Any]:
         return {"state": self.to_bytes()}
