@@ -15,7 +15,9 @@
   An add that finds :data:`PENDING_LIMIT` cases waiting *stages* them: into
   two arrays (9 bytes a case), folded with the next fold, or at once when
   :meth:`CaseStore._stage_limit` cases are staged (a window folds larger
-  batches: their evictions and merges cost less a case).
+  batches: their evictions and merges cost less a case). ``add_cases`` batches are staged
+  the same way in the unbounded store (:meth:`CaseStore.add_batch`): the batches between
+  two reads are sorted together by the read's fold.
 
 Ties: every tier keeps equal keys in insertion order and every case of a
 later tier is newer than every case of an earlier one, so the rank order is
