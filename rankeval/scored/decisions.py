@@ -221,14 +221,20 @@ def cuts(points: OperatingPoints | Cuts) -> Cuts:
     if isinstance(points, Cuts):
         return points
     scores = points.scores
-    tied = scores[1:] == scores[:-1]
-    if tied.any():  # insertion ties: the last point of each run of equal scores
-        ends = np.flatnonzero(np.append(~tied, True))
+    ends = _run_ends(scores)
+    if ends is not None:  # insertion ties: the last point of each run of equal scores
         thresholds, tp, fp = scores[ends], points.tp[ends], points.fp[ends]
     else:  # one point per score already (grouped): no gather
         thresholds, tp, fp = scores, points.tp, points.fp
     none = not thresholds.shape[0] or bool(thresholds[0] < math.inf)
     return Cuts(thresholds, tp, fp, points.num_pos, points.num_neg, none)
+
+
+def _run_ends(scores: FloatArray) -> IntArray | None:
+    """The last point of each run of equal scores, or None when every point ends its own
+    (no two neighbours tie: the grouped policy's points)."""
+    tied = scores[1:] == scores[:-1]
+    return np.flatnonzero(np.append(~tied, True)) if tied.any() else None
 
 
 def confusion_at(points: OperatingPoints | Cuts, threshold: float) -> PrecisionRecallEvaluation:
@@ -614,11 +620,7 @@ def partial_roc_auc(points: OperatingPoints, fpr: object = None, tpr: object = N
 
     NaN without positives or negatives.
     """
-    if (fpr is None) == (tpr is None):
-        raise ValueError("give exactly one of fpr=(low, high) and tpr=(low, high)")
-    low, high = check_range(fpr if fpr is not None else tpr, "fpr" if fpr is not None else "tpr")
-    if standardize is not None:
-        standardize = check_choice(standardize, "standardize", STANDARDIZE)
+    _, low, high, standardize = _partial_range(fpr, tpr, standardize)
     if points.num_pos == 0 or points.num_neg == 0:
         return math.nan
     table = points.roc_table
@@ -642,6 +644,19 @@ def partial_roc_auc(points: OperatingPoints, fpr: object = None, tpr: object = N
     if standardize == "normalized":
         return area / width
     return area
+
+
+def _partial_range(fpr: object, tpr: object, standardize: str | None
+                   ) -> tuple[str, float, float, str | None]:
+    """A partial area's arguments, checked: the focus (``"fpr"`` or ``"tpr"``), the range's
+    ends and the standardisation."""
+    if (fpr is None) == (tpr is None):
+        raise ValueError("give exactly one of fpr=(low, high) and tpr=(low, high)")
+    focus = "fpr" if fpr is not None else "tpr"
+    low, high = check_range(fpr if fpr is not None else tpr, focus)
+    if standardize is not None:
+        standardize = check_choice(standardize, "standardize", STANDARDIZE)
+    return focus, low, high, standardize
 
 
 def _area_to(x: FloatArray, y: FloatArray, doubled: NDArray[Any], end: int, t: float,
@@ -1099,13 +1114,7 @@ def ask(read: str, /, *positional: Any, **arguments: Any) -> Ask:
         return Ask("constrained", (read, _bound(read, a[_GIVEN[read]]),
                                    check_choice(a["method"], "method", METHODS)))
     if read == "partial_roc_auc":
-        fpr, tpr = a["fpr"], a["tpr"]
-        if (fpr is None) == (tpr is None):
-            raise ValueError("give exactly one of fpr=(low, high) and tpr=(low, high)")
-        if a["standardize"] is not None:
-            check_choice(a["standardize"], "standardize", STANDARDIZE)
-        focus = "fpr" if fpr is not None else "tpr"
-        return Ask("range", (focus, *check_range(a[focus], focus)))
+        return Ask("range", _partial_range(a["fpr"], a["tpr"], a["standardize"])[:3])
     if read == "lift_at":
         return Ask("lift", (_fraction(a["fraction"]),))
     if read == "gains_table":
@@ -1158,9 +1167,9 @@ def candidates(points: OperatingPoints, asks: Sequence[Ask], ranked: int) -> Int
     if m == 0:
         return np.zeros(0, dtype=np.int64)
     scores, tp, fp = points.scores, points.tp, points.fp
-    tied = scores[1:] == scores[:-1]
-    if tied.any():  # insertion ties: the cuts end the runs of equal scores
-        ends = np.flatnonzero(np.append(~tied, True))
+    found = _run_ends(scores)
+    if found is not None:  # insertion ties: the cuts end the runs of equal scores
+        ends = found
         inner = ends[:-1]
         c = Cuts(scores[inner], tp[inner], fp[inner], points.num_pos, points.num_neg)
     else:  # every point a cut: views, no gather

@@ -415,15 +415,17 @@ def _part(bucket: int, blocks: _Blocks, layout: Layout) -> tuple[BucketPart, Buc
     # The decision reads' candidates, with the exact doubled areas at them (from the bucket's
     # start, at the counts above it; the partial areas alone read the areas).
     chosen = decisions.candidates(points, layout.request.decisions, layout.ranked)
+    chosen_below = chosen_left = np.zeros(chosen.shape[0], dtype=np.int64)
+    doubled_left = 0
     if any(ask.kind == "range" for ask in layout.request.decisions):
         below, left = doubled_areas(tp, fp, (tp0, fp0),
                                     wide=2 * layout.num_pos * layout.num_neg >= 2**63)
-    else:
-        below = left = np.zeros(tp.shape[0], dtype=np.int64)
+        chosen_below, chosen_left = below[chosen], left[chosen]
+        doubled_left = int(left[-1]) if left.shape[0] else 0
     part = BucketPart(bucket, pairs, int(steps.shape[0]), best, max_f, precision, reciprocal,
                       held.tp, held.fp, held.scores, placements,
                       BucketPoints(bucket, tp[chosen], fp[chosen], points.scores[chosen]),
-                      below[chosen], left[chosen], int(left[-1]) if left.shape[0] else 0)
+                      chosen_below, chosen_left, doubled_left)
     return part, BucketPoints(bucket, compressed.tp, compressed.fp, compressed.scores)
 
 

@@ -701,10 +701,8 @@ class CaseStore:
         if not keys.shape[0]:
             return
         if len(self.pending) > self.taken:  # older than the batch: staged first
-            self._staged.append(self._take_pending())
-            self._staged_count += self._staged[-1][1].shape[0]
-        self._staged.append((labels, keys))
-        self._staged_count += keys.shape[0]
+            self._push_staged(*self._take_pending())
+        self._push_staged(labels, keys)
         if self._staged_count >= BATCH_STAGE_LIMIT:
             self.fold()
 
@@ -729,7 +727,10 @@ class CaseStore:
         if self._staged_count + len(self.pending) - self.taken >= self._stage_limit():
             self.fold()
             return
-        labels, keys = self._take_pending()
+        self._push_staged(*self._take_pending())
+
+    def _push_staged(self, labels: BoolArray, keys: FloatArray) -> None:
+        """Stage one batch of cases (behind those staged already); an empty one is none."""
         if keys.shape[0]:
             self._staged.append((labels, keys))
             self._staged_count += keys.shape[0]
