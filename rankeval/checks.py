@@ -339,6 +339,43 @@ def check_case_arrays(
     return labels, values
 
 
+def check_weight(weight: object, name: str = "weight") -> float:
+    """A case's weight: a finite, non-negative real number (0: the case counts for nothing)."""
+    value = check_real(weight, name)
+    if not math.isfinite(value) or value < 0.0:
+        raise ValueError(f"{name} must be finite and non-negative, got {value!r}")
+    return value
+
+
+def check_weight_array(weights: Any, cases: int, name: str = "weights") -> NDArray[np.float64]:
+    """One weight a case (see :func:`check_weight`) as a new float64 array; errors name the
+    first bad index."""
+    array = _as_1d(weights, name)
+    if array.shape[0] != cases:
+        raise ValueError(f"{name} has {array.shape[0]} entries, scores {cases}")
+    if array.dtype.kind == "b":
+        raise TypeError(f"{name} must hold real numbers, got dtype bool")
+    if array.dtype.kind in "fiu":
+        with np.errstate(over="ignore"):
+            values = array.astype(np.float64)
+    elif array.dtype.kind == "O" or array.size == 0:
+        values = _item_by_item(array, np.float64, check_weight, name)
+    else:
+        raise TypeError(f"{name} must hold real numbers, got dtype {array.dtype}")
+    bad = ~(np.isfinite(values) & (values >= 0.0))
+    if bad.any():
+        i = _first_bad(bad)
+        raise ValueError(f"{name}[{i}] must be finite and non-negative, got {array[i]!r}")
+    return values
+
+
+def check_scores(scores: Any) -> NDArray[np.float64]:
+    """A score or scores (see :func:`check_score`) as a new 1-D float64 array."""
+    if np.ndim(scores) == 0 and not isinstance(scores, (str, bytes)) and scores is not None:
+        return np.array([check_score(scores, "score")], dtype=np.float64)
+    return _scores_array(_as_1d(scores, "scores"))
+
+
 def check_count_arrays(
     scores: Any, positives: Any, negatives: Any
 ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]]:

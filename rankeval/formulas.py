@@ -269,8 +269,7 @@ def average_precision(tp: ArrayLike, fp: ArrayLike, num_pos: ArrayLike) -> Any:
 
     Complexity: O(m) along the last axis.
     """
-    tp_a = np.asarray(tp, dtype=np.int64)
-    fp_a = np.asarray(fp, dtype=np.int64)
+    tp_a, fp_a = count_array(tp), count_array(fp)
     with np.errstate(divide="ignore", invalid="ignore"):
         if tp_a.ndim == 1:
             blocks = (_ap_terms(tp_a, fp_a, start) for start in _blocks(tp_a.shape[0]))
@@ -278,6 +277,14 @@ def average_precision(tp: ArrayLike, fp: ArrayLike, num_pos: ArrayLike) -> Any:
         else:
             total = _sequential_sum(_ap_terms(tp_a, fp_a, 0))
         return _scalar_or_array(total / np.asarray(num_pos, dtype=np.float64))
+
+
+def count_array(counts: ArrayLike) -> NDArray[Any]:
+    """Counts as int64, or as float64 when they are weights (sums of case weights: a
+    weighted evaluator's true and false positives). Integer-valued weights below 2^53 give
+    the same float operations on the same values, so the same bits, as the counts."""
+    array = np.asarray(counts)
+    return array if array.dtype == np.float64 else np.asarray(array, dtype=np.int64)
 
 
 def _ap_terms(tp: NDArray[np.int64], fp: NDArray[np.int64], start: int) -> FloatArray:
@@ -452,7 +459,7 @@ def expected_reciprocal_rank(above: int, tied_pos: int, tied_neg: int) -> float:
 
 
 def roc_auc_from_pairs(
-    doubled_pairs: int, pos_added: int, pos_missed: int, neg_added: int, neg_missed: int
+    doubled_pairs: float, pos_added: float, pos_missed: int, neg_added: float, neg_missed: int
 ) -> float:
     """Exact area under the uninterpolated ROC curve from its pair count.
 
@@ -464,7 +471,8 @@ def roc_auc_from_pairs(
     least as accurate as LingPipe's trapezoid sum (they agree to ~1e-15).
 
     Undefined when a case has been ranked and R = 0 or N = 0 (NaN); 0.5 with
-    nothing ranked (the diagonal).
+    nothing ranked (the diagonal). Weighted cases give the pair count and the totals in
+    sums of weights (floats).
 
     >>> roc_auc_from_pairs(2 * 14, 4, 1, 6, 0)
     0.4666666666666667

@@ -33,11 +33,14 @@ __all__ = [
     "operating_points",
     "recall_steps",
     "tie_block_ends",
+    "weight_sums",
 ]
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
+#: Counts along the operating points: int64, or float64 sums of case weights.
+CountArray = NDArray[Any]
 _Scalar = TypeVar("_Scalar", bound=np.generic)
 
 
@@ -58,21 +61,22 @@ class OperatingPoints:
 
     Attributes
     ----------
-    tp, fp : ndarray of int64
-        True and false positives among the cases ranked at or above the point.
+    tp, fp : ndarray of int64 (float64: weighted)
+        True and false positives among the cases ranked at or above the point; for weighted
+        cases, the sums of their weights.
     scores : ndarray of float64
         The score at the point.
-    num_pos : int
+    num_pos : int (float: weighted)
         ``R``: positive reference cases, misses included.
-    num_neg : int
+    num_neg : int (float: weighted)
         ``N``: negative reference cases, negative misses included.
     """
 
-    tp: IntArray
-    fp: IntArray
+    tp: CountArray
+    fp: CountArray
     scores: FloatArray
-    num_pos: int
-    num_neg: int
+    num_pos: Any
+    num_neg: Any
 
     @property
     def size(self) -> int:
@@ -92,7 +96,7 @@ class OperatingPoints:
             np.divide(self.tp, float(self.num_pos), out=recall)
         # The int64 sum, then tp / sum in double: the bits of tp / (tp + fp)
         # without a temporary array.
-        np.add(self.tp, self.fp, out=precision, dtype=np.int64)
+        np.add(self.tp, self.fp, out=precision, dtype=self.tp.dtype)
         np.divide(self.tp, precision, out=precision)
         table[:, 2] = self.scores
         return _frozen(table)
@@ -109,7 +113,7 @@ class OperatingPoints:
         table[0] = (0.0, 0.0)
         table[-1] = (1.0, 1.0)
         x, y = table[1:-1, 0], table[1:-1, 1]
-        np.subtract(self.num_neg, self.fp, out=x, dtype=np.int64)  # TN, in int64 as before
+        np.subtract(self.num_neg, self.fp, out=x, dtype=self.fp.dtype)  # TN, in int64 as before
         with np.errstate(divide="ignore", invalid="ignore"):
             np.divide(x, float(self.num_neg), out=x)
             np.subtract(1.0, x, out=x)
@@ -122,7 +126,8 @@ class OperatingPoints:
         (``sum dtp (fp + fp_before)``) from ``[0, 0]`` to each point, in counts: exact
         integers (the areas in rates are these over ``2 R N``), so sums of them are the same
         in any grouping. See :func:`doubled_areas`. Complexity: O(m), once."""
-        return doubled_areas(self.tp, self.fp, wide=2 * self.num_pos * self.num_neg >= 2**63)
+        return doubled_areas(self.tp, self.fp, wide=self.tp.dtype == np.int64
+                             and 2 * self.num_pos * self.num_neg >= 2**63)
 
     @property
     def recall(self) -> FloatArray:
@@ -269,7 +274,7 @@ def doubled_areas(tp: IntArray, fp: IntArray, above: tuple[int, int] = (0, 0),
     >>> below.tolist(), left.tolist()  # R = N = 2: the ROC area is 5 / (2 R N) = 5/8
     ([0, 2, 5], [0, 0, 3])
     """
-    dtype: Any = object if wide else np.int64
+    dtype: Any = object if wide else tp.dtype if tp.dtype == np.float64 else np.int64
     tp_, fp_ = tp.astype(dtype, copy=False), fp.astype(dtype, copy=False)
     tp_before = np.concatenate((np.array([above[0]], dtype=dtype), tp_[:-1]))
     fp_before = np.concatenate((np.array([above[1]], dtype=dtype), fp_[:-1]))
@@ -300,12 +305,31 @@ def recall_steps(recall: FloatArray, previous: float = 0.0) -> IntArray:
     return np.flatnonzero(changed)
 
 
+def weight_sums(labels: BoolArray, weights: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """The running sums of the positives' and of the negatives' weights along a ranking, each
+    added in rank order (``np.cumsum``: one fixed order, so a ranking in a fixed order gives
+    the same bits wherever it is summed; integer weights give the exact counts).
+
+    >>> positive, negative = weight_sums(np.array([True, False, True]), np.array([2.0, 0.5, 1.0]))
+    >>> positive.tolist(), negative.tolist()
+    ([2.0, 2.0, 3.0], [0.0, 0.5, 0.5])
+
+    Complexity: O(n).
+    """
+    positive = np.where(labels, weights, 0.0)
+    negative = np.subtract(weights, positive)  # exact: one of the two is 0
+    np.cumsum(positive, out=positive)
+    np.cumsum(negative, out=negative)
+    return positive, negative
+
+
 def operating_points(
     keys: FloatArray,
     labels: BoolArray,
-    num_pos: int,
-    num_neg: int,
+    num_pos: float,
+    num_neg: float,
     ties: TiePolicy,
+    weights: FloatArray | None = None,
 ) -> OperatingPoints:
     """Build the operating points of a sorted ranking.
 
@@ -319,6 +343,9 @@ def operating_points(
         Reference counts including misses.
     ties : {"insertion", "grouped"}
         ``"insertion"``: one point per case. ``"grouped"``: one per tie block.
+    weights : ndarray of float64, optional
+        Each case's weight (grouped ties only): ``tp`` and ``fp`` are then float64 sums of
+        weights (:func:`weight_sums`) and ``num_pos``, ``num_neg`` the weighted totals.
 
     >>> pts = operating_points(np.array([-2.0, -1.0, -1.0]), np.array([True, False, True]),
     ...                        2, 1, "grouped")
@@ -328,6 +355,13 @@ def operating_points(
     Complexity: O(n).
     """
     n = keys.shape[0]
+    if weights is not None:
+        assert ties == "grouped"
+        ends = tie_block_ends(keys)
+        positive, negative = weight_sums(labels, weights)
+        return OperatingPoints(positive[ends], negative[ends],
+                               np.negative(keys[ends], dtype=np.float64) + 0.0,
+                               num_pos, num_neg)
     # Without ties, every block is one case and both policies agree.
     if ties == "grouped" and n and (keys[1:] == keys[:-1]).any():
         ends = tie_block_ends(keys)

@@ -203,6 +203,23 @@ def test_the_classifier_loop_page_shows_the_oracles_numbers() -> None:
     assert round(float(((probabilities - onehot) ** 2).sum(axis=1).mean()), 4) == 0.315
 
 
+def test_the_classifier_loop_pages_weighted_numbers_are_scikit_learns() -> None:
+    rng = np.random.default_rng(7)
+    n = 200_000
+    labels = rng.random(n) < 0.01
+    scores = np.round(1 / (1 + np.exp(-(4 * labels - 5 + rng.normal(0, 1.5, n)))), 3)
+    keep = labels | (rng.random(n) < 0.05)
+    weights = np.where(labels, 1.0, 20.0)[keep]
+    y, s = labels[keep], scores[keep]
+    for measure, shown in ((average_precision_score, [0.8988, 0.5597, 0.5484]),
+                           (brier_score_loss, [0.0861, 0.0067, 0.0067])):
+        assert [round(measure(y, s), 4), round(measure(y, s, sample_weight=weights), 4),
+                round(measure(labels, scores), 4)] == shown
+    assert (float(weights[y].sum()), float(weights[~y].sum())) == (1960.0, 197480.0)
+    assert round(roc_auc_score(y, s), 4) == 0.9719
+    assert round(roc_auc_score(y, s, sample_weight=weights), 4) == 0.9719
+
+
 def test_the_data_lake_page_shows_the_oracles_numbers() -> None:
     rng = np.random.default_rng(7)
     labels = rng.random(20_000) < 0.25

@@ -19,6 +19,10 @@ Conventions, each its oracle's:
   on an edge belongs to the bin above it, a score of 1 to a bin of its own), ``norm``
   ``"l1"`` (the expected calibration error), ``"l2"`` or ``"max"`` (the maximum calibration
   error); ``strategy="quantile"`` takes the reliability curve's equal-mass bins instead.
+
+Weighted cases: every mean is the weighted mean (scikit-learn's ``sample_weight``:
+``np.average(..., weights=)``), a bin's count is the sum of its weights; the quantile bins'
+edges are the unweighted quantiles of the held cases' scores.
 """
 
 from __future__ import annotations
@@ -59,7 +63,7 @@ class ReliabilityCurve:
 
     fraction_positive: FloatArray
     mean_predicted: FloatArray
-    counts: NDArray[np.int64]
+    counts: NDArray[Any]  # int64; float64 sums of weights for weighted cases
 
 
 class _Cases(Protocol):
@@ -82,8 +86,8 @@ class CalibrationReads:
 
         Complexity: O(n).
         """
-        p, y = _probabilities(self, "brier_score")
-        return float(np.mean((p - y) ** 2)) if p.shape[0] else math.nan
+        p, y, w = _probabilities(self, "brier_score")
+        return float(np.average((p - y) ** 2, weights=w)) if p.shape[0] else math.nan
 
     def brier_decomposition(self: _Cases, bins: int | None = None,
                             strategy: str = "uniform") -> BrierDecomposition:
@@ -92,24 +96,24 @@ class CalibrationReads:
 
         Complexity: O(n log n).
         """
-        p, y = _probabilities(self, "brier_decomposition")
-        n = p.shape[0]
-        if n == 0:
+        p, y, w = _probabilities(self, "brier_decomposition")
+        if p.shape[0] == 0:
             return BrierDecomposition(math.nan, math.nan, math.nan, math.nan)
         if bins is None:
             _, ids = np.unique(p, return_inverse=True)
         else:
             ids = _sklearn_bins(p, check_int(bins, "bins", minimum=1, maximum=MAX_BINS),
                                 check_choice(strategy, "strategy", ("uniform", "quantile")))
-        counts = np.bincount(ids).astype(np.float64)
+        n = p.shape[0] if w is None else float(w.sum())
+        counts = np.bincount(ids, weights=w).astype(np.float64)
         used = counts > 0
-        forecast = np.bincount(ids, weights=p)[used] / counts[used]
-        observed = np.bincount(ids, weights=y)[used] / counts[used]
-        base = float(y.mean())
+        forecast = np.bincount(ids, weights=_times(p, w))[used] / counts[used]
+        observed = np.bincount(ids, weights=_times(y, w))[used] / counts[used]
+        base = float(np.average(y, weights=w))
         reliability = float(np.sum(counts[used] * (forecast - observed) ** 2)) / n
         resolution = float(np.sum(counts[used] * (observed - base) ** 2)) / n
         return BrierDecomposition(reliability, resolution, base * (1.0 - base),
-                                  float(np.mean((p - y) ** 2)))
+                                  float(np.average((p - y) ** 2, weights=w)))
 
     def log_loss(self: _Cases) -> float:
         """scikit-learn's ``log_loss`` of the outcomes and the scores (clipped to
@@ -117,13 +121,14 @@ class CalibrationReads:
 
         Complexity: O(n).
         """
-        p, y = _probabilities(self, "log_loss")
+        p, y, w = _probabilities(self, "log_loss")
         if p.shape[0] == 0:
             return math.nan
         eps = float(np.finfo(np.float64).eps)
         positive = np.clip(p, eps, 1 - eps)
         negative = np.clip(1.0 - p, eps, 1 - eps)
-        return float(np.mean(-(y * np.log(positive) + (1.0 - y) * np.log(negative))))
+        return float(np.average(-(y * np.log(positive) + (1.0 - y) * np.log(negative)),
+                                weights=w))
 
     def reliability_curve(self: _Cases, bins: int = 10,
                           strategy: str = "uniform") -> ReliabilityCurve:
@@ -131,15 +136,16 @@ class CalibrationReads:
 
         Complexity: O(n log n).
         """
-        p, y = _probabilities(self, "reliability_curve")
+        p, y, w = _probabilities(self, "reliability_curve")
         ids = _sklearn_bins(p, check_int(bins, "bins", minimum=1, maximum=MAX_BINS),
                             check_choice(strategy, "strategy", ("uniform", "quantile")))
         width = max(int(ids.max(initial=0)) + 1, 1)
-        total = np.bincount(ids, minlength=width)
+        total = np.bincount(ids, weights=w, minlength=width)
         used = total > 0
-        return ReliabilityCurve(np.bincount(ids, weights=y, minlength=width)[used] / total[used],
-                                np.bincount(ids, weights=p, minlength=width)[used] / total[used],
-                                total[used].astype(np.int64))
+        fraction = np.bincount(ids, weights=_times(y, w), minlength=width)[used] / total[used]
+        mean = np.bincount(ids, weights=_times(p, w), minlength=width)[used] / total[used]
+        return ReliabilityCurve(fraction, mean,
+                                total[used] if w is not None else total[used].astype(np.int64))
 
     def calibration_error(self: _Cases, bins: int = 15, strategy: str = "uniform",
                           norm: str = "l1") -> float:
@@ -154,13 +160,15 @@ class CalibrationReads:
 
         Complexity: O(n log n).
         """
-        p, y = _probabilities(self, "calibration_error")
-        return calibration_error_of(p, y, bins, strategy, norm)
+        p, y, w = _probabilities(self, "calibration_error")
+        return calibration_error_of(p, y, bins, strategy, norm, w)
 
 def calibration_error_of(p: FloatArray, y: FloatArray, bins: int = 15,
-                         strategy: str = "uniform", norm: str = "l1") -> float:
+                         strategy: str = "uniform", norm: str = "l1",
+                         weights: FloatArray | None = None) -> float:
     """torchmetrics' calibration error of confidences ``p`` and outcomes ``y`` (0/1): shared
-    by the binary evaluator and the classifier's top-label read.
+    by the binary evaluator and the classifier's top-label read. ``weights``: each case's
+    weight (the bins' shares, accuracies and confidences are then weighted means).
 
     Complexity: O(n log n).
     """
@@ -176,10 +184,12 @@ def calibration_error_of(p: FloatArray, y: FloatArray, bins: int = 15,
     else:
         ids = _sklearn_bins(p, count, "quantile")
         width = count
-    total = np.bincount(ids, minlength=width).astype(np.float64)
+    total = np.bincount(ids, weights=weights, minlength=width).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        accuracy = np.nan_to_num(np.bincount(ids, weights=y, minlength=width) / total)
-        confidence = np.nan_to_num(np.bincount(ids, weights=p, minlength=width) / total)
+        accuracy = np.nan_to_num(
+            np.bincount(ids, weights=_times(y, weights), minlength=width) / total)
+        confidence = np.nan_to_num(
+            np.bincount(ids, weights=_times(p, weights), minlength=width) / total)
     gap = np.abs(accuracy - confidence)
     share = total / total.sum()
     if norm == "l1":
@@ -190,11 +200,23 @@ def calibration_error_of(p: FloatArray, y: FloatArray, bins: int = 15,
     return math.sqrt(squared) if squared > 0 else 0.0
 
 
-def _probabilities(ev: _Cases, measure: str) -> tuple[FloatArray, FloatArray]:
+def _probabilities(ev: _Cases, measure: str
+                   ) -> tuple[FloatArray, FloatArray, FloatArray | None]:
+    """The held cases' scores (checked as probabilities), outcomes and weights (None: each
+    case weighs 1)."""
     with ev._lock:
-        keys, labels = ev._merged().ranking()
+        store = ev._merged()
+        if hasattr(store, "weighted_ranking"):
+            keys, labels, weights = store.weighted_ranking()
+        else:
+            (keys, labels), weights = store.ranking(), None
     scores = check_probabilities(np.negative(keys, dtype=np.float64), measure)
-    return scores, labels.astype(np.float64)
+    return scores, labels.astype(np.float64), weights
+
+
+def _times(values: FloatArray, weights: FloatArray | None) -> FloatArray:
+    """``values`` weighted: times each case's weight (as they are when unweighted)."""
+    return values if weights is None else values * weights
 
 
 def check_probabilities(scores: NDArray[Any], measure: str) -> NDArray[Any]:

@@ -744,7 +744,7 @@ def lift_at(points: OperatingPoints, fraction: float) -> float:
         raise ValueError(f"fraction {fraction!r} reaches past the ranked cases "
                          f"({int(taken[-1])} of {total}; the misses have no rank)")
     positives = float(np.interp(wanted, taken, hits))
-    return positives / r / fraction
+    return float(positives / r / fraction)
 
 
 def _fraction(fraction: object) -> float:

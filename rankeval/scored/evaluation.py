@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from datetime import timedelta
-from typing import Any, ClassVar, TypeVar, cast
+from typing import Any, ClassVar, NoReturn, TypeVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -38,8 +38,11 @@ from rankeval.checks import (
     check_real,
     check_score,
     check_score_dtype,
+    check_scores,
     check_ties,
     check_total,
+    check_weight,
+    check_weight_array,
     check_window,
     fits_float32,
     float32_error,
@@ -71,6 +74,7 @@ from rankeval.scored.store import LABEL_PART as _LABEL_PART
 from rankeval.scored.store import CaseStore, expand_counts
 from rankeval.scored.time_window import TimeWindowStore
 from rankeval.scored.uncertainty import IntervalReads
+from rankeval.scored.weighted import WEIGHTED_PART, WeightedStore, unweighted_read
 from rankeval.scored.window import WindowStore
 
 __all__ = ["ScoredPrecisionRecallEvaluation"]
@@ -98,6 +102,9 @@ class _RefusingList(list[complex]):
         raise TypeError(_READ_ONLY)
 
 Self = TypeVar("Self", bound="ScoredPrecisionRecallEvaluation")
+
+# A weighted add_case's pending entry: the case with WEIGHTED_PART added to its label part.
+_WEIGHTED_HEAD = complex(0.0, WEIGHTED_PART)
 
 
 class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, IntervalReads,
@@ -303,7 +310,8 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         return store
 
     # ------------------------------------------------------------ mutators
-    def add_case(self, correct: bool, score: float, timestamp: float | None = None) -> None:
+    def add_case(self, correct: bool, score: float, timestamp: float | None = None, *,
+                 weight: float | None = None) -> None:
         """Add one scored case.
 
         Parameters
@@ -315,6 +323,11 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         timestamp : float, optional
             A time window only: the case's time in the clock's seconds (default: the clock
             now), for replaying logs; never earlier than the previous case's.
+        weight : float, optional
+            The case's weight: finite and non-negative, 0 counting for nothing. Given once,
+            the evaluator holds weighted cases from then on (:attr:`weighted`; its earlier
+            cases weigh 1): every read with a weighted meaning has it, the others raise
+            (``docs/semantics.md#weighted-cases``). Needs ``ties="grouped"`` and no window.
 
         Raises
         ------
@@ -331,6 +344,9 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             case = check_score(score) - _LABEL_PART[check_correct(correct)]
         if self._float32 and not fits_float32(case.real):
             raise float32_error(case.real)
+        if weight is not None:
+            self._add_weighted_case(case, check_weight(weight), timestamp)
+            return
         clock = self._clock
         now = 0.0
         if clock is not None or timestamp is not None:
@@ -362,10 +378,12 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             self._clock_latest = now
 
     def add_cases(self, correct: ArrayLike, scores: ArrayLike,
-                  timestamps: ArrayLike | None = None) -> None:
+                  timestamps: ArrayLike | None = None, *,
+                  weights: ArrayLike | None = None) -> None:
         """Add many cases at once, in the given order (which settles ties).
 
-        ``timestamps`` (a time window only) gives each case's time, as in :meth:`add_case`.
+        ``timestamps`` (a time window only) gives each case's time, as in :meth:`add_case`;
+        ``weights`` each case's weight, as ``weight=`` there.
 
         All or nothing: if any element is invalid (or the lengths differ),
         nothing is added and the error names the first bad index.
@@ -380,6 +398,15 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         labels, values = check_case_arrays(correct, scores)
         if self._float32:
             check_float32_scores(values)
+        if weights is not None:
+            weight_array = check_weight_array(weights, values.shape[0])
+            if timestamps is not None:
+                self._weights_need("no time window")
+            with self._lock:
+                weighted = self._weighted_successor()
+                weighted.add_batch(labels, np.negative(values, out=values), weight_array)
+                self._publish(weighted, self._pos_missed, self._neg_missed)
+            return
         if self._clock is not None or timestamps is not None:
             cases = (values - _LABEL_PART[1] * labels).tolist()  # as add_case makes them
             given = None if timestamps is None else list(np.asarray(timestamps).tolist())
@@ -395,6 +422,49 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             store.add_batch(labels, keys)
             del labels, keys, values  # our copies: freed before the heap is released
             self._publish(store, self._pos_missed, self._neg_missed)
+
+    @property
+    def weighted(self) -> bool:
+        """Whether this evaluator holds weighted cases: it has been given a weight
+        (``weight=``, ``weights=``, counts of a float dtype) since it was made or reset."""
+        return isinstance(self._store, WeightedStore)
+
+    def _weights_need(self, what: str) -> NoReturn:
+        raise ValueError(f"weighted cases need {what} (this evaluator: ties={self.ties!r}, "
+                         f"{self._extent()})")
+
+    def _weighted_successor(self) -> WeightedStore:
+        """A weighted successor of the store: this one's, or the unweighted one's cases, each
+        of weight 1. Callers hold the lock."""
+        if self._read_only:
+            self._refuse()
+        if self.ties != "grouped":
+            self._weights_need("ties='grouped' (a case of weight w is w tied copies of it, "
+                               "which have no insertion order)")
+        if self.window is not None or self.horizon is not None:
+            self._weights_need("no window")
+        store = self._store
+        if isinstance(store, WeightedStore):
+            return store.successor()
+        folded = store.successor()
+        folded.fold()
+        return WeightedStore.of(folded)
+
+    def _add_weighted_case(self, case: complex, weight: float, timestamp: object) -> None:
+        """add_case with a weight: two pending entries, appended under the lock (see
+        :mod:`rankeval.scored.weighted`)."""
+        if timestamp is not None or self._clock is not None:
+            self._weights_need("no time window")
+        with self._lock:
+            if self._read_only:
+                self._refuse()
+            if not isinstance(self._store, WeightedStore):
+                self._publish(self._weighted_successor(), self._pos_missed, self._neg_missed)
+            if len(self._pending) >= self._stage_at:
+                store = self._weighted_successor()
+                store.stage()
+                self._publish(store, self._pos_missed, self._neg_missed)
+            self._pending.extend((case + _WEIGHTED_HEAD, complex(weight)))
 
     def add_counts(self, *old_order: ArrayLike, positives: ArrayLike | None = None,
                    negatives: ArrayLike | None = None, scores: ArrayLike | None = None) -> None:
@@ -435,6 +505,9 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             missing = [n for n, v in (("positives", positives), ("negatives", negatives),
                                       ("scores", scores)) if v is None]
             raise TypeError(f"add_counts needs {', '.join(missing)}")
+        if self.weighted or _float_counts(positives, negatives):
+            self._add_weighted_counts(scores, positives, negatives)
+            return
         values, positives_in, negatives_in = check_count_arrays(scores, positives, negatives)
         if self._float32:
             check_float32_scores(values)
@@ -458,6 +531,24 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             _check_cases_fit(added_pos + added_neg, 21 / 4 if self._float32 else 37 / 4)
             for labels, keys in expand_counts(values, positives_in, negatives_in):
                 store.add_batch(labels, keys)
+            self._publish(store, self._pos_missed, self._neg_missed)
+
+    def _add_weighted_counts(self, scores: ArrayLike, positives: ArrayLike,
+                             negatives: ArrayLike) -> None:
+        """add_counts of weights: one positive and one negative case a score, weighing the
+        positives' and the negatives' count (exactly those counts of unit cases, tied)."""
+        values = check_scores(scores)
+        count = values.shape[0]
+        pos = check_weight_array(np.atleast_1d(np.asarray(positives)), count, "positives")
+        neg = check_weight_array(np.atleast_1d(np.asarray(negatives)), count, "negatives")
+        if self._float32:
+            check_float32_scores(values)
+        labels = np.zeros(2 * count, dtype=np.bool_)
+        labels[:count] = True
+        keys = np.negative(np.concatenate((values, values)))
+        with self._lock:
+            store = self._weighted_successor()
+            store.add_batch(labels, keys, np.concatenate((pos, neg)))
             self._publish(store, self._pos_missed, self._neg_missed)
 
     def _now(self) -> float:
@@ -590,6 +681,10 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
     def _points(self) -> OperatingPoints:
         def compute() -> OperatingPoints:
             store = self._merged()
+            if isinstance(store, WeightedStore):
+                keys, labels, weights = store.weighted_ranking()
+                return operating_points(keys, labels, store.pos_added + self._pos_missed,
+                                        store.neg_added + self._neg_missed, "grouped", weights)
             keys, labels = store.ranking()
             _check_points_fit(keys.shape[0])
             return operating_points(
@@ -602,6 +697,16 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
 
         return self._cached("points", compute)
 
+    def _decision_points(self, read: str, **arguments: Any) -> OperatingPoints:
+        if self.weighted:
+            unweighted_read(read)
+        return self._points()
+
+    def _decision_cuts(self, read: str, **arguments: Any) -> Cuts:
+        if self.weighted:
+            unweighted_read(read)
+        return self._cuts()
+
     def _cuts(self) -> Cuts:
         """The cuts of the ranking (one per distinct score; the decision reads'), cached."""
         return self._cached("cuts", lambda: cuts(self._points()))
@@ -609,7 +714,8 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
     def _large(self) -> bool:
         """Whether curve-derived values are read bucket by bucket (see :data:`LARGE_CASES`)."""
         with self._lock:
-            return self._folded().size > LARGE_CASES
+            store = self._folded()
+            return store.size > LARGE_CASES and not isinstance(store, WeightedStore)
 
     def report(self, precision_at: Iterable[int] = _PRECISION_AT_RANKS,
                beta: float | Iterable[float] = 1.0, curve_points: int = 1000, *,
@@ -639,6 +745,9 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         """
         request = Request(tuple(precision_at), betas_of(beta, betas), curve_points,
                           asks_of(decisions))
+        if self.weighted:
+            raise ValueError("report() reads unweighted cases only, as yet: read a weighted "
+                             "evaluator's values and curves by their methods")
 
         def compute() -> PartitionedReport:
             store = self._merged()
@@ -764,6 +873,8 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         """
         value = check_rank(rank)
         with self._lock:
+            if self.weighted:
+                unweighted_read("precision_at")
             return self._folded().precision_at(value)
 
     def r_precision(self) -> float:
@@ -773,6 +884,8 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         coincidence; this is precision@R. Complexity: O(log² n).
         """
         with self._lock:
+            if self.weighted:
+                unweighted_read("r_precision")
             store = self._folded()
             num_pos = store.counts()[0] + self._pos_missed
             # Precision at rank R (1.0 at R = 0), through the same formula as trec_eval's Rprec;
@@ -781,6 +894,8 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
 
     def pr_breakeven_point(self) -> float:
         """The precision-recall break-even point, equal to :meth:`r_precision`."""
+        if self.weighted:
+            unweighted_read("pr_breakeven_point")
         return self.r_precision()
 
     def reciprocal_rank(self) -> float:
@@ -791,6 +906,8 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         tied with that positive, grouped).
         """
         with self._lock:
+            if self.weighted:
+                unweighted_read("reciprocal_rank")
             return self._folded().reciprocal_rank()
 
     def area_under_pr_curve(self, interpolate: bool = False,
@@ -809,6 +926,8 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             if flag:
                 raise ValueError("method='davis_goadrich' interpolates its own way: "
                                  "interpolate=True does not apply")
+            if self.weighted:
+                unweighted_read("area_under_pr_curve(method='davis_goadrich')")
             return self._cached("pr_auc_dg", lambda: davis_goadrich_area(self._cuts()))
         if self._large():
             return self._large_report().area_under_pr_curve(flag)
@@ -834,6 +953,13 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         with self._lock:
             store = self._folded()
             pos, neg = store.counts()
+            if isinstance(store, WeightedStore):
+                # The same rational value from the sums of weights: the pair count is the
+                # area below the curve in weights (exact for integer weights: the same bits)
+                doubled = self._points().doubled_areas[0]
+                return formulas.roc_auc_from_pairs(
+                    float(doubled[-1]) if doubled.shape[0] else 0.0, pos, self._pos_missed,
+                    neg, self._neg_missed)
             return formulas.roc_auc_from_pairs(
                 store.doubled_pairs, pos, self._pos_missed, neg, self._neg_missed
             )
@@ -968,7 +1094,11 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
     def _canonical(self) -> tuple[Any, ...]:
         """Settings, counts and the ranking; tie blocks sorted when their order is moot."""
         with self._lock:
-            keys, labels = self._merged().ranking()
+            store = self._merged()
+            if isinstance(store, WeightedStore):  # held in one canonical order already
+                return ((self.ties, None, None), self._pos_missed, self._neg_missed,
+                        *store.weighted_ranking())
+            keys, labels = store.ranking()
             if self.ties == "grouped":
                 order = np.lexsort((labels, keys))
                 keys, labels = keys[order], labels[order]
@@ -1025,6 +1155,9 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         if self.horizon is not None:
             self._merge_timed(other)
             return
+        if self.weighted or other.weighted:
+            self._merge_weighted(other)
+            return
         with other._lock:
             keys, labels = other._arrival_order()
             their_pos_missed, their_neg_missed = other._pos_missed, other._neg_missed
@@ -1043,6 +1176,28 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             check_total(store.pos_added + pos_missed, "numPositiveRef")
             check_total(store.neg_added + neg_missed, "numNegativeRef")
             self._publish(store, pos_missed, neg_missed)
+
+    def _merge_weighted(self, other: ScoredPrecisionRecallEvaluation) -> None:
+        """merge() when either holds weighted cases: the result holds weighted cases."""
+        with other._lock:
+            keys, labels, weights = other._weighted_cases()
+            their_pos_missed, their_neg_missed = other._pos_missed, other._neg_missed
+        if self._float32 and keys.dtype != np.float32:
+            check_float32_scores(np.negative(keys), "the merged evaluator's score")
+        with self._lock:
+            store = self._weighted_successor()
+            store.add_batch(labels, keys.astype(np.float64), weights)
+            store.fold()
+            self._publish(store, self._pos_missed + their_pos_missed,
+                          self._neg_missed + their_neg_missed)
+
+    def _weighted_cases(self) -> tuple[FloatArray, BoolArray, FloatArray]:
+        """Keys, labels and weights of every case (weight 1 each if unweighted)."""
+        store = self._merged()
+        if isinstance(store, WeightedStore):
+            return store.weighted_ranking()
+        keys, labels = store.ranking()
+        return keys, labels, np.ones(keys.shape[0], dtype=np.float64)
 
     def merge_state(self, others: Iterable[ScoredPrecisionRecallEvaluation]) -> None:
         """TorchEval's spelling of :meth:`merge`, for each of ``others`` in turn.
@@ -1186,6 +1341,12 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         evaluation._pos_missed = state.pos_missed
         evaluation._neg_missed = state.neg_missed
         return evaluation
+
+
+def _float_counts(*counts: ArrayLike) -> bool:
+    """Whether counts given to add_counts are weights: of a float dtype (see add_counts)."""
+    return any(np.asarray(c).dtype.kind == "f" for c in counts
+               if not isinstance(c, (str, bytes)) and c is not None)
 
 
 def _timed(store: CaseStore) -> TimeWindowStore:

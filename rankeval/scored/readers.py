@@ -88,8 +88,9 @@ def summary_of(reader: RankingReader, ranks: Iterable[int], beta: float) -> dict
     Complexity: that of the reads.
     """
     out: dict[str, float] = {}
+    weighted = getattr(reader, "weighted", False)
     for read in READS.values():
-        if not read.in_summary:
+        if not read.in_summary or (weighted and not read.weighted):
             continue
         if read.parameter == "rank":
             out.update((read.key(k), float(read.read(reader, k))) for k in ranks)

@@ -100,6 +100,11 @@ class ScoredRead:
     probabilities : bool
         Whether the read takes the scores as probabilities (the calibration reads): a
         scikit-learn scorer then asks the estimator for ``predict_proba``.
+    weighted : bool
+        Whether an evaluator holding weighted cases gives it (scikit-learn's
+        ``sample_weight`` meaning). False for the reads by rank, which count cases and have no
+        weighted meaning, and for the decision reads, not weighted yet: such an evaluator
+        raises for those, and its ``summary()`` leaves them out.
     """
 
     name: str
@@ -119,6 +124,7 @@ class ScoredRead:
     of_points: Callable[[Any, Mapping[str, Any]], float] | None = None
     better: Literal["higher", "lower"] = "higher"
     probabilities: bool = False
+    weighted: bool = True
 
     def key(self, argument: object = None) -> str:
         """The ``summary()`` key: ``precision_at_<k>`` for a rank, else the name."""
@@ -197,37 +203,39 @@ READS: dict[str, ScoredRead] = _reads([
                "Largest F-measure over the PR curve.", parameter="beta",
                metric="max_f_measure"),
     ScoredRead("r_precision", "r_precision", "rPrecision", "Precision at rank R.",
-               intervals=(*_PROPORTIONS, "bootstrap")),
+               intervals=(*_PROPORTIONS, "bootstrap"), weighted=False),
     ScoredRead("reciprocal_rank", "reciprocal_rank", "reciprocalRank",
-               "1 / rank of the first positive.", intervals=("bootstrap",)),
+               "1 / rank of the first positive.", intervals=("bootstrap",), weighted=False),
     ScoredRead("precision_at", "precision_at", "precisionAt", "Precision at rank k.",
-               parameter="rank", intervals=(*_PROPORTIONS, "bootstrap")),
+               parameter="rank", intervals=(*_PROPORTIONS, "bootstrap"), weighted=False),
     ScoredRead("pr_breakeven_point", "pr_breakeven_point", "prBreakevenPoint",
                "Precision where it equals recall on the PR curve.", in_summary=False,
-               exported=False),
+               exported=False, weighted=False),
     ScoredRead("ks", "ks_statistic", None, "Kolmogorov-Smirnov statistic: the largest "
                "|TPR - FPR| over the thresholds.", field="value", intervals=("bootstrap",),
-               of_points=lambda points, _: decisions.ks_statistic(points).value),
+               of_points=lambda points, _: decisions.ks_statistic(points).value, weighted=False),
     ScoredRead("roc_convex_hull_auc", "area_under_roc_convex_hull", None,
                "Area under the ROC convex hull (the thresholds' randomised mixtures).",
-               in_summary=False, exported=False),
+               in_summary=False, exported=False, weighted=False),
     ScoredRead("pr_gain_auc", "area_under_pr_gain_curve", None,
                "Area under Flach & Kull's precision-recall-gain curve.",
                intervals=("bootstrap",), in_summary=False, exported=False,
                readers=frozenset({"evaluator"}),
-               of_points=lambda points, _: decisions.area_under_pr_gain_curve(points)),
+               of_points=lambda points, _: decisions.area_under_pr_gain_curve(points),
+               weighted=False),
     ScoredRead("lift_at", "lift_at", None, "Lift of the top fraction of the cases.",
                options=("fraction",), intervals=("bootstrap",), in_summary=False,
                exported=False,
-               of_points=lambda points, o: decisions.lift_at(points, o["fraction"])),
+               of_points=lambda points, o: decisions.lift_at(points, o["fraction"]),
+               weighted=False),
     ScoredRead("partial_roc_auc", "partial_roc_auc", None, "ROC area over a range of "
                "false- or true-positive rates, raw or standardised (McClish).",
                options=("fpr", "tpr", "standardize"), intervals=("bootstrap",),
                in_summary=False,
-               of_points=lambda points, o: decisions.partial_roc_auc(points, **o)),
+               of_points=lambda points, o: decisions.partial_roc_auc(points, **o), weighted=False),
     *(ScoredRead(name, name, None, description, options=(given,), field="value",
                  intervals=("bootstrap",), in_summary=False, exported=False,
-                 of_points=_constrained(name, given))
+                 of_points=_constrained(name, given), weighted=False)
       for name, given, description in (
           ("sensitivity_at", "specificity",
            "Best sensitivity of a threshold whose specificity is at least the bound."),
@@ -250,11 +258,11 @@ READS: dict[str, ScoredRead] = _reads([
     ScoredRead("precision", None, None, "Precision of the cases scoring at least a threshold.",
                parameter="threshold", intervals=_PROPORTIONS, in_summary=False,
                readers=frozenset({"evaluator"}), metric="precision_at_threshold",
-               compute=lambda reader, t: reader.confusion_at(t).precision()),
+               compute=lambda reader, t: reader.confusion_at(t).precision(), weighted=False),
     ScoredRead("recall", None, None, "Recall of the cases scoring at least a threshold.",
                parameter="threshold", intervals=_PROPORTIONS, in_summary=False,
                readers=frozenset({"evaluator"}), metric="recall_at_threshold",
-               compute=lambda reader, t: reader.confusion_at(t).recall()),
+               compute=lambda reader, t: reader.confusion_at(t).recall(), weighted=False),
 ])
 
 
@@ -291,11 +299,13 @@ def catalogue() -> str:
         "`summary()` (and the segment frame), `interval()`, the Prometheus gauges and "
         "`rankeval scored --json` all list these. Readers: the evaluator (its windows, and "
         "each category of `ScoredClassifierEvaluation`), the partitioned `report()` of the "
-        "engines, the sketch (with bounds). Ties and edge cases: [semantics](semantics.md).",
+        "engines, the sketch (with bounds). Ties and edge cases: [semantics](semantics.md). "
+        "*weighted*: what an evaluator holding weighted cases gives "
+        "([weighted cases](semantics.md#weighted-cases)); it raises for the others.",
         "",
         "| name | method | LingPipe | takes | readers | intervals (default first) "
-        "| gauge | what it is |",
-        "|---|---|---|---|---|---|---|---|",
+        "| gauge | weighted | what it is |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for read in READS.values():
         takes = {"rank": "`k`", "beta": "`beta`", "threshold": "`threshold=`"}.get(
@@ -308,7 +318,8 @@ def catalogue() -> str:
                  f"`{read.lingpipe}`" if read.lingpipe else "",
                  takes, ", ".join(r for r in READERS if r in read.readers),
                  ", ".join(f"`{m}`" for m in read.intervals),
-                 f"`{read.gauge}`" if read.exported else "", read.description]
+                 f"`{read.gauge}`" if read.exported else "",
+                 "yes" if read.weighted else "", read.description]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

@@ -169,6 +169,10 @@ class IntervalReads:
         Complexity: O(n) (DeLong, the AP intervals), O(log n) (proportions), O(B·n) for B
         resamples.
         """
+        if getattr(self, "weighted", False):
+            raise ValueError("interval() is not computed on weighted cases yet: the "
+                             "bootstrap does not resample weights, and the analytic intervals "
+                             "count cases")
         with self._lock:
             return interval_of(_StoreSource(self), measure, level, method, k=k,
                                threshold=threshold, resamples=resamples, seed=seed,

@@ -1,0 +1,262 @@
+"""Storage of weighted cases: the store an evaluator takes on when it is first given a weight.
+
+An evaluator that never saw a weight keeps :class:`~rankeval.scored.store.CaseStore` (9.25
+bytes a case). Its first weight (``add_case(..., weight=)``, ``add_cases(..., weights=)``,
+non-integer counts) moves its cases into a :class:`WeightedStore`, each with weight 1: keys,
+labels and a float64 weight a case, 17 bytes (13 with ``score_dtype="float32"``).
+
+A weight is a finite, non-negative number; a case of weight 0 counts for nothing, so it is
+not kept. Weights need the grouped tie policy, under which a case of integer weight ``w`` is
+exactly ``w`` copies of it: equal scores form one operating point whatever their order.
+
+**One order of summation.** The cases are held in one canonical order: by key, then label,
+then weight (:func:`canonical_order`), whatever order they arrived in or merged in. Every sum
+of weights (the totals R and N, the true and false positives at each operating point) adds
+them in that order (:func:`rankeval.points.weight_sums`), so float weights give the same bits
+whatever the arrival order, the merges or the batches; integer weights (below 2^53 in total)
+give exact sums, so the same bits as the repeated cases.
+
+Pending adds: ``add_case`` without a weight appends one complex number to :attr:`pending`, as
+for the unweighted store (score as real part, the label as imaginary part, 0 or 1); with a
+weight, the evaluator appends two under its lock in one ``list.extend``: the score with the
+label plus :data:`WEIGHTED_PART` as imaginary part, then the weight.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rankeval.points import BoolArray, FloatArray, weight_sums
+from rankeval.scored.sorting import run_starts
+from rankeval.scored.store import _VERSIONS, CaseStore, merge_columns, search_left_and_right
+
+if TYPE_CHECKING:
+    from rankeval.scored.state_file import EvaluatorState
+
+__all__ = ["NO_WEIGHTED_MEANING", "WEIGHTED_PART", "WeightedStore", "canonical_order",
+           "unweighted_read"]
+
+#: Added to a pending weighted case's imaginary part (its label, 0 or 1): the entry after it
+#: is its weight.
+WEIGHTED_PART = 2.0
+
+Batch = tuple[BoolArray, FloatArray, FloatArray]  # labels, keys, weights
+
+
+#: The reads that count cases by rank, with no weighted meaning (scikit-learn has none).
+NO_WEIGHTED_MEANING = frozenset({"precision_at", "r_precision", "reciprocal_rank",
+                                 "pr_breakeven_point"})
+
+
+def unweighted_read(read: str) -> NoReturn:
+    """Refuse, on an evaluator holding weighted cases, a read it does not give weighted:
+    one with no weighted meaning (:data:`NO_WEIGHTED_MEANING`), or one not weighted yet."""
+    if read in NO_WEIGHTED_MEANING:
+        raise ValueError(
+            f"{read} has no weighted meaning (a rank counts cases, not weights; scikit-learn "
+            "has none either): this evaluator holds weighted cases")
+    raise ValueError(f"{read} is not computed on weighted cases yet: this evaluator holds "
+                     "weighted cases (its curves, areas, average precision, maximum F and "
+                     "calibration reads are weighted)")
+
+
+def canonical_order(keys: FloatArray, labels: BoolArray, weights: FloatArray) -> NDArray[Any]:
+    """The order that sorts cases by key, then label, then weight: the one order in which a
+    weighted store sums its weights (see the module text).
+
+    >>> canonical_order(np.array([-1.0, -2.0, -1.0]), np.array([True, False, False]),
+    ...                 np.array([1.0, 1.0, 0.5])).tolist()
+    [1, 2, 0]
+
+    Complexity: O(n log n); one stable sort when no two keys tie.
+    """
+    order = np.argsort(keys, kind="stable")
+    if keys.shape[0] > 1 and not run_starts(keys[order]).all():
+        order = np.lexsort((weights, labels, keys))
+    return order
+
+
+class WeightedStore(CaseStore):
+    """Weighted cases in their canonical order (see the module text): the interface of
+    :class:`~rankeval.scored.store.CaseStore`, with weighted totals.
+
+    :attr:`pos_added` and :attr:`neg_added` are the sums of the positives' and negatives'
+    weights (floats); :attr:`size` is the number of cases held. Reads by rank (precision at a
+    rank, the reciprocal rank) have no weighted meaning and raise. A fold sorts the new cases
+    and merges them in: O(n + m log m), or O((n + m) log(n + m)) when a new score equals one
+    held (the merged tie block is sorted again into the canonical order).
+    """
+
+    __slots__ = ("_cases", "_weights")
+
+    COUNTS_PENDING = False
+    KEEPS_ARRIVAL = False
+    TAKES_COUNTS = True
+    STAGES_BATCHES = True
+
+    def __init__(self, key_dtype: Any = np.float64) -> None:
+        super().__init__("grouped", key_dtype)
+        self._weights = np.zeros(0, dtype=np.float64)
+        self._cases = 0
+        self.pos_added: float = 0.0  # type: ignore[assignment]
+        self.neg_added: float = 0.0  # type: ignore[assignment]
+        self.doubled_pairs = 0
+
+    @classmethod
+    def of(cls, store: CaseStore) -> WeightedStore:
+        """The cases of a folded unweighted store, each of weight 1, sharing its pending
+        list (a racing unweighted add lands in it and is kept). Complexity: O(n log n)."""
+        weighted = cls(store.key_dtype)
+        weighted.pending, weighted.taken = store.pending, store.taken
+        store.merge_tiers()
+        keys, labels = store.ranking()
+        weighted._set(labels, keys, np.ones(keys.shape[0], dtype=np.float64), sort=True)
+        return weighted
+
+    @property
+    def size(self) -> int:
+        """Number of cases held (folded ones)."""
+        return self._cases
+
+    def total(self) -> float:  # type: ignore[override]
+        """R + N of the folded cases: the sum of every weight."""
+        return self.pos_added + self.neg_added
+
+    def counts(self) -> tuple[float, float]:  # type: ignore[override]
+        """(positive, negative) weight of the folded cases. Complexity: O(1)."""
+        return self.pos_added, self.neg_added
+
+    def successor(self) -> WeightedStore:
+        clone = super().successor()
+        clone._weights, clone._cases = self._weights, self._cases
+        return clone
+
+    # ------------------------------------------------------------- mutation
+    def add_batch(self, labels: BoolArray, keys: FloatArray,
+                  weights: FloatArray | None = None) -> None:
+        """Stage cases with their weights (1 each if None) until the next read."""
+        if weights is None:
+            weights = np.ones(keys.shape[0], dtype=np.float64)
+        if not keys.shape[0]:
+            return
+        if len(self.pending) > self.taken:  # older than the batch: staged first
+            self._push_weighted(self._take_weighted())
+        self._push_weighted((labels, keys, weights))
+
+    def stage(self) -> None:
+        """Move the pending adds into arrays. O(p)."""
+        self._push_weighted(self._take_weighted())
+
+    def fold(self) -> bool:
+        """Sort the pending and staged cases in. Complexity: see the class text."""
+        if not self.unfolded():
+            return False
+        batches: list[Any] = [*self._staged, self._take_weighted()]
+        self._staged, self._staged_count = [], 0
+        labels, keys, weights = (np.concatenate([batch[i] for batch in batches])
+                                 for i in range(3))
+        kept = weights > 0.0
+        if not kept.all():
+            labels, keys, weights = labels[kept], keys[kept], weights[kept]
+        if not keys.shape[0]:
+            return True
+        order = canonical_order(keys, labels, weights)
+        labels, keys, weights = labels[order], keys[order], weights[order]
+        if self._cases == 0:
+            self._set(labels, keys, weights, sort=False)
+            return True
+        held = self._main.keys
+        lt, le = search_left_and_right(held, keys.astype(held.dtype, copy=False), tied=False)
+        if (lt != le).any():  # a new score ties a held one: the merged block is sorted again
+            self._set(np.concatenate((self._main.labels, labels)),
+                      np.concatenate((held, keys)),
+                      np.concatenate((self._weights, weights)), sort=True)
+            return True
+        merged = merge_columns(held, keys, ((held, keys.astype(held.dtype, copy=False)),
+                                            (self._main.labels, labels),
+                                            (self._weights, weights)), slots=le)
+        self._set(merged[1], merged[0], merged[2], sort=False)
+        return True
+
+    def _set(self, labels: BoolArray, keys: FloatArray, weights: FloatArray, sort: bool) -> None:
+        """Hold these cases (in canonical order, or sorted into it first); count the totals."""
+        from rankeval.scored.store import _Run
+
+        if sort:
+            order = canonical_order(keys, labels, weights)
+            labels, keys, weights = labels[order], keys[order], weights[order]
+        if keys.dtype != self.key_dtype:
+            keys = keys.astype(self.key_dtype)
+        self.version = next(_VERSIONS)
+        self._main = _Run(keys, labels)
+        self._weights = weights
+        self._cases = int(keys.shape[0])
+        positive, negative = weight_sums(labels, weights)
+        self.pos_added = float(positive[-1]) if self._cases else 0.0
+        self.neg_added = float(negative[-1]) if self._cases else 0.0
+
+    def _push_weighted(self, batch: Batch) -> None:
+        if batch[1].shape[0]:
+            self._staged.append(batch)  # type: ignore[arg-type]
+            self._staged_count += batch[1].shape[0]
+
+    def _take_weighted(self) -> Batch:
+        """The pending adds as (labels, keys, weights), counted off the list (see the module
+        text for the weighted ones' two entries)."""
+        pending = self.pending
+        count = len(pending)
+        batch = np.array(pending[self.taken : count], dtype=np.complex128)
+        self.taken = count
+        part = batch.imag
+        heads = part >= WEIGHTED_PART
+        if not heads.any():
+            return part != 0.0, np.negative(batch.real), np.ones(batch.shape[0])
+        weights = np.ones(batch.shape[0])
+        after = np.flatnonzero(heads) + 1
+        weights[heads] = batch.real[after]
+        keep = np.ones(batch.shape[0], dtype=np.bool_)
+        keep[after] = False
+        return (part[keep] % WEIGHTED_PART != 0.0, np.negative(batch.real[keep]),
+                weights[keep])
+
+    def merge_tiers(self) -> None:
+        """Nothing to do: the cases are one tier."""
+
+    def one_tier(self) -> bool:
+        return not self._staged
+
+    def copy(self) -> WeightedStore:
+        clone = self.successor()
+        clone.pending, clone.taken = self.pending[self.taken :], 0
+        return clone
+
+    # ---------------------------------------------------------------- reads
+    def weighted_ranking(self) -> tuple[FloatArray, BoolArray, FloatArray]:
+        """Keys, labels and weights in the canonical order (of a folded store)."""
+        return self._main.keys, self._main.labels, self._weights
+
+    def replay(self) -> tuple[FloatArray, BoolArray]:
+        unweighted_read("an unweighted replay")
+
+    def to_state(self, pos_missed: int, neg_missed: int) -> EvaluatorState:
+        raise ValueError("saving weighted cases is not supported yet: pickle the evaluator")
+
+    def precision_at(self, rank: int) -> float:
+        unweighted_read("precision_at")
+
+    def reciprocal_rank(self) -> float:
+        unweighted_read("reciprocal_rank")
+
+    def _check(self) -> None:
+        keys, labels, weights = self.weighted_ranking()
+        assert keys.shape == labels.shape == weights.shape == (self._cases,)
+        assert bool((weights > 0).all())
+        assert bool(np.isfinite(weights).all())
+        order = canonical_order(keys.astype(np.float64), labels, weights)
+        assert bool((order == np.arange(self._cases)).all())
+        positive, negative = weight_sums(labels, weights)
+        assert self.pos_added == (float(positive[-1]) if self._cases else 0.0)
+        assert self.neg_added == (float(negative[-1]) if self._cases else 0.0)

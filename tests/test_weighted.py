@@ -1,0 +1,317 @@
+"""Weighted cases in the binary evaluator: scikit-learn's ``sample_weight`` as the oracle,
+repeated cases as the exact one (integer weights), and every read the registry says has no
+weighted value refused."""
+
+from __future__ import annotations
+
+import math
+import pickle
+from typing import Any
+
+import numpy as np
+import pytest
+from sklearn import metrics
+
+from rankeval import ScoredPrecisionRecallEvaluation as Evaluation
+from rankeval.scored.reads import READS
+from tests.helpers import DECISIONS
+
+SEEDS = range(8)
+
+
+def _data(seed: int, n: int = 400, *, integer: bool = False) -> tuple[Any, Any, Any]:
+    """Labels, probabilities with many ties, weights with zeros (integers if asked)."""
+    rng = np.random.default_rng(seed)
+    labels = rng.random(n) < 0.35
+    scores = np.round(rng.random(n) * 0.6 + 0.4 * labels * rng.random(n), 2)
+    weights = (rng.integers(0, 5, n).astype(np.float64) if integer
+               else rng.random(n) * 4.0)
+    weights[rng.random(n) < 0.1] = 0.0
+    return labels, scores, weights
+
+
+def _weighted(labels: Any, scores: Any, weights: Any, **kwargs: Any) -> Evaluation:
+    ev = Evaluation(**kwargs)
+    ev.add_cases(labels, scores, weights=weights)
+    return ev
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_sklearn_sample_weight(seed: int) -> None:
+    y, s, w = _data(seed)
+    ev = _weighted(y, s, w)
+    assert ev.weighted
+    assert ev.area_under_roc_curve() == pytest.approx(
+        metrics.roc_auc_score(y, s, sample_weight=w), abs=1e-12)
+    assert ev.average_precision() == pytest.approx(
+        metrics.average_precision_score(y, s, sample_weight=w), abs=1e-12)
+    assert ev.brier_score() == pytest.approx(
+        metrics.brier_score_loss(y, s, sample_weight=w), abs=1e-12)
+    assert ev.log_loss() == pytest.approx(
+        metrics.log_loss(y, s, sample_weight=w), abs=1e-12)
+    assert ev.num_positive_ref() == pytest.approx(w[y].sum(), abs=1e-9)
+    assert ev.num_negative_ref() == pytest.approx(w[~y].sum(), abs=1e-9)
+    # The curves: scikit-learn's thresholds are ours (zero-weight cases make none).
+    fpr, tpr, _ = metrics.roc_curve(y, s, sample_weight=w, drop_intermediate=False)
+    roc = ev.roc_curve()
+    np.testing.assert_allclose(roc[:-1], np.column_stack((fpr, tpr)), rtol=0, atol=1e-12)
+    precision, recall, _ = metrics.precision_recall_curve(y, s, sample_weight=w,
+                                                          drop_intermediate=False)
+    pr = ev.pr_curve()
+    expected = np.column_stack((recall[::-1], precision[::-1]))
+    np.testing.assert_allclose(pr[:-1], expected, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(pr[-1], [1.0, 0.0])
+    # Maximum F and the eleven points, from scikit-learn's curve.
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1 = np.nan_to_num(2 * precision * recall / (precision + recall))
+    assert ev.maximum_f_measure() == pytest.approx(f1.max(), abs=1e-12)
+    eleven = [max(precision[recall >= level - 1e-12], default=0.0)
+              for level in np.linspace(0, 1, 11)]
+    eleven[0] = 1.0  # LingPipe's convention at recall 0
+    np.testing.assert_allclose(ev.eleven_point_interpolated_precision(), eleven, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_without_ties_the_weighted_mann_whitney(seed: int) -> None:
+    """Without ties the weighted area is the weighted Mann-Whitney statistic, by hand."""
+    rng = np.random.default_rng(seed)
+    y = rng.random(50) < 0.5
+    s = rng.random(50)
+    w = rng.random(50)
+    ev = _weighted(y, s, w)
+    pos, neg = np.flatnonzero(y), np.flatnonzero(~y)
+    above = (s[pos][:, None] > s[neg][None, :]) * w[pos][:, None] * w[neg][None, :]
+    assert ev.area_under_roc_curve() == pytest.approx(above.sum() / (w[y].sum() * w[~y].sum()),
+                                                      abs=1e-12)
+
+
+def _curves(ev: Evaluation) -> list[Any]:
+    return [ev.pr_curve(), ev.pr_curve(True), ev.roc_curve(), ev.roc_curve(True),
+            ev.pr_score_curve(), ev.pr_score_curve(True),
+            ev.eleven_point_interpolated_precision()]
+
+
+def _weighted_reads() -> list[Any]:
+    """Every registered read a weighted evaluator gives (the registry's list)."""
+    return [read for read in READS.values() if read.weighted]
+
+
+def _value(ev: Evaluation, read: Any) -> Any:
+    argument = 0.5 if read.parameter == "beta" else None
+    value = read.read(ev, argument)
+    if read.interpolated:
+        return value, read.read(ev, argument, interpolate=True)
+    return value
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_integer_weights_are_repeated_cases(seed: int) -> None:
+    y, s, w = _data(seed, integer=True)
+    weighted = _weighted(y, s, w)
+    repeated = Evaluation()
+    counts = w.astype(np.int64)
+    repeated.add_cases(np.repeat(y, counts), np.repeat(s, counts))
+    for ev in (weighted, repeated):
+        ev.add_misses(3)
+        ev.add_negative_misses(2)
+    reads = _weighted_reads()
+    assert {r.name for r in reads} >= {"roc_auc", "average_precision", "max_f", "brier_score"}
+    for read in reads:
+        mine, theirs = _value(weighted, read), _value(repeated, read)
+        if read.probabilities:  # weighted means: the same value, summed in another order
+            assert mine == pytest.approx(theirs, rel=1e-12), read.name
+        else:  # the same bits
+            assert mine == theirs, read.name
+    for mine, theirs in zip(_curves(weighted), _curves(repeated), strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    for bins, strategy in ((10, "uniform"), (4, "quantile")):
+        a = weighted.reliability_curve(bins, strategy)
+        b = repeated.reliability_curve(bins, strategy)
+        if strategy == "uniform":  # quantile edges are the held cases', not the repeated ones'
+            np.testing.assert_allclose(a.fraction_positive, b.fraction_positive, rtol=1e-12)
+            np.testing.assert_allclose(a.counts, b.counts, rtol=0)
+    for norm in ("l1", "l2", "max"):
+        assert weighted.calibration_error(bins=7, norm=norm) == pytest.approx(
+            repeated.calibration_error(bins=7, norm=norm), rel=1e-12)
+    brier = weighted.brier_decomposition()
+    assert brier.brier == pytest.approx(repeated.brier_decomposition().brier, rel=1e-12)
+    assert brier.reliability == pytest.approx(repeated.brier_decomposition().reliability,
+                                              rel=1e-9, abs=1e-15)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_float_weights_same_bits_in_any_order(seed: int) -> None:
+    """One order of summation: arrival order, batches, single adds and merges give the same
+    bits."""
+    y, s, w = _data(seed)
+    one = _weighted(y, s, w)
+    order = np.random.default_rng(seed + 100).permutation(y.shape[0])
+    shuffled = Evaluation()
+    half = y.shape[0] // 2
+    shuffled.add_cases(y[order[:half]], s[order[:half]], weights=w[order[:half]])
+    shuffled.area_under_roc_curve()  # a fold between the batches
+    for i in order[half:]:
+        shuffled.add_case(bool(y[i]), float(s[i]), weight=float(w[i]))
+    merged = _weighted(y[order[:half]], s[order[:half]], w[order[:half]])
+    merged.merge(_weighted(y[order[half:]], s[order[half:]], w[order[half:]]))
+    for other in (shuffled, merged, pickle.loads(pickle.dumps(one)), one.snapshot()):
+        assert other == one
+        other._merged()._check()  # the store's invariants: canonical order, totals
+        for read in _weighted_reads():
+            assert _value(other, read) == _value(one, read), read.name
+        for mine, theirs in zip(_curves(other), _curves(one), strict=True):
+            np.testing.assert_array_equal(mine, theirs)
+
+
+def test_earlier_cases_weigh_one() -> None:
+    y, s, w = _data(3)
+    ev = Evaluation()
+    ev.add_cases(y[:100], s[:100])
+    assert not ev.weighted
+    ev.add_case(bool(y[100]), float(s[100]))  # pending, unweighted
+    ev.add_cases(y[101:], s[101:], weights=w[101:])
+    ones = np.concatenate((np.ones(101), w[101:]))
+    assert ev == _weighted(y, s, ones)
+
+
+def test_float_counts_are_weights() -> None:
+    ev = Evaluation()
+    ev.add_counts(positives=[2.5, 0.0, 1.0], negatives=[0.5, 3.0, 0.0], scores=[0.9, 0.4, 0.4])
+    assert ev.weighted
+    expected = _weighted([True, False, False, True], [0.9, 0.9, 0.4, 0.4], [2.5, 0.5, 3.0, 1.0])
+    assert ev == expected
+    # integer counts on a weighted evaluator: weights too, the same as the cases repeated
+    ev.add_counts(positives=[2], negatives=[1], scores=[0.7])
+    expected.add_cases([True, True, False], [0.7, 0.7, 0.7], weights=[1, 1, 1])
+    assert ev.area_under_roc_curve() == expected.area_under_roc_curve()
+    assert ev.average_precision() == expected.average_precision()
+
+
+def test_zero_weight_counts_for_nothing() -> None:
+    ev = _weighted([True, False, True], [0.9, 0.5, 0.1], [1.0, 0.0, 2.0])
+    assert ev == _weighted([True, True], [0.9, 0.1], [1.0, 2.0])
+    assert math.isnan(ev.area_under_roc_curve())  # N = 0: undefined, as unweighted
+    only_zero = _weighted([True], [0.5], [0.0])
+    assert only_zero.weighted
+    assert only_zero.num_cases() == 0.0
+
+
+def _unweighted_calls() -> list[tuple[str, Any, dict[str, Any]]]:
+    """Every read the registry says a weighted evaluator does not give, with its argument,
+    and every decision read with every argument combination."""
+    calls: list[tuple[str, Any, dict[str, Any]]] = []
+    for read in READS.values():
+        if read.weighted:
+            continue
+        if read.options:  # the decision calls' arguments the registry's read takes
+            taken = {repr(sorted(kept.items())): kept for kept in (
+                {k: v for k, v in args.items() if k in read.options}
+                for name, args in DECISIONS if name == read.method)}
+            calls.extend((read.name, None, kept) for kept in taken.values())
+            continue
+        argument = {"rank": 3, "threshold": 0.5, "beta": 1.0}.get(str(read.parameter))
+        calls.append((read.name, argument, {}))
+    calls.extend(("decision:" + name, None, args) for name, args in DECISIONS)
+    return calls
+
+
+@pytest.mark.parametrize(("name", "argument", "options"), _unweighted_calls())
+def test_reads_without_weighted_value_raise(name: str, argument: Any,
+                                            options: dict[str, Any]) -> None:
+    y, s, w = _data(1)
+    ev = _weighted(y, s, w)
+    before = pickle.dumps(ev)
+    call = ((lambda: getattr(ev, name.split(":", 1)[1])(**options))
+            if name.startswith("decision:") else (lambda: ev.read(name, argument, **options)))
+    with pytest.raises(ValueError, match="weighted"):
+        call()
+    assert pickle.dumps(ev) == before
+
+
+@pytest.mark.parametrize("method", ["report", "interval", "confusion_at", "save_bytes",
+                                    "davis_goadrich"])
+def test_other_unweighted_surfaces_raise(method: str, tmp_path: Any) -> None:
+    ev = _weighted([True, False], [0.9, 0.1], [2.0, 1.5])
+    calls = {"report": lambda: ev.report(),
+             "interval": lambda: ev.interval("roc_auc", method="bootstrap"),
+             "confusion_at": lambda: ev.confusion_at(0.5),
+             "save_bytes": lambda: ev.to_bytes(),
+             "davis_goadrich": lambda: ev.area_under_pr_curve(method="davis_goadrich")}
+    with pytest.raises(ValueError, match="weight"):
+        calls[method]()
+
+
+def test_summary_holds_the_weighted_reads() -> None:
+    ev = _weighted([True, False, True], [0.9, 0.5, 0.1], [1.0, 2.0, 3.0])
+    assert list(ev.summary()) == [read.name for read in READS.values()
+                                  if read.in_summary and read.weighted]
+    assert ev.summary()["cases"] == 6.0
+
+
+BAD_WEIGHTS: list[tuple[Any, type[Exception], str]] = [
+    ([1.0, -0.5, 1.0], ValueError, r"weights\[1\] must be finite and non-negative"),
+    ([1.0, math.nan, 1.0], ValueError, r"weights\[1\]"),
+    ([1.0, 1.0, math.inf], ValueError, r"weights\[2\]"),
+    ([1.0, 1.0], ValueError, "weights has 2 entries, scores 3"),
+    ([[1.0, 1.0, 1.0]], (TypeError, ValueError), "weights"),  # type: ignore[list-item]
+    ([True, False, True], TypeError, "bool"),
+    (["a", "b", "c"], TypeError, "weights"),
+]
+
+
+@pytest.mark.parametrize(("weights", "error", "message"), BAD_WEIGHTS)
+def test_bad_weights_add_nothing(weights: Any, error: Any, message: str) -> None:
+    ev = Evaluation()
+    ev.add_cases([True, False], [0.3, 0.2])
+    before = pickle.dumps(ev)
+    with pytest.raises(error, match=message):
+        ev.add_cases([True, False, True], [0.9, 0.5, 0.1], weights=weights)
+    assert pickle.dumps(ev) == before
+    assert not ev.weighted
+
+
+@pytest.mark.parametrize("weight", [-1.0, math.nan, math.inf, "1", None.__class__])
+def test_bad_single_weight(weight: Any) -> None:
+    ev = Evaluation()
+    with pytest.raises((TypeError, ValueError), match="weight"):
+        ev.add_case(True, 0.5, weight=weight)
+    assert not ev.weighted
+    assert ev.num_cases() == 0
+
+
+@pytest.mark.parametrize("kwargs", [{"ties": "insertion"}, {"window": 10},
+                                    {"horizon": 60.0}])
+def test_weights_need_grouped_unbounded(kwargs: dict[str, Any]) -> None:
+    ev = Evaluation(**kwargs)
+    with pytest.raises(ValueError, match="weighted cases need"):
+        ev.add_cases([True], [0.5], weights=[2.0])
+    with pytest.raises(ValueError, match="weighted cases need"):
+        ev.add_case(True, 0.5, weight=2.0)
+    assert not ev.weighted
+    assert ev.num_cases() == 0
+
+
+def test_reset_forgets_the_weights() -> None:
+    ev = _weighted([True, False], [0.9, 0.1], [2.0, 1.5])
+    ev.reset()
+    assert not ev.weighted
+    ev.add_cases([True, False], [0.9, 0.1])
+    assert ev.precision_at(1) == 1.0
+
+
+def test_snapshot_refuses_weighted_adds() -> None:
+    ev = _weighted([True, False], [0.9, 0.1], [2.0, 1.5])
+    frozen = ev.snapshot()
+    with pytest.raises(TypeError):
+        frozen.add_case(True, 0.3, weight=1.0)
+    with pytest.raises(TypeError):
+        frozen.add_cases([True], [0.3], weights=[1.0])
+
+
+def test_float32_scores_with_weights() -> None:
+    y, s, w = _data(5)
+    narrow = Evaluation(score_dtype="float32")
+    narrow.add_cases(y, s.astype(np.float32), weights=w)
+    wide = _weighted(y, s.astype(np.float32).astype(np.float64), w)
+    assert narrow.area_under_roc_curve() == wide.area_under_roc_curve()
+    np.testing.assert_array_equal(narrow.pr_curve(), wide.pr_curve())
