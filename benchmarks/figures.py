@@ -97,6 +97,13 @@ FIGURES = (
     Figure("2,000 bootstrap resamples of AP at 10^6 cases, vs resampling scikit-learn",
            "bench_intervals.txt", r"2,000 resamples of AP.*?\s(\d+\.\d+)x\s",
            lambda x: f"{x}x faster, memory independent of the resamples"),
+    Figure("weighted `add_cases(10^6, weights=)` + every weighted read, vs scikit-learn's "
+           "`sample_weight`", "bench_weighted.txt",
+           r"^continuous\s+scikit-learn, sample_weight.*?\s(\d+\.\d+)\s+>= 5",
+           lambda x: f"{x}x faster"),
+    Figure("memory per weighted case held at 10^7 cases (float64 scores and weights)",
+           "bench_weighted.txt", r"^weighted, float64\s+[\d,]+\s+(\d+\.\d+)",
+           lambda b: f"{b} B"),
     Figure("10^6 cases x 10 categories, every summary, vs scikit-learn",
            "bench_categories.txt", r"^add_cases \+ 8 summaries.*?\s(\d+\.\d+)x\s",
            lambda x: f"{x}x faster"),

@@ -315,3 +315,22 @@ def test_float32_scores_with_weights() -> None:
     wide = _weighted(y, s.astype(np.float32).astype(np.float64), w)
     assert narrow.area_under_roc_curve() == wide.area_under_roc_curve()
     np.testing.assert_array_equal(narrow.pr_curve(), wide.pr_curve())
+
+
+@pytest.mark.parametrize(("n", "decimals"), [(1, 2), (2, 1), (1000, 9), (1000, 1),
+                                             (5000, 3), (300_000, 5)])
+def test_canonical_order_is_the_lexsort(n: int, decimals: int) -> None:
+    """Against NumPy's lexsort by (key, label, weight): the same sorted cases (cases equal in
+    all three are interchangeable); from no tie to more than 2^16 tie blocks."""
+    from rankeval.scored.weighted import canonical_order
+
+    rng = np.random.default_rng(n + decimals)
+    keys = -np.round(rng.random(n), decimals)
+    keys[rng.random(n) < 0.01] = -0.0
+    labels = rng.random(n) < 0.4
+    weights = np.round(rng.random(n) * 3, 1)
+    mine = canonical_order(keys, labels, weights)
+    assert sorted(mine.tolist()) == list(range(n))
+    theirs = np.lexsort((weights, labels, keys))
+    for column in (keys, labels, weights):
+        np.testing.assert_array_equal(column[mine], column[theirs])
