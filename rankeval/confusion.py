@@ -40,6 +40,7 @@ from rankeval.checks import (
     check_hashable,
     check_int,
     check_real,
+    check_weight,
 )
 
 __all__ = [
@@ -63,6 +64,12 @@ Undefined = Literal["nan", "skip", "zero"]
 """
 
 _UNDEFINED_POLICIES: tuple[Undefined, ...] = ("nan", "skip", "zero")
+
+
+def _set_weights(ev: PrecisionRecallEvaluation, *cells: float) -> None:
+    """Give a confusion matrix sums of weights as its four cells (tp, fn, fp, tn)."""
+    for name, value in zip(("_tp", "_fn", "_fp", "_tn"), cells, strict=True):
+        setattr(ev, name, value)
 
 
 def _ratio(numerator: int, denominator: int) -> float:
@@ -458,6 +465,27 @@ class PrecisionRecallEvaluation:
         )
         self._tp, self._fn, self._fp, self._tn = counts
 
+    @classmethod
+    def of_weights(cls, *, tp: float = 0.0, fn: float = 0.0, fp: float = 0.0,
+                   tn: float = 0.0) -> PrecisionRecallEvaluation:
+        """The confusion matrix of weighted cases: each cell the sum of its cases' weights
+        (finite, non-negative floats; scikit-learn's ``confusion_matrix(sample_weight=)``).
+        Every rate is then a float division of those sums; with integer sums below 2^53, the
+        same bits as the counts'. The decision reads of a weighted evaluator give these.
+
+        >>> PrecisionRecallEvaluation.of_weights(tp=1.5, fn=0.5, fp=1.0, tn=3.0).recall()
+        0.75
+        """
+        ev = cls.__new__(cls)
+        _set_weights(ev, *(check_weight(value, name) for name, value in
+                           (("tp", tp), ("fn", fn), ("fp", fp), ("tn", tn))))
+        return ev
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the counts are sums of weights (:meth:`of_weights`)."""
+        return type(self._tp) is float
+
     # -- mutation ------------------------------------------------------------------------------
 
     def add_case(self, reference: bool, response: bool) -> None:
@@ -528,6 +556,10 @@ class PrecisionRecallEvaluation:
         if not isinstance(other, PrecisionRecallEvaluation):
             raise TypeError(f"other must be a PrecisionRecallEvaluation; got {other!r}")
         tp, fn, fp, tn = other._tp, other._fn, other._fp, other._tn
+        if self.weighted or other.weighted:  # sums of weights: all four stay floats
+            _set_weights(self, float(self._tp + tp), float(self._fn + fn),
+                         float(self._fp + fp), float(self._tn + tn))
+            return
         self._tp += tp
         self._fn += fn
         self._fp += fp
@@ -1003,10 +1035,11 @@ class PrecisionRecallEvaluation:
     # -- invariants, comparison, display -------------------------------------------------------
 
     def _check(self) -> None:
-        """Assert the internal invariants (for tests): four non-negative Python ints."""
+        """Assert the internal invariants (for tests): four non-negative Python ints, or four
+        finite non-negative floats (weighted)."""
         for value in (self._tp, self._fn, self._fp, self._tn):
-            assert type(value) is int, value
-            assert value >= 0, value
+            assert type(value) is (float if self.weighted else int), value
+            assert 0 <= value < math.inf, value
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PrecisionRecallEvaluation):

@@ -32,6 +32,9 @@ from sklearn.calibration import calibration_curve
 from sklearn.metrics import (
     average_precision_score,
     brier_score_loss,
+    precision_recall_curve,
+    precision_score,
+    recall_score,
     roc_auc_score,
     top_k_accuracy_score,
 )
@@ -218,6 +221,16 @@ def test_the_classifier_loop_pages_weighted_numbers_are_scikit_learns() -> None:
     assert (float(weights[y].sum()), float(weights[~y].sum())) == (1960.0, 197480.0)
     assert round(roc_auc_score(y, s), 4) == 0.9719
     assert round(roc_auc_score(y, s, sample_weight=weights), 4) == 0.9719
+    # The best F1 threshold of the weighted sample, and what it gives on the full stream.
+    precision, recall, thresholds = precision_recall_curve(y, s, sample_weight=weights)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1 = np.nan_to_num(2 * precision * recall / (precision + recall))[:-1]
+    best = int(np.argmax(f1))
+    assert (thresholds[best], round(precision[best], 4), round(recall[best], 4)) == (
+        0.247, 0.5989, 0.5332)
+    predicted = scores >= thresholds[best]
+    assert (round(precision_score(labels, predicted), 4),
+            round(recall_score(labels, predicted), 4)) == (0.5313, 0.5332)
 
 
 def test_the_data_lake_page_shows_the_oracles_numbers() -> None:

@@ -14,7 +14,7 @@ from sklearn import metrics
 
 from rankeval import ScoredPrecisionRecallEvaluation as Evaluation
 from rankeval.scored.reads import READS
-from tests.helpers import DECISIONS
+from tests.helpers import DECISIONS, assert_decisions_match, same_bits
 
 SEEDS = range(8)
 
@@ -92,12 +92,14 @@ def _curves(ev: Evaluation) -> list[Any]:
 
 
 def _weighted_reads() -> list[Any]:
-    """Every registered read a weighted evaluator gives (the registry's list)."""
-    return [read for read in READS.values() if read.weighted]
+    """Every registered read a weighted evaluator gives (the registry's list) but those that
+    take options (the decision calls' table and the calibration tests cover them)."""
+    return [read for read in READS.values() if read.weighted and not read.options]
 
 
 def _value(ev: Evaluation, read: Any) -> Any:
-    argument = 0.5 if read.parameter == "beta" else None
+    """A read without options (those with: every decision call, the calibration tests)."""
+    argument = {"beta": 0.5, "threshold": 0.5}.get(str(read.parameter))
     value = read.read(ev, argument)
     if read.interpolated:
         return value, read.read(ev, argument, interpolate=True)
@@ -137,6 +139,51 @@ def test_integer_weights_are_repeated_cases(seed: int) -> None:
     assert brier.brier == pytest.approx(repeated.brier_decomposition().brier, rel=1e-12)
     assert brier.reliability == pytest.approx(repeated.brier_decomposition().reliability,
                                               rel=1e-9, abs=1e-15)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:4])
+def test_integer_weights_decide_as_repeated_cases(seed: int) -> None:
+    """Every decision read with every argument combination (the partitioned tests' table):
+    the repeated cases' bits, or their error."""
+    y, s, w = _data(seed, integer=True)
+    weighted = _weighted(y, s, w)
+    repeated = Evaluation()
+    repeated.add_cases(np.repeat(y, w.astype(np.int64)), np.repeat(s, w.astype(np.int64)))
+    for ev in (weighted, repeated):
+        ev.add_misses(seed)
+        ev.add_negative_misses(2)
+    assert_decisions_match(weighted, repeated, DECISIONS)
+    for threshold in (0.0, 0.3, 0.55, 2.0):
+        a, b = weighted.confusion_at(threshold), repeated.confusion_at(threshold)
+        assert a.weighted
+        assert (a.true_positive, a.false_positive, a.true_negative, a.false_negative) == (
+            b.true_positive, b.false_positive, b.true_negative, b.false_negative)
+        assert same_bits(a.f_measure(), b.f_measure())
+        assert same_bits(a.matthews_corrcoef(), b.matthews_corrcoef())
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_decisions_against_scikit_learn(seed: int) -> None:
+    """KS and Youden's best threshold from scikit-learn's weighted ROC curve; the thresholds
+    table's counts from its weighted confusion matrix."""
+    y, s, w = _data(seed)
+    ev = _weighted(y, s, w)
+    fpr, tpr, thresholds = metrics.roc_curve(y, s, sample_weight=w, drop_intermediate=False)
+    ks = ev.ks_statistic()
+    assert ks.value == pytest.approx(np.abs(tpr - fpr).max(), abs=1e-12)
+    best = ev.best_threshold("youden")
+    j = int(np.argmax(tpr - fpr))
+    assert best.threshold == thresholds[j]
+    assert best.value == pytest.approx(tpr[j] - fpr[j], abs=1e-12)
+    table = ev.thresholds_table()
+    for row in table[1::7]:
+        predicted = s >= row["threshold"]
+        cells = metrics.confusion_matrix(y, predicted, sample_weight=w, labels=[False, True])
+        np.testing.assert_allclose([row["tn"], row["fp"], row["fn"], row["tp"]],
+                                   cells.ravel(), rtol=1e-12)
+    point = ev.confusion_at(0.5)
+    assert point.f_measure() == pytest.approx(
+        metrics.f1_score(y, s >= 0.5, sample_weight=w), abs=1e-12)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -187,6 +234,21 @@ def test_float_counts_are_weights() -> None:
     assert ev.average_precision() == expected.average_precision()
 
 
+@pytest.mark.parametrize(("positives", "negatives", "message"), [
+    ([1.5], [-1.0], r"negatives\[0\] must be finite and non-negative"),
+    ([math.nan], [1.0], r"positives\[0\]"),
+    ([1.5, 2.0], [1.0], "negatives has 1 entries, scores 2"),
+])
+def test_bad_float_counts_add_nothing(positives: Any, negatives: Any, message: str) -> None:
+    ev = Evaluation()
+    ev.add_cases([True], [0.5])
+    with pytest.raises(ValueError, match=message):
+        ev.add_counts(positives=positives, negatives=negatives,
+                      scores=[0.5, 0.25][:len(positives)])
+    assert not ev.weighted
+    assert ev.num_cases() == 1
+
+
 def test_zero_weight_counts_for_nothing() -> None:
     ev = _weighted([True, False, True], [0.9, 0.5, 0.1], [1.0, 0.0, 2.0])
     assert ev == _weighted([True, True], [0.9, 0.1], [1.0, 2.0])
@@ -197,8 +259,7 @@ def test_zero_weight_counts_for_nothing() -> None:
 
 
 def _unweighted_calls() -> list[tuple[str, Any, dict[str, Any]]]:
-    """Every read the registry says a weighted evaluator does not give, with its argument,
-    and every decision read with every argument combination."""
+    """Every read the registry says a weighted evaluator does not give, with its argument."""
     calls: list[tuple[str, Any, dict[str, Any]]] = []
     for read in READS.values():
         if read.weighted:
@@ -211,7 +272,7 @@ def _unweighted_calls() -> list[tuple[str, Any, dict[str, Any]]]:
             continue
         argument = {"rank": 3, "threshold": 0.5, "beta": 1.0}.get(str(read.parameter))
         calls.append((read.name, argument, {}))
-    calls.extend(("decision:" + name, None, args) for name, args in DECISIONS)
+    assert calls  # the reads by rank
     return calls
 
 
@@ -221,20 +282,16 @@ def test_reads_without_weighted_value_raise(name: str, argument: Any,
     y, s, w = _data(1)
     ev = _weighted(y, s, w)
     before = pickle.dumps(ev)
-    call = ((lambda: getattr(ev, name.split(":", 1)[1])(**options))
-            if name.startswith("decision:") else (lambda: ev.read(name, argument, **options)))
-    with pytest.raises(ValueError, match="weighted"):
-        call()
+    with pytest.raises(ValueError, match="has no weighted meaning"):
+        ev.read(name, argument, **options)
     assert pickle.dumps(ev) == before
 
 
-@pytest.mark.parametrize("method", ["report", "interval", "confusion_at", "save_bytes",
-                                    "davis_goadrich"])
+@pytest.mark.parametrize("method", ["report", "interval", "save_bytes", "davis_goadrich"])
 def test_other_unweighted_surfaces_raise(method: str, tmp_path: Any) -> None:
     ev = _weighted([True, False], [0.9, 0.1], [2.0, 1.5])
     calls = {"report": lambda: ev.report(),
              "interval": lambda: ev.interval("roc_auc", method="bootstrap"),
-             "confusion_at": lambda: ev.confusion_at(0.5),
              "save_bytes": lambda: ev.to_bytes(),
              "davis_goadrich": lambda: ev.area_under_pr_curve(method="davis_goadrich")}
     with pytest.raises(ValueError, match="weight"):

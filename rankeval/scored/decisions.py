@@ -100,8 +100,9 @@ class OperatingPoint:
     ----------
     threshold : float
         Cases scoring at least this are predicted positive (``+inf``: none is).
-    tp, fp, tn, fn : int
-        The confusion matrix at the threshold (misses among ``fn`` and ``tn``).
+    tp, fp, tn, fn : int or float
+        The confusion matrix at the threshold (misses among ``fn`` and ``tn``): counts, or
+        sums of weights (floats) for weighted cases.
     rule : str
         What chose the point: a rule of ``best_threshold``, a constrained read
         (``"sensitivity_at"``, ...), ``"ks"``.
@@ -115,10 +116,10 @@ class OperatingPoint:
     """
 
     threshold: float
-    tp: int
-    fp: int
-    tn: int
-    fn: int
+    tp: int | float
+    fp: int | float
+    tn: int | float
+    fn: int | float
     rule: str
     value: float
 
@@ -139,7 +140,7 @@ class OperatingPoint:
 
     def confusion(self) -> PrecisionRecallEvaluation:
         """The point's confusion matrix, with every count and rate."""
-        return PrecisionRecallEvaluation(tp=self.tp, fn=self.fn, fp=self.fp, tn=self.tn)
+        return _confusion(self.tp, self.fn, self.fp, self.tn)
 
     def to_text(self, digits: int = 4) -> str:
         """The threshold, the counts, the three rates and the rule's value."""
@@ -176,7 +177,7 @@ class Cuts:
         if i < 0:
             return OperatingPoint(math.inf, tp=0, fp=0, tn=self.num_neg, fn=self.num_pos,
                                   rule=rule, value=float(value))
-        tp, fp = int(self.tp[i]), int(self.fp[i])
+        tp, fp = _scalar(self.tp[i]), _scalar(self.fp[i])
         return OperatingPoint(float(self.thresholds[i]), tp=tp, fp=fp, tn=self.num_neg - fp,
                               fn=self.num_pos - tp, rule=rule, value=float(value))
 
@@ -244,8 +245,27 @@ def confusion_at(points: OperatingPoints | Cuts, threshold: float) -> PrecisionR
     """
     c = cuts(points)
     tp, fp = _counts_at(c, np.array([check_threshold(threshold)]))
-    return PrecisionRecallEvaluation(tp=int(tp[0]), fn=c.num_pos - int(tp[0]), fp=int(fp[0]),
-                                     tn=c.num_neg - int(fp[0]))
+    tp0, fp0 = _scalar(tp[0]), _scalar(fp[0])
+    return _confusion(tp0, c.num_pos - tp0, fp0, c.num_neg - fp0)
+
+
+def _scalar(count: Any) -> Any:
+    """A count read from an array as a Python number: an int, or a float for a sum of
+    weights (``int()`` would truncate it)."""
+    return count.item() if isinstance(count, np.generic) else count
+
+
+def _shown(count: Any) -> str:
+    """A count or a sum of weights as text: a whole number without a decimal point."""
+    value = _scalar(count)
+    return str(int(value)) if float(value).is_integer() else repr(value)
+
+
+def _confusion(tp: Any, fn: Any, fp: Any, tn: Any) -> PrecisionRecallEvaluation:
+    """The confusion matrix of counts, or of sums of weights when any is a float."""
+    if any(isinstance(cell, float) for cell in (tp, fn, fp, tn)):
+        return PrecisionRecallEvaluation.of_weights(tp=tp, fn=fn, fp=fp, tn=tn)
+    return PrecisionRecallEvaluation(tp=tp, fn=fn, fp=fp, tn=tn)
 
 
 def _counts_at(c: Cuts, thresholds: FloatArray) -> tuple[IntArray, IntArray]:
@@ -373,19 +393,23 @@ def _need(r: int, n: int, what: str) -> None:
 _SLICE = 1 << 20
 
 
-def best_difference(c: Cuts, absolute: bool) -> tuple[int, int]:
+def best_difference(c: Cuts, absolute: bool) -> tuple[int, Any]:
     """The cut with the largest ``tp N - fp R`` (``(TPR - FPR) R N``; its absolute value when
     ``absolute``) and that value, the first of equals, "predict nothing" (worth 0) first
     when it is a cut: ``(-1, 0)`` for it.
 
     Exact: int64 while R N < 2^62 (a billion cases), Python ints beyond. Read in slices
     through two reused buffers, so it allocates O(1) memory however many cuts there are.
+    Sums of weights (float64 counts) are compared in float64, each product rounded once: the
+    same values, so the same cut, as the counts while the weights are integers (below 2^53).
     """
     r, n = c.num_pos, c.num_neg
     best_i, best_v = (-1, 0) if c.none else (-1, None)
     size = c.tp.shape[0]
-    wide = r * n >= 2**62
-    buffer = np.empty(min(size, _SLICE), dtype=object if wide else np.int64)
+    weighted = c.tp.dtype == np.float64
+    wide = not weighted and r * n >= 2**62
+    buffer = np.empty(min(size, _SLICE),
+                      dtype=object if wide else np.float64 if weighted else np.int64)
     other = np.empty_like(buffer)
     for start in range(0, size, _SLICE):
         tp, fp = c.tp[start:start + _SLICE], c.fp[start:start + _SLICE]
@@ -400,8 +424,8 @@ def best_difference(c: Cuts, absolute: bool) -> tuple[int, int]:
             np.abs(d, out=d)
         j = int(np.argmax(d))
         if best_v is None or d[j] > best_v:
-            best_i, best_v = start + j, int(d[j])
-    return best_i, int(best_v or 0)
+            best_i, best_v = start + j, _scalar(d[j])
+    return best_i, best_v or 0
 
 
 def ks_statistic(points: OperatingPoints | Cuts) -> OperatingPoint:
@@ -626,15 +650,15 @@ def partial_roc_auc(points: OperatingPoints, fpr: object = None, tpr: object = N
     table = points.roc_table
     x, y = table[:, 0], table[:, 1]
     r, n = points.num_pos, points.num_neg
-    tp, fp = (int(points.tp[-1]), int(points.fp[-1])) if points.size else (0, 0)
+    tp, fp = (_scalar(points.tp[-1]), _scalar(points.fp[-1])) if points.size else (0, 0)
     below, left = points.doubled_areas
     if fpr is not None:
-        end = (int(below[-1]) if points.size else 0) + (n - fp) * (r + tp)
+        end = (_scalar(below[-1]) if points.size else 0) + (n - fp) * (r + tp)
         area = (_area_to(x, y, below, end, high, 2 * r * n)
                 - _area_to(x, y, below, end, low, 2 * r * n))
         diagonal = (high * high - low * low) / 2.0
     else:  # the area right of the curve: the strip's width less the area left of it
-        end = (int(left[-1]) if points.size else 0) + (r - tp) * (n + fp)
+        end = (_scalar(left[-1]) if points.size else 0) + (r - tp) * (n + fp)
         area = (high - low) - (_area_to(y, x, left, end, high, 2 * r * n)
                                - _area_to(y, x, left, end, low, 2 * r * n))
         diagonal = ((1.0 - high) + (1.0 - low)) * (high - low) / 2.0
@@ -742,7 +766,8 @@ def lift_at(points: OperatingPoints, fraction: float) -> float:
     wanted = fraction * total
     if wanted > taken[-1]:
         raise ValueError(f"fraction {fraction!r} reaches past the ranked cases "
-                         f"({int(taken[-1])} of {total}; the misses have no rank)")
+                         f"({_shown(taken[-1])} of {_shown(total)}; the misses have no "
+                         "rank)")
     positives = float(np.interp(wanted, taken, hits))
     return float(positives / r / fraction)
 
@@ -768,7 +793,7 @@ def thresholds_table(points: OperatingPoints | Cuts) -> NDArray[Any]:
     c = cuts(points).full()
     r, n = c.num_pos, c.num_neg
     table = np.zeros(c.tp.shape[0], dtype=[(name, np.float64 if name in (
-        "threshold", "tpr", "fpr", "precision") else np.int64) for name in THRESHOLD_COLUMNS])
+        "threshold", "tpr", "fpr", "precision") else c.tp.dtype) for name in THRESHOLD_COLUMNS])
     table["threshold"], table["tp"], table["fp"] = c.thresholds, c.tp, c.fp
     table["tn"], table["fn"] = n - c.fp, r - c.tp
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -799,11 +824,15 @@ def gains_table(points: OperatingPoints | Cuts, bins: int = 10) -> NDArray[Any]:
     c = cuts(points)  # "predict nothing" ends no group: the cuts as they are, no copy
     r, n = c.num_pos, c.num_neg
     taken = c.tp + c.fp
-    ranked = int(taken[-1]) if taken.shape[0] else 0
-    wanted = np.arange(1, bins + 1, dtype=np.int64) * ranked // bins  # floor(k n / bins)
+    ranked = _scalar(taken[-1]) if taken.shape[0] else 0
+    # floor(k n / bins): in integers, or for sums of weights in floats (the same integers
+    # while the weights are)
+    wanted = (np.arange(1, bins + 1, dtype=np.int64) * ranked // bins if c.tp.dtype == np.int64
+              else np.floor(np.arange(1, bins + 1) * ranked / bins))
     ends = np.unique(np.searchsorted(taken, wanted[wanted > 0], side="left"))
-    table = np.zeros(ends.shape[0], dtype=[(name, np.int64 if name in (
-        "group", "cases", "positives") else np.float64) for name in GAINS_COLUMNS])
+    table = np.zeros(ends.shape[0], dtype=[(name, np.int64 if name == "group" else c.tp.dtype
+                                            if name in ("cases", "positives") else np.float64)
+                                           for name in GAINS_COLUMNS])
     tp, fp = c.tp[ends], c.fp[ends]
     previous_tp = np.concatenate(([0], tp[:-1]))
     previous_taken = np.concatenate(([0], (tp + fp)[:-1]))

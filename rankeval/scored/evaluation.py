@@ -697,16 +697,6 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
 
         return self._cached("points", compute)
 
-    def _decision_points(self, read: str, **arguments: Any) -> OperatingPoints:
-        if self.weighted:
-            unweighted_read(read)
-        return self._points()
-
-    def _decision_cuts(self, read: str, **arguments: Any) -> Cuts:
-        if self.weighted:
-            unweighted_read(read)
-        return self._cuts()
-
     def _cuts(self) -> Cuts:
         """The cuts of the ranking (one per distinct score; the decision reads'), cached."""
         return self._cached("cuts", lambda: cuts(self._points()))
@@ -927,7 +917,9 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
                 raise ValueError("method='davis_goadrich' interpolates its own way: "
                                  "interpolate=True does not apply")
             if self.weighted:
-                unweighted_read("area_under_pr_curve(method='davis_goadrich')")
+                raise ValueError("method='davis_goadrich' interpolates one positive case at a "
+                                 "time, which weighted cases do not have: read the trapezoid "
+                                 "area")
             return self._cached("pr_auc_dg", lambda: davis_goadrich_area(self._cuts()))
         if self._large():
             return self._large_report().area_under_pr_curve(flag)
@@ -1344,9 +1336,15 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
 
 
 def _float_counts(*counts: ArrayLike) -> bool:
-    """Whether counts given to add_counts are weights: of a float dtype (see add_counts)."""
-    return any(np.asarray(c).dtype.kind == "f" for c in counts
-               if not isinstance(c, (str, bytes)) and c is not None)
+    """Whether counts given to add_counts are weights: of a float dtype (see add_counts; an
+    empty list, a float array to NumPy, holds no weight)."""
+    for count in counts:
+        if isinstance(count, (str, bytes)) or count is None:
+            continue
+        array = np.asarray(count)
+        if array.dtype.kind == "f" and array.size:
+            return True
+    return False
 
 
 def _timed(store: CaseStore) -> TimeWindowStore:

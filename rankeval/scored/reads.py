@@ -103,8 +103,8 @@ class ScoredRead:
     weighted : bool
         Whether an evaluator holding weighted cases gives it (scikit-learn's
         ``sample_weight`` meaning). False for the reads by rank, which count cases and have no
-        weighted meaning, and for the decision reads, not weighted yet: such an evaluator
-        raises for those, and its ``summary()`` leaves them out.
+        weighted meaning: such an evaluator raises for those, and its ``summary()`` leaves
+        them out.
     """
 
     name: str
@@ -213,29 +213,27 @@ READS: dict[str, ScoredRead] = _reads([
                exported=False, weighted=False),
     ScoredRead("ks", "ks_statistic", None, "Kolmogorov-Smirnov statistic: the largest "
                "|TPR - FPR| over the thresholds.", field="value", intervals=("bootstrap",),
-               of_points=lambda points, _: decisions.ks_statistic(points).value, weighted=False),
+               of_points=lambda points, _: decisions.ks_statistic(points).value),
     ScoredRead("roc_convex_hull_auc", "area_under_roc_convex_hull", None,
                "Area under the ROC convex hull (the thresholds' randomised mixtures).",
-               in_summary=False, exported=False, weighted=False),
+               in_summary=False, exported=False),
     ScoredRead("pr_gain_auc", "area_under_pr_gain_curve", None,
                "Area under Flach & Kull's precision-recall-gain curve.",
                intervals=("bootstrap",), in_summary=False, exported=False,
                readers=frozenset({"evaluator"}),
-               of_points=lambda points, _: decisions.area_under_pr_gain_curve(points),
-               weighted=False),
+               of_points=lambda points, _: decisions.area_under_pr_gain_curve(points)),
     ScoredRead("lift_at", "lift_at", None, "Lift of the top fraction of the cases.",
                options=("fraction",), intervals=("bootstrap",), in_summary=False,
                exported=False,
-               of_points=lambda points, o: decisions.lift_at(points, o["fraction"]),
-               weighted=False),
+               of_points=lambda points, o: decisions.lift_at(points, o["fraction"])),
     ScoredRead("partial_roc_auc", "partial_roc_auc", None, "ROC area over a range of "
                "false- or true-positive rates, raw or standardised (McClish).",
                options=("fpr", "tpr", "standardize"), intervals=("bootstrap",),
                in_summary=False,
-               of_points=lambda points, o: decisions.partial_roc_auc(points, **o), weighted=False),
+               of_points=lambda points, o: decisions.partial_roc_auc(points, **o)),
     *(ScoredRead(name, name, None, description, options=(given,), field="value",
                  intervals=("bootstrap",), in_summary=False, exported=False,
-                 of_points=_constrained(name, given), weighted=False)
+                 of_points=_constrained(name, given))
       for name, given, description in (
           ("sensitivity_at", "specificity",
            "Best sensitivity of a threshold whose specificity is at least the bound."),
@@ -258,11 +256,11 @@ READS: dict[str, ScoredRead] = _reads([
     ScoredRead("precision", None, None, "Precision of the cases scoring at least a threshold.",
                parameter="threshold", intervals=_PROPORTIONS, in_summary=False,
                readers=frozenset({"evaluator"}), metric="precision_at_threshold",
-               compute=lambda reader, t: reader.confusion_at(t).precision(), weighted=False),
+               compute=lambda reader, t: reader.confusion_at(t).precision()),
     ScoredRead("recall", None, None, "Recall of the cases scoring at least a threshold.",
                parameter="threshold", intervals=_PROPORTIONS, in_summary=False,
                readers=frozenset({"evaluator"}), metric="recall_at_threshold",
-               compute=lambda reader, t: reader.confusion_at(t).recall(), weighted=False),
+               compute=lambda reader, t: reader.confusion_at(t).recall()),
 ])
 
 

@@ -59,8 +59,8 @@ def unweighted_read(read: str) -> NoReturn:
             f"{read} has no weighted meaning (a rank counts cases, not weights; scikit-learn "
             "has none either): this evaluator holds weighted cases")
     raise ValueError(f"{read} is not computed on weighted cases yet: this evaluator holds "
-                     "weighted cases (its curves, areas, average precision, maximum F and "
-                     "calibration reads are weighted)")
+                     "weighted cases (its curves, areas, average precision, maximum F, "
+                     "decision and calibration reads are weighted)")
 
 
 def canonical_order(keys: FloatArray, labels: BoolArray, weights: FloatArray) -> NDArray[Any]:
@@ -86,7 +86,7 @@ def canonical_order(keys: FloatArray, labels: BoolArray, weights: FloatArray) ->
     tied = ~starts
     tied[:-1] |= tied[1:]
     rows = np.flatnonzero(tied)
-    block = np.cumsum(starts)[rows]
+    block = np.cumsum(starts, dtype=np.int64)[rows]
     block -= block[0]
     cases = order[rows]
     # Weights are >= 0, so their bits sort as they do; the label goes above them.
