@@ -211,15 +211,15 @@ def confusion_at_thresholds(
     *,
     ends: IntArray | None = None,
     above: tuple[int, int] = (0, 0),
-) -> tuple[IntArray, IntArray]:
+) -> tuple[CountArray, CountArray]:
     """True and false positives at or above each threshold of a ranking (best first).
 
     Parameters
     ----------
-    positives : ndarray of bool or int, shape (..., n)
+    positives : ndarray of bool, int or float, shape (..., n)
         Along the last axis, the ranking's rows: a case's label (bool), or the number of
-        positives in a row that stands for several cases.
-    negatives : ndarray of int, optional
+        positives in a row that stands for several cases (float64: their sum of weights).
+    negatives : ndarray of int or float, optional
         The negatives of each row, when a row stands for several cases; None when each row is
         one case (its negatives are ``1 - positives``).
     ends : ndarray of int64, optional
@@ -230,7 +230,7 @@ def confusion_at_thresholds(
 
     Returns
     -------
-    tp, fp : ndarray of int64
+    tp, fp : ndarray of int64 (float64 for weights)
         Cumulative counts at each threshold, shaped as ``positives`` (or ``(len(ends),)``).
 
     >>> tp, fp = confusion_at_thresholds(np.array([True, False, True]))
@@ -246,9 +246,11 @@ def confusion_at_thresholds(
     Complexity: O(n).
     """
     tp0, fp0 = above
-    tp = np.cumsum(positives, axis=-1, dtype=np.int64)
+    # Counts in int64; sums of weights (a float64 row of weighted cases) in float64.
+    dtype: Any = np.float64 if positives.dtype == np.float64 else np.int64
+    tp: CountArray = np.cumsum(positives, axis=-1, dtype=dtype)
     if negatives is not None:
-        fp = np.cumsum(negatives, axis=-1, dtype=np.int64)
+        fp = np.cumsum(negatives, axis=-1, dtype=dtype)
     elif ends is not None:
         tp = tp[ends]
         fp = (ends + 1) - tp

@@ -287,12 +287,12 @@ def test_reads_without_weighted_value_raise(name: str, argument: Any,
     assert pickle.dumps(ev) == before
 
 
-@pytest.mark.parametrize("method", ["report", "interval", "save_bytes", "davis_goadrich"])
+@pytest.mark.parametrize("method", ["report", "delong", "wilson", "davis_goadrich"])
 def test_other_unweighted_surfaces_raise(method: str, tmp_path: Any) -> None:
     ev = _weighted([True, False], [0.9, 0.1], [2.0, 1.5])
     calls = {"report": lambda: ev.report(),
-             "interval": lambda: ev.interval("roc_auc", method="bootstrap"),
-             "save_bytes": lambda: ev.to_bytes(),
+             "delong": lambda: ev.interval("roc_auc", method="delong"),
+             "wilson": lambda: ev.interval("precision", threshold=0.5),
              "davis_goadrich": lambda: ev.area_under_pr_curve(method="davis_goadrich")}
     with pytest.raises(ValueError, match="weight"):
         calls[method]()
@@ -391,3 +391,103 @@ def test_canonical_order_is_the_lexsort(n: int, decimals: int) -> None:
     theirs = np.lexsort((weights, labels, keys))
     for column in (keys, labels, weights):
         np.testing.assert_array_equal(column[mine], column[theirs])
+
+
+@pytest.mark.parametrize(("measure", "oracle"), [
+    ("roc_auc", lambda y, s, w: metrics.roc_auc_score(y, s, sample_weight=w)),
+    ("average_precision", lambda y, s, w: metrics.average_precision_score(y, s, sample_weight=w)),
+    ("ks", lambda y, s, w: float(np.abs(np.subtract(
+        *metrics.roc_curve(y, s, sample_weight=w)[1::-1])).max())),
+])
+def test_bootstrap_resamples_cases_with_their_weights(measure: str, oracle: Any) -> None:
+    """Each resample draws the positives among the positive cases and the negatives among
+    the negatives (the stratified bootstrap's draws, replayed here), every drawn case carrying
+    its weight: the interval is the quantiles of scikit-learn's weighted values of those
+    resamples."""
+    y, s, w = _data(11, n=120)
+    ev = _weighted(y, s, w)
+    found = ev.interval(measure, resamples=60, seed=3)  # the default method for weights
+    assert found.method == "bootstrap"
+    keep = w > 0  # a zero weight is no case: not drawn
+    y, s, w = y[keep], s[keep], w[keep]
+    order = np.lexsort((w, y, -s))  # the ranking's order, as the evaluator draws along it
+    y, s, w = y[order], s[order], w[order]
+    pos, neg = np.flatnonzero(y), np.flatnonzero(~y)
+    rng = np.random.default_rng(3)
+    values = []
+    for _ in range(60):
+        times = np.zeros(y.shape[0])
+        times[pos] = np.bincount(rng.integers(0, pos.size, pos.size), minlength=pos.size)
+        times[neg] = np.bincount(rng.integers(0, neg.size, neg.size), minlength=neg.size)
+        values.append(oracle(y, s, w * times))
+    low, high = np.quantile(values, [0.025, 0.975])
+    assert found.low == pytest.approx(low, abs=1e-9)
+    assert found.high == pytest.approx(high, abs=1e-9)
+    assert found.value == pytest.approx(oracle(y, s, w), abs=1e-12)
+    band = ev.roc_band(fpr=[0.1, 0.5], resamples=30)
+    assert band.shape == (2, 4)
+    assert bool(np.all(band[:, 2] <= band[:, 1]))
+    assert bool(np.all(band[:, 1] <= band[:, 3]))
+
+
+def test_save_and_load_keep_the_weights(tmp_path: Any) -> None:
+    y, s, w = _data(4)
+    for dtype in ("float64", "float32"):
+        ev = Evaluation(score_dtype=dtype)
+        ev.add_cases(y, s.astype(dtype), weights=w)
+        ev.add_misses(2)
+        loaded = Evaluation.from_bytes(ev.to_bytes())
+        path = tmp_path / f"weighted-{dtype}.rkv"
+        ev.save(path)
+        for other in (loaded, Evaluation.load(path)):
+            assert other.weighted
+            assert other.score_dtype == dtype
+            assert other == ev
+            for read in _weighted_reads():
+                assert same_bits(_value(other, read), _value(ev, read)), read.name
+
+
+def _assembled(keys: list[float], labels: list[bool], weights: list[float], *,
+               flags: int = 4, ties: str = "grouped") -> bytes:
+    """A state file put together by hand from the format's description (version 2)."""
+    import hashlib
+    import json
+    import struct
+
+    n = len(keys)
+    meta = json.dumps({"cases": n, "neg_missed": "0", "next_age": n, "pos_missed": "0",
+                       "ties": ties, "window": None}, sort_keys=True,
+                      separators=(",", ":")).encode()
+    meta += b" " * (-(48 + len(meta)) % 8)
+    body = (struct.pack("<8sIIQQQQ", b"\x89RKV\r\n\x1a\n", 2, flags, len(meta), 8 * n, 0, n)
+            + meta + np.array(keys, "<f8").tobytes() + np.array(weights, "<f8").tobytes()
+            + np.array(labels, np.uint8).tobytes())
+    return body + hashlib.sha256(body).digest()
+
+
+def test_a_hand_made_weighted_file_loads() -> None:
+    """The format as documented: the file of these three weighted cases is ours."""
+    ev = _weighted([True, False, False], [0.9, 0.5, 0.5], [1.0, 2.0, 3.0])
+    data = _assembled([-0.9, -0.5, -0.5], [True, False, False], [1.0, 2.0, 3.0])
+    assert ev.to_bytes() == data
+    assert Evaluation.from_bytes(data) == ev
+
+
+@pytest.mark.parametrize(("weights", "labels", "flags", "ties", "message"), [
+    ([1.0, -1.0, 3.0], None, 4, "grouped", "finite and positive"),
+    ([1.0, math.nan, 3.0], None, 4, "grouped", "finite and positive"),
+    ([1.0, 0.0, 3.0], None, 4, "grouped", "finite and positive"),
+    ([1.0, math.inf, 3.0], None, 4, "grouped", "finite and positive"),
+    ([1.0, 3.0, 2.0], None, 4, "grouped", "sorted by key, then label, then weight"),
+    ([1.0, 2.0, 3.0], [True, True, False], 4, "grouped", "sorted by key, then label"),
+    ([1.0, 2.0, 3.0], None, 5, "grouped", "unknown header flags"),
+    ([1.0, 2.0, 3.0], None, 4, "insertion", "weights need ties 'grouped'"),
+])
+def test_crafted_weighted_files_are_refused(weights: list[float], labels: Any, flags: int,
+                                            ties: str, message: str) -> None:
+    from rankeval.errors import PersistenceError
+
+    data = _assembled([-0.9, -0.5, -0.5], labels or [True, False, False], weights,
+                      flags=flags, ties=ties)
+    with pytest.raises(PersistenceError, match=message):
+        Evaluation.from_bytes(data)

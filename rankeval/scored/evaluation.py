@@ -1317,6 +1317,8 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             raise ValueError(f"clock applies to a time window; {path!r} holds none")
         evaluation = cls(ties=state.ties, window=state.window, horizon=state.horizon,
                          clock=clock, score_dtype=state.score_dtype)
+        if state.weights is not None:
+            evaluation._attach(WeightedStore(evaluation._store.key_dtype), read_only=False)
         if state.horizon is not None:
             # New cases take the window's time if the clock is behind it (clocks of two
             # machines differ a little); a window far in this clock's future was kept by

@@ -16,8 +16,8 @@ offset  size    type        field
 ======  ======  ==========  ===============================================
 0       8       bytes       magic ``89 52 4B 56 0D 0A 1A 0A`` (``b"\x89RKV\r\n\x1a\n"``)
 8       4       uint32      format version, ``1`` or ``2``
-12      4       uint32      flags: ``0``, or in version 2 ``1`` (a time window) or ``2``
-                            (scores stored as float32)
+12      4       uint32      flags: ``0``, or in version 2 ``1`` (a time window), ``2``
+                            (scores stored as float32), ``4`` (weighted cases) or ``6``
 16      8       uint64      ``M``: metadata length in bytes
 24      8       uint64      ``K``: keys length in bytes, ``8 n``
 32      8       uint64      ``A``: ages length in bytes, ``8 n`` with a window, else ``0``
@@ -29,11 +29,13 @@ offset  size    type        field
 \+K     A       int64       ages: insertion sequence number of each case, same order
 \+A     T       float64     times (flag ``1`` only, ``T = 8 n``, else ``T = 0``): each
                             case's time in the clock's seconds, same order
-\+T     L       uint8       labels: ``1`` positive, ``0`` negative, same order
+\+T     W       float64     weights (flag ``4`` only, ``W = 8 n``, else ``W = 0``): each
+                            case's weight, same order
+\+W     L       uint8       labels: ``1`` positive, ``0`` negative, same order
 \+L     32      bytes       SHA-256 of every preceding byte of the file
 ======  ======  ==========  ===============================================
 
-The file is exactly ``48 + M + K + A + T + L + 32`` bytes long. The metadata object
+The file is exactly ``48 + M + K + A + T + W + L + 32`` bytes long. The metadata object
 has exactly these members:
 
 - ``"ties"``: ``"insertion"`` or ``"grouped"``;
@@ -49,6 +51,11 @@ Flag ``2`` (version 2) marks an evaluator that stores its scores as float32
 (``score_dtype="float32"``): the keys section is float64 as always, and every key must be a
 value a float32 holds exactly; the flag is set only on unbounded evaluators (never with
 flag ``1`` or a window).
+
+Flag ``4`` (version 2) marks an evaluator holding weighted cases: ties ``"grouped"``, no
+window (never with flag ``1``; with flag ``2`` it makes ``6``); each weight is finite and
+positive, and the cases are in the weighted store's canonical order: by key, then label (a
+negative first), then weight.
 
 A time window (flag ``1``) has ``"window": null``, an ages section, and three more members:
 
@@ -144,6 +151,7 @@ MAGIC = b"\x89RKV\r\n\x1a\n"
 FORMAT_VERSION = 2  # the newest version this module reads; see save_state for what it writes
 _TIMED = 1  # header flag: a time window, with a times section
 _FLOAT32 = 2  # header flag: scores stored as float32 (an unbounded evaluator)
+_WEIGHTED = 4  # header flag: weighted cases, with a weights section
 
 _HEADER = struct.Struct("<8sIIQQQQ")  # magic, version, flags, M, K, A, L
 _DIGEST_SIZE = hashlib.sha256().digest_size
@@ -193,6 +201,9 @@ class EvaluatorState:
     score_dtype : {"float64", "float32"}
         How the evaluator stores scores; ``"float32"`` only without a window, and then every
         key is a value a float32 holds exactly.
+    weights : ndarray of float64, shape (n,), or None
+        Weighted cases only (ties ``"grouped"``, no window): each case's weight, finite and
+        positive, the cases sorted by key, then label, then weight.
 
     Raises
     ------
@@ -234,6 +245,7 @@ class EvaluatorState:
     now: float = -math.inf
     last_time: float = -math.inf
     score_dtype: str = "float64"
+    weights: NDArray[np.float64] | None = None
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -253,6 +265,7 @@ class EvaluatorState:
             and np.array_equal(self.labels, other.labels)
             and _same_optional(self.ages, other.ages)
             and _same_optional(self.times, other.times)
+            and _same_optional(self.weights, other.weights)
         )
 
     __hash__ = None  # type: ignore[assignment]  # holds mutable arrays
@@ -341,6 +354,24 @@ def _validate(state: EvaluatorState) -> None:
         assert state.ages is not None
         assert state.horizon is not None
         _validate_times(state.times, state.ages, state.horizon, state.now, state.last_time)
+    if state.weights is not None:
+        _validate_weights(state)
+
+
+def _validate_weights(state: EvaluatorState) -> None:
+    """Weighted cases: grouped, unbounded, finite positive weights in canonical order."""
+    from rankeval.scored.weighted import in_canonical_order
+
+    if state.ties != "grouped" or state.window is not None or state.horizon is not None:
+        raise ValueError("weights need ties 'grouped' and no window")
+    weights = _beside_keys("weights", state.weights, np.float64, state.num_cases)
+    bad = ~(np.isfinite(weights) & (weights > 0.0))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"weights must be finite and positive; weights[{i}] is "
+                         f"{float(weights[i])!r}")
+    if not in_canonical_order(state.keys, state.labels, weights):
+        raise ValueError("weighted cases must be sorted by key, then label, then weight")
 
 
 def _time(name: str, value: object, finite: bool) -> float:
@@ -468,6 +499,8 @@ def _sections(state: EvaluatorState) -> list[NDArray[Any]]:
         parts.append(np.ascontiguousarray(state.ages, dtype="<i8"))
     if state.times is not None:
         parts.append(np.ascontiguousarray(state.times, dtype="<f8"))
+    if state.weights is not None:
+        parts.append(np.ascontiguousarray(state.weights, dtype="<f8"))
     parts.append(np.ascontiguousarray(state.labels).view(np.uint8))
     return parts
 
@@ -546,6 +579,8 @@ def _encoded(state: EvaluatorState) -> tuple[bytes, bytes, list[NDArray[Any]]]:
     version, flags = (2, _TIMED) if state.horizon is not None else (1, 0)
     if state.score_dtype == "float32":
         version, flags = 2, _FLOAT32
+    if state.weights is not None:
+        version, flags = 2, flags | _WEIGHTED
     header = _HEADER.pack(MAGIC, version, flags, len(meta), parts[0].nbytes,
                           parts[1].nbytes if state.ages is not None else 0, parts[-1].nbytes)
     return header, meta, parts
@@ -667,25 +702,27 @@ def _read_state(stream: Any, size: int, name: str, fail: Callable[[str], NoRetur
     _, version, flags, meta_len, keys_len, ages_len, labels_len = _HEADER.unpack(head)
     if version not in (1, FORMAT_VERSION):
         fail(f"unsupported format version {version} (this rankeval reads 1 and 2)")
-    if flags & ~(_TIMED | _FLOAT32 if version == 2 else 0) or flags == _TIMED | _FLOAT32:
+    if (flags & ~(_TIMED | _FLOAT32 | _WEIGHTED if version == 2 else 0)
+            or (flags & _TIMED and flags & (_FLOAT32 | _WEIGHTED))):
         fail(f"unknown header flags {flags:#x} (version {version} defines "
-             f"{'0x1 and 0x2, not both' if version == 2 else 'none'})")
+             f"{'0x1, or 0x2 and 0x4' if version == 2 else 'none'})")
     n = labels_len
     timed = bool(flags & _TIMED)
     times_len = 8 * n if timed else 0
+    weights_len = 8 * n if flags & _WEIGHTED else 0
     if keys_len != 8 * n or ages_len not in (0, 8 * n) or (timed and ages_len != 8 * n):
         fail(
             f"inconsistent header: {keys_len} key bytes, {ages_len} age bytes "
             f"and {labels_len} label bytes do not describe one number of cases"
         )
-    expected = (_HEADER.size + meta_len + keys_len + ages_len + times_len + labels_len
-                + _DIGEST_SIZE)
+    expected = (_HEADER.size + meta_len + keys_len + ages_len + times_len + weights_len
+                + labels_len + _DIGEST_SIZE)
     if size < expected:
         fail(f"truncated: expected {expected} bytes, found {size}")
     if size > expected:
         fail(f"trailing data: expected {expected} bytes, found {size}")
 
-    _check_room(n, ages_len + times_len, name, fail)
+    _check_room(n, ages_len + times_len + weights_len, name, fail)
     if on_disk and _has_holes(stream):
         # A file of mostly holes (a crafted sparse file) can claim any size
         # on no disk: prove the checksum before allocating anything for it.
@@ -697,6 +734,7 @@ def _read_state(stream: Any, size: int, name: str, fail: Callable[[str], NoRetur
         keys = np.empty(n, dtype="<f8")
         ages = np.empty(n, dtype="<i8") if ages_len else None
         times = np.empty(n, dtype="<f8") if timed else None
+        weights = np.empty(n, dtype="<f8") if weights_len else None
         labels = np.empty(n, dtype=np.uint8)
     except MemoryError:
         fail(f"not enough memory to load {n} cases")
@@ -705,6 +743,8 @@ def _read_state(stream: Any, size: int, name: str, fail: Callable[[str], NoRetur
         got += _read_into(stream, ages, digest)
     if times is not None:
         got += _read_into(stream, times, digest)
+    if weights is not None:
+        got += _read_into(stream, weights, digest)
     got += _read_into(stream, labels, digest)
     stored = stream.read(_DIGEST_SIZE)
     if got + len(stored) != expected - _HEADER.size:  # the file shrank while we read
@@ -737,6 +777,7 @@ def _read_state(stream: Any, size: int, name: str, fail: Callable[[str], NoRetur
             now=-math.inf if meta.get("now") is None else meta["now"],
             last_time=-math.inf if meta.get("last_time") is None else meta["last_time"],
             score_dtype="float32" if flags & _FLOAT32 else "float64",
+            weights=None if weights is None else weights.astype(np.float64, copy=False),
         )
     except (TypeError, ValueError) as error:
         fail(f"invalid state: {error}")

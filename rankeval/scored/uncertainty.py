@@ -62,6 +62,8 @@ class IntervalSource(Protocol):
         misses (what the bootstrap resamples)."""
     def counts_above(self, threshold: float) -> tuple[int, int]:
         """The positives and the cases scoring at least ``threshold``."""
+    def weights(self) -> FloatArray | None:
+        """The ranked cases' weights (None: each weighs 1)."""
 
 
 class _Evaluator(Protocol):
@@ -96,6 +98,10 @@ class ValueReads:
         self.reciprocal_rank: Callable[[], float] = reader.reciprocal_rank
         self.num_positive_ref: Callable[[], int] = reader.num_positive_ref
 
+    def weights(self) -> FloatArray | None:
+        """The ranked cases' weights, aligned with :meth:`ranking`; None: each weighs 1."""
+        return None
+
 
 class _StoreSource(ValueReads):
     """An evaluator's store as an :class:`IntervalSource` (read under the evaluator's lock)."""
@@ -107,6 +113,10 @@ class _StoreSource(ValueReads):
     def ranking(self) -> tuple[FloatArray, BoolArray, bool, int, int]:
         keys, labels = self.ev._merged().ranking()
         return keys, labels, self.ev.ties == "grouped", self.ev._pos_missed, self.ev._neg_missed
+
+    def weights(self) -> FloatArray | None:
+        store = self.ev._merged()
+        return store.weighted_ranking()[2] if hasattr(store, "weighted_ranking") else None
 
     def delong(self) -> intervals.DeLong:
         keys, labels, grouped, pos_missed, neg_missed = self.ranking()
@@ -169,10 +179,6 @@ class IntervalReads:
         Complexity: O(n) (DeLong, the AP intervals), O(log n) (proportions), O(B·n) for B
         resamples.
         """
-        if getattr(self, "weighted", False):
-            raise ValueError("interval() is not computed on weighted cases yet: the "
-                             "bootstrap does not resample weights, and the analytic intervals "
-                             "count cases")
         with self._lock:
             return interval_of(_StoreSource(self), measure, level, method, k=k,
                                threshold=threshold, resamples=resamples, seed=seed,
@@ -223,7 +229,8 @@ class IntervalReads:
             keys, labels, grouped, pos_missed, neg_missed = source.ranking()
             values = np.empty((resamples, grid.shape[0]))
             for b, resample in enumerate(resampled_blocks(keys, labels, grouped, pos_missed,
-                                                          neg_missed, resamples, seed)):
+                                                          neg_missed, resamples, seed,
+                                                          source.weights())):
                 values[b] = sensitivity_at_specificities(resample.points(), specificities)
         band = np.empty((grid.shape[0], 4))
         band[:, 0], band[:, 1] = grid, value
@@ -242,7 +249,13 @@ def interval_of(source: IntervalSource, measure: str = "roc_auc", level: float =
     partitioned report (:class:`rankeval.scored.partitioned.PartitionedReport`)."""
     measure = check_choice(measure, "measure", tuple(INTERVAL_METHODS))
     allowed = INTERVAL_METHODS[measure]
+    weights = source.weights()
+    if method is None and weights is not None and "bootstrap" in allowed:
+        method = "bootstrap"  # the one method that resamples weighted cases
     chosen = allowed[0] if method is None else check_choice(method, "method", allowed)
+    if weights is not None and chosen != "bootstrap":
+        raise ValueError(f"the {chosen} interval counts cases, so it does not apply to weighted "
+                         "cases: method='bootstrap' resamples cases with their weights")
     level = intervals.check_level(level)
     read = READS[measure]
     if read.of_points is not None:  # a decision read: its value, then its resamples
@@ -254,7 +267,7 @@ def interval_of(source: IntervalSource, measure: str = "roc_auc", level: float =
         seed = check_int(seed, "seed", minimum=0)
         keys, labels, grouped, pos_missed, neg_missed = source.ranking()
         return bootstrap(keys, labels, grouped, pos_missed, neg_missed, measure, value, level,
-                         resamples=resamples, seed=seed, options=options)
+                         resamples=resamples, seed=seed, options=options, weights=weights)
     if options:
         raise ValueError(f"{measure} takes no {', '.join(sorted(options))}")
     if measure == "gini":  # 2 * area - 1: the area's interval, transformed
@@ -278,7 +291,8 @@ def interval_of(source: IntervalSource, measure: str = "roc_auc", level: float =
         seed = check_int(seed, "seed", minimum=0)
         keys, labels, grouped, pos_missed, neg_missed = source.ranking()
         return bootstrap(keys, labels, grouped, pos_missed, neg_missed, measure,
-                         _value(source, measure, k), level, k=k, resamples=resamples, seed=seed)
+                         _value(source, measure, k), level, k=k, resamples=resamples, seed=seed,
+                         weights=weights)
     if measure == "roc_auc":
         found = intervals.delong_interval(source.delong(), level)
         if found.low != found.low:  # no interval: the value is the reader's, as everywhere
@@ -348,7 +362,8 @@ def _ap_interval(ap: float, positives: int, level: float, method: str) -> Interv
 def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: int,
               neg_missed: int, measure: str, value: float, level: float = 0.95, *,
               k: int | None = None, resamples: int = 2000, seed: int = 0,
-              options: dict[str, Any] | None = None) -> Interval:
+              options: dict[str, Any] | None = None,
+              weights: FloatArray | None = None) -> Interval:
     """The stratified percentile bootstrap interval of ``measure`` over a ranking.
 
     Each resample draws R positives among the R and N negatives among the N with
@@ -359,6 +374,9 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
     type 7), the standard error their standard deviation. A decision read (one with
     ``of_points`` in the registry) reads each resample's operating points with its
     ``options``; a resample where no threshold meets its constraint counts as undefined.
+    ``weights`` (weighted cases, grouped ties): each drawn case carries its weight, drawn as
+    often as the resample draws it (a miss weighs 1), so a resample's counts are sums of
+    weights.
 
     >>> keys = -np.array([0.9, 0.8, 0.7, 0.4, 0.3])
     >>> labels = np.array([True, False, True, False, True])
@@ -378,7 +396,7 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
     of_points = READS[measure].of_points
     values = np.empty(resamples, dtype=np.float64)
     for b, resample in enumerate(resampled_blocks(keys, labels, grouped, pos_missed,
-                                                  neg_missed, resamples, seed)):
+                                                  neg_missed, resamples, seed, weights)):
         if of_points is not None:
             values[b] = _decision_value(of_points, resample, options or {})
         else:
@@ -390,10 +408,11 @@ def bootstrap(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: in
 @dataclass(frozen=True)
 class Resample:
     """One resample of a ranking: how many drawn cases each block holds (positives and
-    negatives), the blocks' scores, and how many draws fell on the misses."""
+    negatives; their sums of weights, floats, for weighted cases), the blocks' scores, and
+    how many draws fell on the misses."""
 
-    pos: IntArray
-    neg: IntArray
+    pos: NDArray[Any]
+    neg: NDArray[Any]
     scores: FloatArray
     pos_missed: int
     neg_missed: int
@@ -401,15 +420,18 @@ class Resample:
     def points(self) -> points.OperatingPoints:
         """The resample's operating points (a block no draw fell in changes no count)."""
         tp, fp = points.confusion_at_thresholds(self.pos, self.neg)
-        return points.OperatingPoints(tp, fp, self.scores, int(self.pos.sum()) + self.pos_missed,
-                                      int(self.neg.sum()) + self.neg_missed)
+        ranked_pos, ranked_neg = (tp[-1].item(), fp[-1].item()) if tp.shape[0] else (0, 0)
+        return points.OperatingPoints(tp, fp, self.scores, ranked_pos + self.pos_missed,
+                                      ranked_neg + self.neg_missed)
 
 
 def resampled_blocks(keys: FloatArray, labels: BoolArray, grouped: bool, pos_missed: int,
-                     neg_missed: int, resamples: int, seed: int) -> Iterator[Resample]:
+                     neg_missed: int, resamples: int, seed: int,
+                     weights: FloatArray | None = None) -> Iterator[Resample]:
     """The stratified resamples of a ranking, one after the other (see :func:`bootstrap`):
     R draws among the R positives (misses included), then N among the N negatives, as
-    weights over the fixed blocks (tie blocks when ``grouped``, else single cases).
+    weights over the fixed blocks (tie blocks when ``grouped``, else single cases). With
+    ``weights``, R and N count the cases, and a drawn case adds its weight each time.
 
     The arrays of a resample are reused by the next: read each before asking for another.
     Memory O(n), whatever the number of resamples.
@@ -422,16 +444,22 @@ def resampled_blocks(keys: FloatArray, labels: BoolArray, grouped: bool, pos_mis
     rng = np.random.default_rng(seed)
     draw_pos = _tied_draws(positives.shape[0], pos_missed)
     draw_neg = _tied_draws(negatives.shape[0], neg_missed)
-    pos_w = np.zeros(n, dtype=np.int64)
-    neg_w = np.zeros(n, dtype=np.int64)
+    pos_w = np.zeros(n, dtype=np.int64 if weights is None else np.float64)
+    neg_w = np.zeros_like(pos_w)
+    pos_weight = None if weights is None else weights[positives]
+    neg_weight = None if weights is None else weights[negatives]
     single = starts.shape[0] == n
     for _ in range(resamples):
         # m draws among the m positives (misses included), then r among the r negatives:
         # how many times each ranked case is drawn, and how many draws fell on the misses.
         drawn_pos, pos_drawn_missed = draw_pos(rng)
         drawn_neg, neg_drawn_missed = draw_neg(rng)
-        pos_w[positives] = drawn_pos
-        neg_w[negatives] = drawn_neg
+        if pos_weight is None or neg_weight is None:
+            pos_w[positives] = drawn_pos
+            neg_w[negatives] = drawn_neg
+        else:
+            pos_w[positives] = drawn_pos * pos_weight
+            neg_w[negatives] = drawn_neg * neg_weight
         if single:  # every block one case: the weights are the blocks' counts
             yield Resample(pos_w, neg_w, scores, pos_drawn_missed, neg_drawn_missed)
         else:
@@ -496,20 +524,21 @@ def draws(rng: np.random.Generator, count: int) -> IntArray:
     return np.bincount(rng.integers(0, count, size=count), minlength=count)
 
 
-def weighted_value(measure: str, pos: IntArray, neg: IntArray, pos_missed: int,
+def weighted_value(measure: str, pos: NDArray[Any], neg: NDArray[Any], pos_missed: int,
                    neg_missed: int, k: int | None) -> float:
-    """``measure`` of a ranking whose blocks hold ``pos`` positives and ``neg`` negatives, the
-    grouped policy's value (a block's cases tie), misses ranked last."""
-    m = int(pos.sum()) + pos_missed
+    """``measure`` of a ranking whose blocks hold ``pos`` positives and ``neg`` negatives
+    (counts, or sums of weights), the grouped policy's value (a block's cases tie), misses
+    ranked last."""
+    m = pos.sum().item() + pos_missed
     if measure == "roc_auc":
-        ranked_neg = int(neg.sum())
+        ranked_neg = neg.sum().item()
         total_neg = ranked_neg + neg_missed
         if m == 0 or total_neg == 0:
             return math.nan
         below = ranked_neg - np.cumsum(neg)
         pairs = float(np.dot(pos, below + 0.5 * neg)) + float(pos.sum()) * neg_missed
         pairs += 0.5 * pos_missed * neg_missed
-        return pairs / (m * total_neg)
+        return float(pairs / (m * total_neg))
     # A block no resampled case fell in changes no count: it adds no AP term (the terms are
     # at the blocks holding positives) and is never the block at a cutoff.
     tp, fp = points.confusion_at_thresholds(pos, neg)

@@ -60,7 +60,7 @@ def unweighted_read(read: str) -> NoReturn:
             "has none either): this evaluator holds weighted cases")
     raise ValueError(f"{read} is not computed on weighted cases yet: this evaluator holds "
                      "weighted cases (its curves, areas, average precision, maximum F, "
-                     "decision and calibration reads are weighted)")
+                     "decision and calibration reads and bootstrap intervals are weighted)")
 
 
 def canonical_order(keys: FloatArray, labels: BoolArray, weights: FloatArray) -> NDArray[Any]:
@@ -270,7 +270,18 @@ class WeightedStore(CaseStore):
         unweighted_read("an unweighted replay")
 
     def to_state(self, pos_missed: int, neg_missed: int) -> EvaluatorState:
-        raise ValueError("saving weighted cases is not supported yet: pickle the evaluator")
+        """The saved state: the cases in canonical order with their weights (flag 4)."""
+        from rankeval.scored.state_file import EvaluatorState
+
+        keys, labels, weights = self.weighted_ranking()
+        return EvaluatorState("grouped", keys.astype(np.float64, copy=False), labels,
+                              pos_missed, neg_missed, None, None, keys.shape[0],
+                              score_dtype=str(self.key_dtype.name), weights=weights)
+
+    def restore(self, state: EvaluatorState) -> None:
+        """Take a saved state's weighted cases (validated: in canonical order)."""
+        assert state.weights is not None
+        self._set(state.labels, state.keys.copy(), state.weights, sort=False)
 
     def precision_at(self, rank: int) -> float:
         unweighted_read("precision_at")
