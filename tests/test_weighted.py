@@ -491,3 +491,101 @@ def test_crafted_weighted_files_are_refused(weights: list[float], labels: Any, f
                       flags=flags, ties=ties)
     with pytest.raises(PersistenceError, match=message):
         Evaluation.from_bytes(data)
+
+
+def _categories_data(seed: int, n: int = 400, k: int = 4) -> tuple[Any, Any, Any]:
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, k, n)
+    scores = np.round(rng.dirichlet(np.ones(k), n) + 0.3 * np.eye(k)[labels], 2)
+    scores /= scores.sum(axis=1, keepdims=True)
+    weights = rng.random(n) * 3
+    weights[rng.random(n) < 0.1] = 0.0
+    return labels, scores, weights
+
+
+@pytest.mark.parametrize("seed", SEEDS[:4])
+def test_categories_against_scikit_learn(seed: int) -> None:
+    from rankeval import ScoredClassifierEvaluation
+
+    y, s, w = _categories_data(seed)
+    ev = ScoredClassifierEvaluation(["a", "b", "c", "d"])
+    ev.add_cases(y, s, weights=w)
+    onehot = np.eye(4)[y]
+    assert ev.weighted
+    for average in ("macro", "weighted"):
+        assert ev.roc_auc(average=average) == pytest.approx(metrics.roc_auc_score(
+            y, s, multi_class="ovr", average=average, sample_weight=w), abs=1e-12)
+    assert ev.roc_auc(average="micro") == pytest.approx(
+        metrics.roc_auc_score(onehot, s, average="micro", sample_weight=w), abs=1e-12)
+    per_category = ev.roc_auc(average=None)
+    assert isinstance(per_category, dict)
+    np.testing.assert_allclose(list(per_category.values()), metrics.roc_auc_score(
+        onehot, s, average=None, sample_weight=w), atol=1e-12)
+    for average in ("macro", "weighted", "micro"):
+        assert ev.average_precision(average) == pytest.approx(metrics.average_precision_score(
+            onehot, s, average=average, sample_weight=w), abs=1e-12)
+    for k in (1, 2):
+        assert ev.top_k_accuracy(k) == pytest.approx(
+            metrics.top_k_accuracy_score(y, s, k=k, sample_weight=w), abs=1e-12)
+    assert ev.brier_score() == pytest.approx(
+        metrics.brier_score_loss(y, s, sample_weight=w), abs=1e-12)
+    assert ev.log_loss() == pytest.approx(metrics.log_loss(y, s, sample_weight=w), abs=1e-12)
+    assert ev.category("b").area_under_roc_curve() == pytest.approx(
+        metrics.roc_auc_score(y == 1, s[:, 1], sample_weight=w), abs=1e-12)
+    assert ev.num_cases() == pytest.approx(w.sum(), rel=1e-12)
+    assert "roc_auc_ovo" not in ev.summary()
+
+
+def test_categories_integer_weights_are_repeated_cases() -> None:
+    from rankeval import ScoredClassifierEvaluation
+
+    y, s, _ = _categories_data(9)
+    w = np.random.default_rng(99).integers(0, 4, y.shape[0])  # not the labels: another seed
+    weighted = ScoredClassifierEvaluation(["a", "b", "c", "d"])
+    weighted.add_cases(y, s, weights=w)
+    repeated = ScoredClassifierEvaluation(["a", "b", "c", "d"])
+    repeated.add_cases(np.repeat(y, w), np.repeat(s, w, axis=0))
+    for average in ("macro", "weighted", "micro"):
+        assert weighted.roc_auc(average=average) == repeated.roc_auc(average=average)
+        assert weighted.average_precision(average) == repeated.average_precision(average)
+    assert weighted.top_k_accuracy(2) == pytest.approx(repeated.top_k_accuracy(2), rel=1e-12)
+
+
+def test_categories_weights_keep_through_merge_and_files() -> None:
+    from rankeval import ScoredClassifierEvaluation
+
+    y, s, w = _categories_data(5)
+    whole = ScoredClassifierEvaluation([10, 20, 30, 40])  # integer categories, by value
+    whole.add_cases([[10, 20, 30, 40][c] for c in y[:200]], s[:200])
+    whole.add_cases([[10, 20, 30, 40][c] for c in y[200:]], s[200:], weights=w[200:])
+    first = ScoredClassifierEvaluation([10, 20, 30, 40])
+    first.add_cases([[10, 20, 30, 40][c] for c in y[:200]], s[:200])
+    second = ScoredClassifierEvaluation([10, 20, 30, 40])
+    second.add_cases([[10, 20, 30, 40][c] for c in y[200:]], s[200:], weights=w[200:])
+    first.merge(second)
+    expected = metrics.roc_auc_score(y, s, multi_class="ovr",
+                                     sample_weight=np.concatenate((np.ones(200), w[200:])))
+    for ev in (whole, first, ScoredClassifierEvaluation.from_bytes(first.to_bytes()),
+               pickle.loads(pickle.dumps(first))):
+        assert ev.weighted
+        assert ev.roc_auc() == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("call", ["ovo", "confusion", "interval", "insertion", "bad"])
+def test_categories_refusals(call: str) -> None:
+    from rankeval import ScoredClassifierEvaluation
+
+    y, s, w = _categories_data(2, n=40)
+    ev = ScoredClassifierEvaluation(["a", "b", "c", "d"],
+                                    ties="insertion" if call == "insertion" else "grouped")
+    if call in ("insertion", "bad"):
+        with pytest.raises(ValueError, match="grouped" if call == "insertion" else "weights"):
+            ev.add_cases(y, s, weights=w if call == "insertion" else -w - 1)
+        assert ev.num_cases() == 0
+        assert not ev.weighted
+        return
+    ev.add_cases(y, s, weights=w)
+    calls = {"ovo": lambda: ev.roc_auc("ovo"), "confusion": ev.confusion,
+             "interval": lambda: ev.interval("roc_auc", resamples=10)}
+    with pytest.raises(ValueError, match="weighted cases"):
+        calls[call]()

@@ -28,6 +28,13 @@ category per case and are refused.
 
 A category with no positive (or no negative) has no ROC area: NaN, with a warning naming
 it, and the averages leave it out; never an exception.
+
+Weighted cases (``add_cases(..., weights=)``; ``weighted`` from then on, earlier cases weighing
+1) have scikit-learn's ``sample_weight`` meaning: each category's binary evaluation holds
+them weighted, ``average="weighted"`` weighs the categories by their positives' weights, the
+micro average repeats each case's weight over its cells, top-k accuracy, the Brier score and
+log loss are weighted means. The one-vs-one areas (scikit-learn refuses weights there too),
+the arg-max confusion and the bootstrap intervals raise on weighted cases.
 """
 
 from __future__ import annotations
@@ -42,7 +49,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rankeval import container
-from rankeval.checks import check_choice, check_flag, check_int, listed_keys
+from rankeval.checks import (
+    check_choice,
+    check_flag,
+    check_int,
+    check_weight,
+    check_weight_array,
+    listed_keys,
+)
 from rankeval.errors import PersistenceError
 from rankeval.formulas import TiePolicy
 from rankeval.intervals import Interval
@@ -99,21 +113,35 @@ class ScoredClassifierEvaluation:
         # Each case's category (multi-class), or its row of memberships (multi-label).
         self._labels: list[NDArray[Any]] = []
         self._scores: list[FloatArray] = []
+        # Each case's weight, once a weight was given (None: every case weighs 1).
+        self._weights: list[FloatArray] | None = None
         self._cache: dict[object, Any] = {}
         self._lock = threading.RLock()
 
+    @property
+    def weighted(self) -> bool:
+        """Whether the cases carry weights (given ``weights=`` since made or reset)."""
+        return self._weights is not None
+
     # ------------------------------------------------------------------ adds
-    def add_case(self, true_category: str, scores: Sequence[float]) -> None:
-        """Add one case: its category and one score per category, in the categories' order.
+    def add_case(self, true_category: str, scores: Sequence[float], *,
+                 weight: float | None = None) -> None:
+        """Add one case: its category and one score per category, in the categories' order;
+        ``weight`` its weight (see :meth:`add_cases`).
 
         Complexity: O(C).
         """
-        self.add_cases([true_category], [list(scores)])
+        self.add_cases([true_category], [list(scores)],
+                       weights=None if weight is None else [check_weight(weight)])
 
     def add_cases(self, true_categories: Sequence[str] | ArrayLike,
-                  score_matrix: ArrayLike) -> None:
+                  score_matrix: ArrayLike, *, weights: ArrayLike | None = None) -> None:
         """Add many cases: their categories (names, or indices into the categories) and a
         matrix with a row of scores per case and a column per category. All or nothing.
+
+        ``weights``: each case's weight, finite and non-negative (scikit-learn's
+        ``sample_weight``; see the module text). Once given, the evaluation holds weighted
+        cases, the earlier ones weighing 1; weights need ``ties="grouped"``.
 
         Complexity: O(k·C).
         """
@@ -130,10 +158,25 @@ class ScoredClassifierEvaluation:
             raise ValueError(f"{labels.shape[0]} categories for {scores.shape[0]} rows of scores")
         if not self.multi_label:  # a category code in 2 bytes: 0.2 B a cell at 10 categories
             labels = labels.astype(np.int16 if len(self.categories) < 2**15 else np.int32)
+        given = None if weights is None else check_weight_array(weights, scores.shape[0])
+        if given is not None and self.ties != "grouped":
+            raise ValueError("weighted cases need ties='grouped' (a case of weight w is w tied "
+                             "copies of it)")
         with self._lock:
-            self._labels.append(labels)
-            self._scores.append(scores)
-            self._cache = {}
+            self._append(labels, scores, given)
+
+    def _append(self, labels: NDArray[Any], scores: FloatArray,
+                weights: FloatArray | None) -> None:
+        """Hold these cases (checked) after the others; callers hold the lock."""
+        held = self._weights
+        if weights is not None and held is None:  # the earlier cases weigh 1
+            held = [np.ones(sum(part.shape[0] for part in self._labels))]
+        if held is not None:
+            held = [*held, weights if weights is not None else np.ones(scores.shape[0])]
+        self._labels.append(labels)
+        self._scores.append(scores)
+        self._weights = held
+        self._cache = {}
 
     def _codes(self, given: Sequence[str] | ArrayLike) -> IntArray:
         """Each case's category code. The given keep their identity: a list or tuple is read
@@ -208,6 +251,19 @@ class ScoredClassifierEvaluation:
             self._scores = [np.concatenate(self._scores)]
         return self._labels[0], self._scores[0]
 
+    def _weight_array(self) -> FloatArray | None:
+        """Each case's weight (one array from now on), or None when unweighted."""
+        if self._weights is None:
+            return None
+        if len(self._weights) != 1:
+            self._weights = [np.concatenate(self._weights) if self._weights else np.zeros(0)]
+        return self._weights[0]
+
+    def _unweighted(self, what: str, why: str) -> None:
+        """Refuse ``what`` on weighted cases, saying ``why``."""
+        if self.weighted:
+            raise ValueError(f"{what} {why}: this evaluation holds weighted cases")
+
     def merge(self, other: ScoredClassifierEvaluation) -> None:
         """Add every case of ``other`` (same categories, same mode), after this one's.
 
@@ -221,10 +277,9 @@ class ScoredClassifierEvaluation:
             raise ValueError("cannot merge evaluations of other categories, mode or ties")
         with other._lock:
             labels, scores = other._arrays()
+            theirs = other._weight_array()
         with self._lock:
-            self._labels.append(labels.copy())
-            self._scores.append(scores.copy())
-            self._cache = {}
+            self._append(labels.copy(), scores.copy(), None if theirs is None else theirs.copy())
 
     # ------------------------------------------------------------------ files
     def to_bytes(self) -> bytes:
@@ -239,6 +294,10 @@ class ScoredClassifierEvaluation:
                     "labels": kind}
             blobs = [np.ascontiguousarray(labels, dtype="<" + kind).tobytes(),
                      np.ascontiguousarray(scores, dtype="<f8").tobytes()]
+            weights = self._weight_array()
+            if weights is not None:  # a third section: each case's weight
+                meta["weighted"] = True
+                blobs.append(np.ascontiguousarray(weights, dtype="<f8").tobytes())
         return container.pack(_MAGIC, _VERSION, meta, blobs)
 
     @classmethod
@@ -248,8 +307,10 @@ class ScoredClassifierEvaluation:
         meta, blobs = container.unpack(data, _MAGIC, _VERSION, "classifier", name)
         try:
             expected = {"categories", "ties", "multi_label", "cases", "labels"}
-            if set(meta) != expected:
-                raise ValueError(f"metadata fields {sorted(meta)}, expected {sorted(expected)}")
+            weighted = meta.get("weighted", False) is True
+            if set(meta) != expected | ({"weighted"} if weighted else set()):
+                raise ValueError(f"metadata fields {sorted(meta)}, expected {sorted(expected)}"
+                                 " (and weighted: true)")
             n, names, flag = meta["cases"], meta["categories"], meta["multi_label"]
             if type(n) is not int or n < 0:
                 raise ValueError(f"cases is {n!r}, not a count")
@@ -262,7 +323,8 @@ class ScoredClassifierEvaluation:
                 raise ValueError(f"labels stored as {kind!r}")
             dtype = np.dtype(np.uint8) if flag else np.dtype("<" + kind)
             per_case = dtype.itemsize * (width if flag else 1)
-            if len(blobs) != 2 or len(blobs[0]) != n * per_case or len(blobs[1]) != 8 * n * width:
+            if (len(blobs) != 2 + weighted or len(blobs[0]) != n * per_case
+                    or len(blobs[1]) != 8 * n * width or (weighted and len(blobs[2]) != 8 * n)):
                 raise ValueError(f"the sections do not hold {n} cases of {width} categories")
             labels = np.frombuffer(blobs[0], dtype=dtype)
             if flag:
@@ -270,8 +332,16 @@ class ScoredClassifierEvaluation:
                     raise ValueError("a membership byte is neither 0 nor 1")
                 labels = labels.reshape(n, width).astype(np.bool_)
             scores = np.frombuffer(blobs[1], dtype="<f8").reshape(n, width)
-            if n:
-                ev.add_cases(labels.astype(np.int64) if not flag else labels, scores)
+            if not flag:  # category codes, whether the categories are names or integers
+                codes = ev._indices(labels.astype(np.int64))
+                labels = codes.astype(np.int16 if width < 2**15 else np.int32)
+            if np.isnan(scores).any():
+                row = int(np.flatnonzero(np.isnan(scores).any(axis=1))[0])
+                raise ValueError(f"score_matrix holds NaN (row {row})")
+            weights = (check_weight_array(np.frombuffer(blobs[2], dtype="<f8"), n)
+                       if weighted else None)
+            if n or weighted:
+                ev._append(labels, scores.copy(), weights)
         except (ValueError, TypeError) as error:
             raise PersistenceError(name, f"invalid classifier state: {error}") from None
         return ev
@@ -328,7 +398,8 @@ class ScoredClassifierEvaluation:
                 out[name] = value
             if not self.multi_label:
                 out["top_1_accuracy"] = self.top_k_accuracy(1)
-                out["roc_auc_ovo"] = float(self.roc_auc("ovo"))  # type: ignore[arg-type]
+                if not self.weighted:  # no weighted meaning: left out, as the binary summary's
+                    out["roc_auc_ovo"] = float(self.roc_auc("ovo"))  # type: ignore[arg-type]
             return out
 
     def to_text(self, digits: int = 4) -> str:
@@ -339,26 +410,34 @@ class ScoredClassifierEvaluation:
         return summary_text(f"ScoredClassifierEvaluation ({len(self.categories)} categories, "
                             f"ties={self.ties}{mode})", self.summary(), digits)
 
-    def num_cases(self) -> int:
-        """Cases added. Complexity: O(1) after a read."""
+    def num_cases(self) -> float:
+        """Cases added (the sum of their weights when weighted). Complexity: O(1) after a
+        read."""
         with self._lock:
+            weights = self._weight_array()
+            if weights is not None:
+                return float(np.sum(weights))
             return int(self._arrays()[0].shape[0])
 
     # ----------------------------------------------------------------- reads
-    def _binary(self, labels: NDArray[np.bool_], scores: FloatArray
-                ) -> ScoredPrecisionRecallEvaluation:
+    def _binary(self, labels: NDArray[np.bool_], scores: FloatArray,
+                weights: FloatArray | None = None) -> ScoredPrecisionRecallEvaluation:
         ev = ScoredPrecisionRecallEvaluation(ties=self.ties)
-        ev.add_cases(labels, scores)
+        if weights is None:
+            ev.add_cases(labels, scores)
+        else:
+            ev.add_cases(labels, scores, weights=weights)
         return ev
 
-    def _read(self, key: object, measure: str, labels: Any, scores: Any
-              ) -> tuple[float, int, int]:
-        """``measure`` of a binary view (labels and scores made by the callables given only
-        when not cached), with its positives and negatives. Only the numbers are cached
-        until the next add, never the evaluations: the evaluation holds 8 bytes a cell."""
+    def _read(self, key: object, measure: str, labels: Any, scores: Any,
+              weights: Any = None) -> tuple[float, float, float]:
+        """``measure`` of a binary view (labels, scores and weights made by the callables
+        given only when not cached), with its positives and negatives (sums of weights when
+        weighted). Only the numbers are cached until the next add, never the evaluations: the
+        evaluation holds 8 bytes a cell."""
         cached = self._cache.get((key, measure))
         if cached is None:
-            ev = self._binary(labels(), scores())
+            ev = self._binary(labels(), scores(), None if weights is None else weights())
             pos, neg = ev.num_positive_ref(), ev.num_negative_ref()
             value = (float("nan") if pos == 0 or (measure == "roc_auc" and neg == 0)
                      else _read(ev, measure))
@@ -367,7 +446,7 @@ class ScoredClassifierEvaluation:
 
     def _column(self, j: int) -> ScoredPrecisionRecallEvaluation:
         scores = self._arrays()[1]
-        return self._binary(self._members(j), scores[:, j])
+        return self._binary(self._members(j), scores[:, j], self._weight_array())
 
     def category(self, name: str) -> ScoredPrecisionRecallEvaluation:
         """Category ``name`` against the rest, as a read-only evaluator (every curve and
@@ -389,7 +468,7 @@ class ScoredClassifierEvaluation:
         ``multi_class="ovr"``: each category against the rest, ``average`` ``"macro"``,
         ``"weighted"`` (by positives), ``"micro"`` (every cell a binary case) or None (a dict
         per category). ``"ovo"``: Hand & Till (2001), ``"macro"`` or ``"weighted"`` (by the
-        pair's share of the cases).
+        pair's share of the cases); not on weighted cases (scikit-learn refuses them too).
 
         Complexity: O(C·n log n) (ovr), O(C²·n log n) (ovo), cached until the next add.
         """
@@ -398,6 +477,8 @@ class ScoredClassifierEvaluation:
         with self._lock:
             if multi_class == "ovo":
                 self._single_label("one-vs-one")
+                self._unweighted("the one-vs-one ROC area", "has no weighted meaning "
+                                 "(scikit-learn refuses sample_weight there too)")
                 if chosen not in ("macro", "weighted"):
                     raise ValueError("one-vs-one areas average 'macro' or 'weighted'")
                 return self._ovo(chosen)
@@ -415,16 +496,20 @@ class ScoredClassifierEvaluation:
 
     def _ovr(self, measure: str, average: Average) -> float | dict[str, float]:
         scores = self._arrays()[1]
-        if average == "micro":
+        weights = self._weight_array()
+        width = len(self.categories)
+        if average == "micro":  # every cell a case, of its row's weight
             return self._read(("micro",), measure, lambda: self._onehot().ravel(),
-                              scores.ravel)[0]
+                              scores.ravel, None if weights is None
+                              else lambda: np.repeat(weights, width))[0]
         values: dict[Any, float] = {}
-        support: dict[Any, int] = {}
+        support: dict[Any, float] = {}
         undefined: list[str] = []
         for j, name in enumerate(self.categories):
             value, pos, _ = self._read(("ovr", j), measure,
                                          lambda j=j: self._members(j),
-                                         lambda j=j: scores[:, j])
+                                         lambda j=j: scores[:, j],
+                                         None if weights is None else lambda: weights)
             if value != value:
                 undefined.append(f"{name!r} (no {'positive' if pos == 0 else 'negative'})")
             values[name] = value
@@ -523,6 +608,8 @@ class ScoredClassifierEvaluation:
                              "top_k_accuracy")
         if measure != "top_k_accuracy" and k != 1:
             raise ValueError(f"k= applies to top_k_accuracy, not to {measure}")
+        self._unweighted("interval()", "does not resample weighted cases yet (the binary "
+                         "evaluator's bootstrap does: category(name).interval())")
         with self._lock:
             value: float | dict[Any, float]
             if measure == "top_k_accuracy":
@@ -559,7 +646,8 @@ class ScoredClassifierEvaluation:
             if k >= len(self.categories):
                 return 1.0
             order = np.argsort(scores, axis=1, kind="mergesort")[:, ::-1][:, :k]
-            return float(np.mean((order == labels[:, None]).any(axis=1)))
+            return float(np.average((order == labels[:, None]).any(axis=1),
+                                    weights=self._weight_array()))
 
     def confusion(self) -> Any:
         """The arg-max decisions (the first of equal highest scores) as a
@@ -570,6 +658,7 @@ class ScoredClassifierEvaluation:
         from rankeval.confusion import MultiClassEvaluation
 
         self._single_label("the arg-max confusion")
+        self._unweighted("confusion()", "counts cases (MultiClassEvaluation holds counts)")
         with self._lock:
             labels, scores = self._arrays()
             names = np.array(self.categories, dtype=object)
@@ -596,7 +685,8 @@ class ScoredClassifierEvaluation:
             if labels.shape[0] == 0:
                 return float("nan")
             onehot = self._onehot()
-            return float(np.mean(((scores - onehot) ** 2).sum(axis=1)))
+            return float(np.average(((scores - onehot) ** 2).sum(axis=1),
+                                    weights=self._weight_array()))
 
     def log_loss(self) -> float:
         """scikit-learn's multi-class ``log_loss``: the mean of ``-log p`` of each case's
@@ -610,7 +700,7 @@ class ScoredClassifierEvaluation:
                 return float("nan")
             eps = float(np.finfo(np.float64).eps)
             chosen = np.clip(scores[np.arange(labels.shape[0]), labels], eps, 1 - eps)
-            return float(np.mean(-np.log(chosen)))
+            return float(np.average(-np.log(chosen), weights=self._weight_array()))
 
     def calibration_error(self, bins: int = 15, strategy: str = "uniform",
                           norm: str = "l1") -> float:
@@ -631,7 +721,7 @@ class ScoredClassifierEvaluation:
             top = np.argmax(scores, axis=1)
             confidence = scores[np.arange(labels.shape[0]), top]
             return calibration_error_of(confidence, (top == labels).astype(np.float64), count,
-                                        strategy, norm)
+                                        strategy, norm, self._weight_array())
 
 
 def _category_kind(value: object) -> str:
