@@ -589,3 +589,47 @@ def test_categories_refusals(call: str) -> None:
              "interval": lambda: ev.interval("roc_auc", resamples=10)}
     with pytest.raises(ValueError, match="weighted cases"):
         calls[call]()
+
+
+def test_segments_give_each_evaluator_its_cases_weights() -> None:
+    from rankeval import SegmentedEvaluation
+
+    y, s, w = _data(6)
+    keys = np.array(["de", "fr", "it"])[np.random.default_rng(6).integers(0, 3, y.shape[0])]
+    segmented = SegmentedEvaluation(Evaluation)
+    segmented.add_cases(keys, y, s, weights=w)
+    segmented.add_case("de", True, 0.5, weight=2.5)
+    for key in ("de", "fr", "it"):
+        mine = keys == key
+        extra = key == "de"
+        expected = metrics.roc_auc_score(
+            np.append(y[mine], True) if extra else y[mine],
+            np.append(s[mine], 0.5) if extra else s[mine],
+            sample_weight=np.append(w[mine], 2.5) if extra else w[mine])
+        assert segmented[key].weighted
+        assert segmented[key].area_under_roc_curve() == pytest.approx(expected, abs=1e-12)
+    copy = SegmentedEvaluation.from_bytes(segmented.to_bytes(), Evaluation)
+    assert all(copy[key] == segmented[key] for key in ("de", "fr", "it"))
+    with pytest.raises(ValueError, match=r"weights\[0\]"):
+        segmented.add_cases(["de"], [True], [0.5], weights=[-1.0])
+    assert segmented["de"].num_cases() == pytest.approx(w[keys == "de"].sum() + 2.5)
+
+
+def test_prometheus_exports_the_weighted_reads() -> None:
+    """A weighted evaluation's series hold its weighted reads; the reads by rank, which it
+    has not, are left out of its series (not the scrape), and an unweighted one keeps them."""
+    from rankeval.prometheus import EvaluationCollector
+
+    weighted = _weighted([True, False, True], [0.9, 0.2, 0.5], [1.0, 2.0, 3.0])
+    plain = Evaluation()
+    plain.add_cases([True, False, True], [0.9, 0.2, 0.5])
+    collector = EvaluationCollector(threshold=0.5)
+    collector.watch(weighted, model="weighted")
+    collector.watch(plain, model="plain")
+    families = {family.name: family for family in collector.collect()}
+    models = {name: {sample.labels["model"]: sample.value for sample in family.samples}
+              for name, family in families.items() if family.samples}
+    assert models["rankeval_negative_cases"] == {"weighted": 2.0, "plain": 1.0}
+    assert models["rankeval_precision_at_threshold"] == {"weighted": 1.0, "plain": 1.0}
+    assert set(models["rankeval_r_precision"]) == {"plain"}
+    assert models["rankeval_read_ok"] == {"weighted": 1.0, "plain": 1.0}

@@ -273,7 +273,8 @@ class EvaluationCollector:
                 family = gauge(read.gauge, read.description, labels=[*label_names, *own])
                 for reading, labels in readings:
                     for label_values, key in samples:
-                        family.add_metric([*values(labels), *label_values], reading[key])
+                        if key in reading:  # a weighted evaluation has no reads by rank
+                            family.add_metric([*values(labels), *label_values], reading[key])
                 yield family
             family = gauge("rankeval_read_ok",
                            "1 if the evaluation was read at this scrape, 0 if reading failed.",

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from rankeval.checks import check_case_arrays, listed_keys
+from rankeval.checks import check_case_arrays, check_weight, check_weight_array, listed_keys
 from rankeval.scored.readers import reset_to_empty
 
 __all__ = ["SegmentReports", "SegmentedEvaluation"]
@@ -135,20 +135,31 @@ class SegmentedEvaluation(_SummaryTable):
                     ev = self._segments[segment] = self._factory()
         return ev
 
-    def add_case(self, segment: Hashable, correct: bool, score: float) -> None:
-        """Add one case to ``segment``'s evaluator (made on first sight). Complexity: O(1)."""
-        self._get(segment).add_case(correct, score)
+    def add_case(self, segment: Hashable, correct: bool, score: float, *,
+                 weight: float | None = None) -> None:
+        """Add one case to ``segment``'s evaluator (made on first sight), with its ``weight``
+        if given (see :meth:`add_cases`). Complexity: O(1)."""
+        if weight is None:
+            self._get(segment).add_case(correct, score)
+        else:
+            self._get(segment).add_case(correct, score, weight=check_weight(weight))
 
-    def add_cases(self, segments: ArrayLike, correct: ArrayLike, scores: ArrayLike) -> None:
+    def add_cases(self, segments: ArrayLike, correct: ArrayLike, scores: ArrayLike, *,
+                  weights: ArrayLike | None = None) -> None:
         """Add many cases, each to its segment's evaluator: the cases are grouped by segment
         (their order kept within each) and each group added at once. Every array is checked
-        before any case is added.
+        before any case is added. ``weights``: each case's weight, given to its segment's
+        evaluator (``add_cases(..., weights=)``: the evaluators must take weights).
 
         Complexity: O(k log k) for k cases, plus one call per segment present.
         """
         labels, values = check_case_arrays(correct, scores)
+        given = None if weights is None else check_weight_array(weights, labels.shape[0])
         for key, take in _grouped(segments, labels.shape[0]):
-            self._get(key).add_cases(labels[take], values[take])
+            if given is None:
+                self._get(key).add_cases(labels[take], values[take])
+            else:
+                self._get(key).add_cases(labels[take], values[take], weights=given[take])
 
     def __getitem__(self, segment: Hashable) -> Any:
         """The evaluator of ``segment``; ``KeyError`` if it has had no case."""
