@@ -140,8 +140,77 @@ def test_weights_keyed_by_anything_whose_str_is_the_id() -> None:
     assert report["recip_rank"] == (3 * 1.0 + 1 * 0.5) / 4
 
 
-def test_compare_refuses_weights_its_tests_would_ignore() -> None:
+@pytest.mark.parametrize("test", ["t-test", "wilcoxon", "sign", "tukey"])
+def test_compare_refuses_weights_where_its_test_counts_queries(test: str) -> None:
     qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
     runs = {"x": {"q1": {"a": 1.0}, "q2": {"b": 1.0}}, "y": {"q1": {"a": 1.0}, "q2": {"b": 2.0}}}
-    with pytest.raises(ValueError, match="compare does not take query_weights"):
-        compare(qrels, runs, "map", query_weights={"q1": 1, "q2": 2})
+    with pytest.raises(ValueError, match="query_weights take test='randomization' or"):
+        compare(qrels, runs, "map", test=test, query_weights={"q1": 1, "q2": 2})
+    with pytest.raises(ValueError, match="must be finite"):
+        compare(qrels, runs, "map", test="bootstrap", query_weights={"q1": 1, "q2": -2})
+
+
+def _weighted_comparison(test: str, seed: int = 4) -> tuple[Any, Any, Any, dict[str, float]]:
+    qrels, run = _tables(seed, queries=10)
+    _, other = _tables(seed + 1, queries=10)
+    weights = {f"q{q}": float(w) for q, w in
+               enumerate(np.random.default_rng(seed).random(10) * 3)}
+    found = compare(qrels, {"a": run, "b": other}, ("map", "P_5"), test=test, permutations=4096,
+                    seed=7, query_weights=weights, complete=True)
+    a = evaluate_run(qrels, run, ("map", "P_5"), complete=True)
+    b = evaluate_run(qrels, other, ("map", "P_5"), complete=True)
+    return found, a, b, weights
+
+
+def test_compare_weighted_randomization_is_every_swap() -> None:
+    """2^n <= permutations: the exact test, against every swap of the weighted differences
+    enumerated here; the difference and the means are the weighted means."""
+    import itertools
+
+    found, a, b, weights = _weighted_comparison("randomization")
+    w = np.array([weights[q] for q in a.queries])
+    for measure in ("map", "P_5"):
+        diff = a.values[measure] - b.values[measure]
+        observed = abs(float(np.dot(w, diff)))
+        swaps = [abs(sum(sign * wd for sign, wd in zip(signs, w * diff, strict=True)))
+                 for signs in itertools.product((1.0, -1.0), repeat=len(diff))]
+        expected = sum(value >= observed - 1e-12 for value in swaps) / len(swaps)
+        pair = next(t for t in found.tests if t.measure == measure)
+        assert pair.p_value == expected
+        assert pair.difference == pytest.approx(float(np.average(diff, weights=w)), abs=1e-12)
+        for name, report in (("a", a), ("b", b)):
+            assert found.means[name, measure] == pytest.approx(
+                float(np.average(report.values[measure], weights=w)), abs=1e-12)
+
+
+def test_compare_weighted_bootstrap_resamples_queries_with_their_weights() -> None:
+    """The shift-method bootstrap replayed here: the same draws, each resample's weighted
+    mean of the centred differences."""
+    found, a, b, weights = _weighted_comparison("bootstrap")
+    w = np.array([weights[q] for q in a.queries])
+    diff = a.values["map"] - b.values["map"]
+    mean = float(np.dot(w, diff) / w.sum())
+    draws = np.random.default_rng(7).integers(0, diff.size, size=(4096, diff.size))
+    resampled = ((w[draws] * (diff - mean)[draws]).sum(axis=1) / w[draws].sum(axis=1))
+    expected = (int(np.count_nonzero(np.abs(resampled) >= abs(mean) - 1e-12)) + 1) / 4097
+    pair = next(t for t in found.tests if t.measure == "map")
+    assert pair.p_value == pytest.approx(expected, abs=1 / 4097)
+    means = ((w[draws] * diff[draws]).sum(axis=1) / w[draws].sum(axis=1))
+    low, high = np.quantile(means, [0.025, 0.975])
+    assert (pair.low, pair.high) == (pytest.approx(low, abs=1e-12), pytest.approx(high, abs=1e-12))
+    variance = np.dot(w, (diff - mean) ** 2) / (w.sum() - np.dot(w, w) / w.sum())
+    assert pair.effect_size == pytest.approx(mean / math.sqrt(variance), rel=1e-12)
+
+
+def test_compare_equal_weights_are_no_weights() -> None:
+    *_, weights = _weighted_comparison("randomization")
+    qrels, run = _tables(4, queries=10)
+    _, other = _tables(5, queries=10)
+    plain = compare(qrels, {"a": run, "b": other}, ("map", "P_5"), test="randomization",
+                    permutations=4096, seed=7, complete=True)
+    equal = compare(qrels, {"a": run, "b": other}, ("map", "P_5"), test="randomization",
+                    permutations=4096, seed=7, complete=True,
+                    query_weights=dict.fromkeys(weights, 2.0))
+    for mine, theirs in zip(equal.tests, plain.tests, strict=True):
+        assert mine.p_value == theirs.p_value
+        assert mine.difference == pytest.approx(theirs.difference, abs=1e-15)

@@ -74,7 +74,7 @@ from numpy.typing import NDArray
 
 from rankeval.checks import check_choice, check_int, check_real
 from rankeval.intervals import Interval
-from rankeval.ranking.evaluate import evaluate_run
+from rankeval.ranking.evaluate import check_query_weights, evaluate_run
 from rankeval.ranking.inputs import QrelsLike, RunLike, as_qrels
 
 __all__ = ["Comparison", "PairTest", "compare"]
@@ -82,6 +82,8 @@ __all__ = ["Comparison", "PairTest", "compare"]
 Test = Literal["t-test", "randomization", "bootstrap", "wilcoxon", "sign", "tukey"]
 Correction = Literal["holm", "bonferroni", "bh", "none"]
 TESTS: tuple[Test, ...] = ("t-test", "randomization", "bootstrap", "wilcoxon", "sign", "tukey")
+#: The tests that take ``query_weights``: they resample the queries, each keeping its weight.
+WEIGHTED_TESTS: tuple[Test, ...] = ("randomization", "bootstrap")
 CORRECTIONS: tuple[Correction, ...] = ("holm", "bonferroni", "bh", "none")
 FloatArray = NDArray[np.float64]
 
@@ -303,6 +305,13 @@ def compare(
         Their random seed: the same seed gives the same p-values.
     options
         :func:`rankeval.ranking.evaluate_run`'s options, the same for every run.
+        ``query_weights`` (a mapping of every query to a finite weight >= 0) weighs the
+        queries: the means, their intervals and the differences are weighted means
+        (``sum(w v) / sum(w)``), and the test must be ``"randomization"`` (the swaps flip the
+        weighted differences) or ``"bootstrap"`` (the queries resampled with their weights;
+        the interval of the difference its percentile interval, and Cohen's d_z the weighted
+        mean over the weighted deviation, reliability weights). The t-test, Wilcoxon's,
+        the sign test and Tukey's HSD count queries, and refuse weights.
 
     Notes
     -----
@@ -317,11 +326,14 @@ def compare(
     >>> c.tests[0].difference, c.tests[0].p_value  # 2 of the 8 swap patterns as extreme
     (0.5, 0.25)
     """
-    if "query_weights" in options:  # the tests below weigh every query alike
-        raise ValueError("compare does not take query_weights: its tests weigh every query "
-                         "alike; weight each run's report with RunReport.weighted")
+    query_weights = options.pop("query_weights", None)
     stats = _scipy_stats()
     test = check_choice(test, "test", TESTS)
+    if query_weights is not None:
+        check_query_weights(query_weights)
+        if test not in WEIGHTED_TESTS:
+            raise ValueError(f"query_weights take test='randomization' or 'bootstrap': "
+                             f"the {test} counts queries, weighing each alike")
     correction = check_choice(correction, "correction", CORRECTIONS)
     alpha = check_real(alpha, "alpha")
     if not 0.0 < alpha < 1.0:
@@ -332,7 +344,10 @@ def compare(
     qrels_obj = as_qrels(qrels)
     evaluations = {name: evaluate_run(qrels_obj, run, measures, **options)
                    for name, run in named.items()}
+    if query_weights is not None:
+        evaluations = {name: ev.weighted(query_weights) for name, ev in evaluations.items()}
     first = next(iter(evaluations.values()))
+    weights = None if query_weights is None else first.weights
     for name, ev in evaluations.items():
         if ev.queries != first.queries:
             raise ValueError(
@@ -350,7 +365,10 @@ def compare(
         for i, a in enumerate(systems):
             for b in systems[i + 1 :] if test != "tukey" else ():
                 x, y = evaluations[a].values[measure], evaluations[b].values[measure]
-                raw.append((a, b, *_test(stats, test, x, y, alpha, permutations, seed)))
+                raw.append((a, b, *(_test(stats, test, x, y, alpha, permutations, seed)
+                                    if weights is None else
+                                    _weighted_test(test, x, y, weights, alpha, permutations,
+                                                   seed))))
         adjusted = ([r[3] for r in raw] if test == "tukey"
                     else _adjust([r[3] for r in raw], correction))
         for (a, b, diff, p, d, low, high), q in zip(raw, adjusted, strict=True):
@@ -358,7 +376,7 @@ def compare(
                                   1.0 - alpha, test))
     means = {(s, m): float(evaluations[s].aggregates[m]) for s in systems for m in columns}
     intervals = {(s, m): mean_interval(evaluations[s].values[m], means[s, m], 1.0 - alpha,
-                                       permutations, seed)
+                                       permutations, seed, weights)
                  for s in systems for m in columns}
     return Comparison(systems, columns, means, tuple(tests), test, correction, alpha,
                       first.queries, MappingProxyType(intervals))
@@ -445,6 +463,30 @@ def _test(stats: Any, test: Test, x: FloatArray, y: FloatArray, alpha: float,
             float(interval.confidence_interval.high))
 
 
+def _weighted_test(test: Test, x: FloatArray, y: FloatArray, weights: FloatArray,
+                   alpha: float, permutations: int, seed: int
+                   ) -> tuple[float, float, float, float, float]:
+    """:func:`_test` with each query weighted (randomization and bootstrap): (weighted mean
+    difference, p-value, weighted d_z, the bootstrap interval's low and high)."""
+    diff = x - y
+    total = float(weights.sum())
+    if total == 0.0:
+        return math.nan, math.nan, math.nan, math.nan, math.nan
+    mean = float(np.dot(weights, diff)) / total
+    # The reliability-weights variance: with equal weights, the sample variance (ddof 1).
+    squares = float(np.dot(weights, (diff - mean) ** 2))
+    denominator = total - float(np.dot(weights, weights)) / total
+    spread = math.sqrt(squares / denominator) if denominator > 0 else math.nan
+    effect = mean / spread if spread else math.nan
+    if not (weights * diff).any():  # no weighted difference: nothing to test
+        return mean, 1.0, effect, mean, mean
+    rng = np.random.default_rng(seed)
+    p = (randomization_p(weights * diff, permutations, rng) if test == "randomization"
+         else bootstrap_p(diff, permutations, rng, weights))
+    found = mean_interval(diff, mean, 1.0 - alpha, permutations, seed, weights)
+    return mean, p, effect, found.low, found.high
+
+
 def _tukey(stats: Any, systems: tuple[str, ...], values: list[FloatArray], alpha: float
            ) -> list[tuple[str, str, float, float, float, float, float]]:
     """Tukey's HSD for queries as blocks: every pair's (a, b, mean difference, p-value,
@@ -484,9 +526,11 @@ def _tukey(stats: Any, systems: tuple[str, ...], values: list[FloatArray], alpha
 
 
 def mean_interval(values: FloatArray, mean: float, level: float, resamples: int,
-                  seed: int) -> Interval:
+                  seed: int, weights: FloatArray | None = None) -> Interval:
     """The percentile bootstrap interval of the mean of per-query ``values`` (the queries
-    resampled with replacement), its standard error the resampled means' deviation.
+    resampled with replacement), its standard error the resampled means' deviation. With
+    ``weights``, each resample's weighted mean (a resample whose weights are all 0 has none,
+    and is left out).
 
     >>> i = mean_interval(np.array([0.2, 0.4, 0.6, 0.8]), 0.5, 0.9, 2000, 0)
     >>> 0.2 <= i.low < 0.5 < i.high <= 0.8
@@ -500,10 +544,19 @@ def mean_interval(values: FloatArray, mean: float, level: float, resamples: int,
     rng = np.random.default_rng(seed)
     means = np.empty(resamples, dtype=np.float64)
     for start, count in _blocks_of(resamples, n):
-        means[start:start + count] = values[rng.integers(0, n, size=(count, n))].mean(axis=1)
+        draws = rng.integers(0, n, size=(count, n))
+        if weights is None:
+            means[start:start + count] = values[draws].mean(axis=1)
+        else:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                means[start:start + count] = ((weights[draws] * values[draws]).sum(axis=1)
+                                              / weights[draws].sum(axis=1))
+    means = means[np.isfinite(means)] if weights is not None else means
+    if means.size == 0:
+        return Interval(mean, math.nan, math.nan, level, "bootstrap", math.nan)
     low, high = np.quantile(means, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
     return Interval(mean, float(low), float(high), level, "bootstrap",
-                    float(np.std(means, ddof=1)) if resamples > 1 else math.nan)
+                    float(np.std(means, ddof=1)) if means.size > 1 else math.nan)
 
 
 def _slack(diff: FloatArray) -> float:
@@ -554,10 +607,13 @@ def randomization_p(diff: FloatArray, permutations: int, rng: np.random.Generato
     return (count + 1) / (permutations + 1)
 
 
-def bootstrap_p(diff: FloatArray, resamples: int, rng: np.random.Generator) -> float:
+def bootstrap_p(diff: FloatArray, resamples: int, rng: np.random.Generator,
+                weights: FloatArray | None = None) -> float:
     """Two-sided p-value of the paired bootstrap test (shift method): the centred
     differences resampled ``resamples`` times, (k + 1) / (B + 1) for the k resampled sums at
-    least the observed one in magnitude.
+    least the observed one in magnitude. With ``weights``: the differences centred on their
+    weighted mean, and each resample's weighted mean against the observed weighted mean (a
+    resample whose weights are all 0 counts as not extreme).
 
     >>> round(bootstrap_p(np.array([0.2, 0.1, 0.1, 0.2, -0.1]), 999,
     ...                   np.random.default_rng(0)), 3) > 0.05
@@ -566,6 +622,18 @@ def bootstrap_p(diff: FloatArray, resamples: int, rng: np.random.Generator) -> f
     Complexity: O(B · n).
     """
     n = diff.size
+    if weights is not None:
+        mean = float(np.dot(weights, diff)) / float(weights.sum())
+        centred = diff - mean
+        slack = _slack(diff) + _slack(centred)
+        count = 0
+        for _, rows in _blocks_of(resamples, n):
+            draws = rng.integers(0, n, size=(rows, n))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                means = ((weights[draws] * centred[draws]).sum(axis=1)
+                         / weights[draws].sum(axis=1))
+            count += int(np.count_nonzero(np.abs(means) >= abs(mean) - slack))
+        return (count + 1) / (resamples + 1)
     centred = diff - diff.mean()
     observed = abs(float(diff.sum()))
     slack = _slack(diff) + _slack(centred)
