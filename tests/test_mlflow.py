@@ -92,3 +92,21 @@ def test_a_missing_mlflow_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setitem(sys.modules, "mlflow", None)
     with pytest.raises(ModuleNotFoundError, match=r"rankeval-exact\[mlflow\]"):
         log_evaluation(evaluator())
+
+
+def test_a_weighted_evaluation_logs_its_bootstrap_bounds_and_reads_back(store: Any) -> None:
+    rng = np.random.default_rng(5)
+    labels = rng.random(500) < 0.3
+    ev = ScoredPrecisionRecallEvaluation()
+    ev.add_cases(labels, np.round(labels * 0.5 + rng.random(500), 2),
+                 weights=np.where(labels, 1.0, 20.0))
+    with mlflow.start_run() as run:
+        log_evaluation(ev, prefix="w_", plots=False)
+    logged = store.get_run(run.info.run_id).data.metrics
+    assert set(logged) == {"w_" + key for key in ev.summary()} | {
+        f"w_{name}_{end}" for name in ("roc_auc", "average_precision") for end in ("low", "high")}
+    found = ev.interval("roc_auc")  # the bootstrap: the one interval of weighted cases
+    assert (logged["w_roc_auc_low"], logged["w_roc_auc_high"]) == (found.low, found.high)
+    table = mlflow.load_table("w_thresholds.parquet", run_ids=[run.info.run_id])
+    assert table["fp"].iloc[-1] == ev.num_negative_ref()  # sums of weights
+    assert load_evaluation(run.info.run_id, prefix="w_") == ev

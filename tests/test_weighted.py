@@ -633,3 +633,37 @@ def test_prometheus_exports_the_weighted_reads() -> None:
     assert models["rankeval_precision_at_threshold"] == {"weighted": 1.0, "plain": 1.0}
     assert set(models["rankeval_r_precision"]) == {"plain"}
     assert models["rankeval_read_ok"] == {"weighted": 1.0, "plain": 1.0}
+
+
+def test_scikit_learn_scorers_take_sample_weight() -> None:
+    """Scikit-learn passes ``sample_weight`` to a scorer (directly, or routed by
+    ``cross_validate(params=)``): the weighted read, equal to scikit-learn's own weighted
+    metric on the same folds."""
+    import sklearn
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import KFold, cross_validate
+
+    from rankeval.sklearn import confusion_scorer, scorer
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(300, 3))
+    y = (x[:, 0] + rng.normal(size=300) > 0).astype(int)
+    w = rng.random(300) * 2
+    model = LogisticRegression().fit(x, y)
+    assert scorer("roc_auc")(model, x, y, sample_weight=w) == pytest.approx(
+        metrics.roc_auc_score(y, model.predict_proba(x)[:, 1], sample_weight=w), abs=1e-12)
+    assert confusion_scorer("f_measure")(model, x, y, sample_weight=w) == pytest.approx(
+        metrics.f1_score(y, model.predict(x), sample_weight=w), abs=1e-12)
+    with pytest.raises(ValueError, match="has no weighted meaning"):
+        scorer("precision_at", argument=10)(model, x, y, sample_weight=w)
+    with sklearn.config_context(enable_metadata_routing=True):
+        ours = scorer("average_precision").set_score_request(sample_weight=True)
+        theirs = metrics.make_scorer(metrics.average_precision_score,
+                                     response_method="predict_proba").set_score_request(
+                                         sample_weight=True)
+        folds = KFold(3, shuffle=True, random_state=0)
+        model = LogisticRegression().set_fit_request(sample_weight=False)
+        found = cross_validate(model, x, y, cv=folds, params={"sample_weight": w},
+                               scoring={"ours": ours, "theirs": theirs})
+    assert np.isfinite(found["test_ours"]).all()
+    np.testing.assert_allclose(found["test_ours"], found["test_theirs"], atol=1e-12)

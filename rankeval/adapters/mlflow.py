@@ -75,8 +75,10 @@ def log_evaluation(evaluation: Any, prefix: str = "", step: int | None = None, *
     mlflow = _mlflow()
     metrics = {prefix + key: float(value) for key, value in evaluation.summary().items()}
     if intervals:
-        for name in ("roc_auc", "average_precision"):
-            found = evaluation.interval(name, method=READS[name].intervals[0])
+        weighted = getattr(evaluation, "weighted", False)
+        for name in ("roc_auc", "average_precision"):  # weighted cases: the bootstrap's
+            found = evaluation.interval(name, method="bootstrap" if weighted
+                                        else READS[name].intervals[0])
             metrics[f"{prefix}{name}_low"], metrics[f"{prefix}{name}_high"] = found.low, found.high
     mlflow.log_metrics(metrics, step=step)
     table = evaluation.thresholds_table()

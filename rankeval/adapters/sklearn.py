@@ -92,12 +92,13 @@ def scorer(name: str, *, pos_label: Any = None, argument: Any = None,
     probe = _evaluation(np.array([True, False, True]), np.array([0.9, 0.3, 0.6]))
     read.read(probe, argument, **options)  # an option it does not take fails now, not in a fit
 
-    def score(y_true: Any, y_score: Any, pos_label: Any = None) -> float:
+    def score(y_true: Any, y_score: Any, pos_label: Any = None,
+              sample_weight: Any = None) -> float:
         scores = np.asarray(y_score, dtype=np.float64)
         if scores.ndim != 1:
             raise ValueError(f"a rankeval scorer is binary: the estimator scores "
                              f"{scores.shape[-1]} classes")
-        ev = _evaluation(_positives(y_true, pos_label), scores)
+        ev = _evaluation(_positives(y_true, pos_label), scores, sample_weight)
         return float(read.read(ev, argument, **options))
 
     response = "predict_proba" if read.probabilities else ("predict_proba",
@@ -107,11 +108,16 @@ def scorer(name: str, *, pos_label: Any = None, argument: Any = None,
                           greater_is_better=read.better == "higher", **extra)
 
 
-def _evaluation(labels: np.ndarray, scores: np.ndarray) -> Any:
+def _evaluation(labels: np.ndarray, scores: np.ndarray, sample_weight: Any = None) -> Any:
+    """The evaluator of a scorer's cases; weighted by ``sample_weight`` when scikit-learn
+    passes one (a read with no weighted meaning then raises)."""
     from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
 
     ev = ScoredPrecisionRecallEvaluation()
-    ev.add_cases(labels, scores)
+    if sample_weight is None:
+        ev.add_cases(labels, scores)
+    else:
+        ev.add_cases(labels, scores, weights=sample_weight)
     return ev
 
 
@@ -127,13 +133,22 @@ def confusion_scorer(rate: str, *, pos_label: Any = None, **options: Any) -> Any
         raise ValueError(f"unknown rate {rate!r}; the rates are {', '.join(CONFUSION_RATES)}")
     getattr(PrecisionRecallEvaluation(tp=1, fn=1, fp=1, tn=1), rate)(**options)  # fail now
 
-    def score(y_true: Any, y_pred: Any, pos_label: Any = None) -> float:
+    def score(y_true: Any, y_pred: Any, pos_label: Any = None,
+              sample_weight: Any = None) -> float:
         truth = np.asarray(y_true)
         chosen = pos_label
         if chosen is None:
             labels = np.unique(np.concatenate((truth, np.asarray(y_pred))))
             chosen = labels[-1] if labels.shape[0] else 1
         actual, predicted = truth == chosen, np.asarray(y_pred) == chosen
+        if sample_weight is not None:  # a confusion matrix of sums of weights
+            from rankeval.checks import check_weight_array
+
+            w = check_weight_array(sample_weight, actual.shape[0], "sample_weight")
+            confusion = PrecisionRecallEvaluation.of_weights(
+                tp=float(w[actual & predicted].sum()), fn=float(w[actual & ~predicted].sum()),
+                fp=float(w[~actual & predicted].sum()), tn=float(w[~actual & ~predicted].sum()))
+            return float(getattr(confusion, rate)(**options))
         tp = int(np.count_nonzero(actual & predicted))
         fp = int(np.count_nonzero(~actual & predicted))
         fn = int(np.count_nonzero(actual & ~predicted))
