@@ -667,3 +667,24 @@ def test_scikit_learn_scorers_take_sample_weight() -> None:
                                scoring={"ours": ours, "theirs": theirs})
     assert np.isfinite(found["test_ours"]).all()
     np.testing.assert_allclose(found["test_ours"], found["test_theirs"], atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:4])
+def test_misses_weigh_one_below_every_case(seed: int) -> None:
+    """Misses are cases of weight 1 that no threshold reaches: for the ROC area, cases
+    scoring below every ranked one (scikit-learn's, with them appended)."""
+    y, s, w = _data(seed)
+    ev = _weighted(y, s, w)
+    ev.add_misses(3)
+    ev.add_negative_misses(5)
+    low = float(s.min()) - 1.0
+    labels = np.concatenate((y, [True] * 3, [False] * 5))
+    scores = np.concatenate((s, [low] * 8))
+    weights = np.concatenate((w, np.ones(8)))
+    assert ev.area_under_roc_curve() == pytest.approx(
+        metrics.roc_auc_score(labels, scores, sample_weight=weights), abs=1e-12)
+    assert ev.num_positive_ref() == pytest.approx(w[y].sum() + 3, abs=1e-9)
+    fpr, tpr, _ = metrics.roc_curve(labels, scores, sample_weight=weights,
+                                    drop_intermediate=False)
+    np.testing.assert_allclose(ev.roc_curve()[:-1], np.column_stack((fpr, tpr))[:-1],
+                               atol=1e-12)
