@@ -688,3 +688,15 @@ def test_misses_weigh_one_below_every_case(seed: int) -> None:
                                     drop_intermediate=False)
     np.testing.assert_allclose(ev.roc_curve()[:-1], np.column_stack((fpr, tpr))[:-1],
                                atol=1e-12)
+
+
+def test_weighted_curves_that_would_not_fit_are_refused_before_allocating(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from rankeval.scored import evaluation as evaluation_module
+
+    ev = _weighted([True, False, True, False], [0.9, 0.8, 0.7, 0.1], [1.0, 2.0, 0.5, 3.0])
+    monkeypatch.setattr(evaluation_module, "LARGE_CASES", 1)
+    monkeypatch.setattr(evaluation_module, "_available_memory", lambda: 100)
+    with pytest.raises(ValueError, match=r"curves of 4 weighted cases .*no bounded report"):
+        ev.pr_curve()
+    assert "points" not in ev._cache  # nothing was built

@@ -683,6 +683,7 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             store = self._merged()
             if isinstance(store, WeightedStore):
                 keys, labels, weights = store.weighted_ranking()
+                _check_points_fit(keys.shape[0], weighted=True)
                 return operating_points(keys, labels, store.pos_added + self._pos_missed,
                                         store.neg_added + self._neg_missed, "grouped", weights)
             keys, labels = store.ranking()
@@ -1361,7 +1362,7 @@ def _count_sum(counts: IntArray) -> int:
     return sum(int(count) for count in counts.tolist())
 
 
-def _check_points_fit(cases: int) -> None:
+def _check_points_fit(cases: int, weighted: bool = False) -> None:
     """Refuse, before allocating, full operating points that free memory could not hold."""
     if cases <= LARGE_CASES:
         return
@@ -1370,6 +1371,11 @@ def _check_points_fit(cases: int) -> None:
         return  # unknown: let the allocation decide
     need = cases * _POINT_BYTES
     if need > _FREE_SHARE * free:
+        if weighted:  # no bounded report of weighted cases yet
+            raise ValueError(
+                f"the curves of {cases:,} weighted cases need about {need / 2**20:,.0f} MiB, "
+                f"more than the {free / 2**20:,.0f} MiB available; weighted cases have no "
+                "bounded report() yet")
         raise ValueError(
             f"the full curves of {cases:,} cases need about {need / 2**20:,.0f} MiB, more than "
             f"the {free / 2**20:,.0f} MiB available: read them downsampled (max_points=) or "
