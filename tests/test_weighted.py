@@ -336,9 +336,8 @@ def test_bad_single_weight(weight: Any) -> None:
     assert ev.num_cases() == 0
 
 
-@pytest.mark.parametrize("kwargs", [{"ties": "insertion"}, {"window": 10},
-                                    {"horizon": 60.0}])
-def test_weights_need_grouped_unbounded(kwargs: dict[str, Any]) -> None:
+@pytest.mark.parametrize("kwargs", [{"ties": "insertion"}, {"horizon": 60.0}])
+def test_weights_need_grouped_ties_and_no_time_window(kwargs: dict[str, Any]) -> None:
     ev = Evaluation(**kwargs)
     with pytest.raises(ValueError, match="weighted cases need"):
         ev.add_cases([True], [0.5], weights=[2.0])
@@ -700,3 +699,52 @@ def test_weighted_curves_that_would_not_fit_are_refused_before_allocating(
     with pytest.raises(ValueError, match=r"curves of 4 weighted cases .*no bounded report"):
         ev.pr_curve()
     assert "points" not in ev._cache  # nothing was built
+
+
+@pytest.mark.parametrize("seed", SEEDS[:4])
+def test_a_window_holds_the_last_cases_with_their_weights(seed: int) -> None:
+    """The window of W cases as given (a zero weight takes its place and counts for
+    nothing), read at random points between batches and single adds: scikit-learn's weighted
+    values of the last W cases each time; the cases before the first weight weigh 1."""
+    y, s, w = _data(seed, n=600)
+    rng = np.random.default_rng(seed)
+    window = 150
+    ev = Evaluation(window=window)
+    ev.add_cases(y[:40], s[:40])  # unweighted first
+    given = np.concatenate((np.ones(40), w[40:]))
+    at = 40
+    while at < y.shape[0]:
+        step = int(rng.integers(1, 90))
+        if step % 3:
+            ev.add_cases(y[at:at + step], s[at:at + step], weights=w[at:at + step])
+        else:
+            for i in range(at, min(at + step, y.shape[0])):
+                ev.add_case(bool(y[i]), float(s[i]), weight=float(w[i]))
+        at = min(at + step, y.shape[0])
+        last = slice(max(0, at - window), at)
+        yy, ss, ww = y[last], s[last], given[last]
+        assert ev.weighted
+        assert ev.num_cases() == pytest.approx(ww.sum(), rel=1e-12)
+        if (yy & (ww > 0)).any() and (~yy & (ww > 0)).any():
+            assert ev.area_under_roc_curve() == pytest.approx(
+                metrics.roc_auc_score(yy, ss, sample_weight=ww), abs=1e-12)
+            assert ev.average_precision() == pytest.approx(
+                metrics.average_precision_score(yy, ss, sample_weight=ww), abs=1e-12)
+        ev._merged()._check()
+
+
+def test_weighted_windows_merge_as_one_that_saw_both() -> None:
+    y, s, w = _data(8, n=300)
+    a, b, one = (Evaluation(window=100) for _ in range(3))
+    a.add_cases(y[:180], s[:180], weights=w[:180])
+    b.add_cases(y[180:], s[180:])  # unweighted: its cases weigh 1
+    one.add_cases(y[:180], s[:180], weights=w[:180])
+    one.add_cases(y[180:], s[180:], weights=np.ones(120))
+    a.merge(b)
+    assert a == one
+    assert a.window == 100
+    assert pickle.loads(pickle.dumps(a)) == one
+    with pytest.raises(ValueError, match="does not apply to a window"):
+        a.add_counts(positives=[1.5], negatives=[2.0], scores=[0.5])
+    with pytest.raises(ValueError, match="window of weighted cases"):
+        a.to_bytes()

@@ -74,7 +74,12 @@ from rankeval.scored.store import LABEL_PART as _LABEL_PART
 from rankeval.scored.store import CaseStore, expand_counts
 from rankeval.scored.time_window import TimeWindowStore
 from rankeval.scored.uncertainty import IntervalReads
-from rankeval.scored.weighted import WEIGHTED_PART, WeightedStore, unweighted_read
+from rankeval.scored.weighted import (
+    WEIGHTED_PART,
+    WeightedStore,
+    WeightedWindowStore,
+    unweighted_read,
+)
 from rankeval.scored.window import WindowStore
 
 __all__ = ["ScoredPrecisionRecallEvaluation"]
@@ -327,7 +332,8 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             The case's weight: finite and non-negative, 0 counting for nothing. Given once,
             the evaluator holds weighted cases from then on (:attr:`weighted`; its earlier
             cases weigh 1): every read with a weighted meaning has it, the others raise
-            (``docs/semantics.md#weighted-cases``). Needs ``ties="grouped"`` and no window.
+            (``docs/semantics.md#weighted-cases``). Needs ``ties="grouped"`` and no time
+            window.
 
         Raises
         ------
@@ -441,13 +447,15 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         if self.ties != "grouped":
             self._weights_need("ties='grouped' (a case of weight w is w tied copies of it, "
                                "which have no insertion order)")
-        if self.window is not None or self.horizon is not None:
-            self._weights_need("no window")
+        if self.horizon is not None:
+            self._weights_need("no time window")
         store = self._store
         if isinstance(store, WeightedStore):
             return store.successor()
         folded = store.successor()
         folded.fold()
+        if self.window is not None:
+            return WeightedWindowStore.of_window(folded, self.window)
         return WeightedStore.of(folded)
 
     def _add_weighted_case(self, case: complex, weight: float, timestamp: object) -> None:
@@ -537,6 +545,10 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
                              negatives: ArrayLike) -> None:
         """add_counts of weights: one positive and one negative case a score, weighing the
         positives' and the negatives' count (exactly those counts of unit cases, tied)."""
+        if not self._store.TAKES_COUNTS:
+            raise ValueError(
+                "add_counts does not apply to a window: a window lets its oldest cases go, "
+                "and counts per score have no arrival order")
         values = check_scores(scores)
         count = values.shape[0]
         pos = check_weight_array(np.atleast_1d(np.asarray(positives)), count, "positives")
@@ -1089,8 +1101,8 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         with self._lock:
             store = self._merged()
             if isinstance(store, WeightedStore):  # held in one canonical order already
-                return ((self.ties, None, None), self._pos_missed, self._neg_missed,
-                        *store.weighted_ranking())
+                return ((self.ties, self.window, self.horizon), self._pos_missed,
+                        self._neg_missed, *store.weighted_ranking())
             keys, labels = store.ranking()
             if self.ties == "grouped":
                 order = np.lexsort((labels, keys))
@@ -1185,7 +1197,14 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
                           self._neg_missed + their_neg_missed)
 
     def _weighted_cases(self) -> tuple[FloatArray, BoolArray, FloatArray]:
-        """Keys, labels and weights of every case (weight 1 each if unweighted)."""
+        """Keys, labels and weights of every case (weight 1 each if unweighted), in an order
+        that, added again, rebuilds this evaluator: arrival order for a window."""
+        if self._store.KEEPS_ARRIVAL:  # a window: its cases in arrival order
+            store = self._folded()
+            if isinstance(store, WeightedWindowStore):
+                return store.weighted_arrival()
+            keys, labels = store.replay()
+            return keys, labels, np.ones(keys.shape[0], dtype=np.float64)
         store = self._merged()
         if isinstance(store, WeightedStore):
             return store.weighted_ranking()

@@ -31,13 +31,20 @@ from numpy.typing import NDArray
 
 from rankeval.points import BoolArray, FloatArray, weight_sums
 from rankeval.scored.sorting import run_starts
-from rankeval.scored.store import _VERSIONS, CaseStore, merge_columns, search_left_and_right
+from rankeval.scored.store import (
+    _VERSIONS,
+    BATCH_STAGE_LIMIT,
+    PENDING_LIMIT,
+    CaseStore,
+    merge_columns,
+    search_left_and_right,
+)
 
 if TYPE_CHECKING:
     from rankeval.scored.state_file import EvaluatorState
 
-__all__ = ["NO_WEIGHTED_MEANING", "WEIGHTED_PART", "WeightedStore", "canonical_order",
-           "unweighted_read"]
+__all__ = ["NO_WEIGHTED_MEANING", "WEIGHTED_PART", "WeightedStore", "WeightedWindowStore",
+           "canonical_order", "unweighted_read"]
 
 #: Added to a pending weighted case's imaginary part (its label, 0 or 1): the entry after it
 #: is its weight.
@@ -173,10 +180,18 @@ class WeightedStore(CaseStore):
         if len(self.pending) > self.taken:  # older than the batch: staged first
             self._push_weighted(self._take_weighted())
         self._push_weighted((labels, keys, weights))
+        if self._staged_count >= self._stage_limit():
+            self.fold()
 
     def stage(self) -> None:
-        """Move the pending adds into arrays. O(p)."""
+        """Move the pending adds into arrays, and fold if enough are staged. O(p)."""
         self._push_weighted(self._take_weighted())
+        if self._staged_count >= self._stage_limit():
+            self.fold()
+
+    def _stage_limit(self) -> int:
+        # As the unweighted store's batches: staged until a read, at most this many.
+        return BATCH_STAGE_LIMIT
 
     def fold(self) -> bool:
         """Sort the pending and staged cases in. Complexity: see the class text."""
@@ -298,3 +313,89 @@ class WeightedStore(CaseStore):
         positive, negative = weight_sums(labels, weights)
         assert self.pos_added == (float(positive[-1]) if self._cases else 0.0)
         assert self.neg_added == (float(negative[-1]) if self._cases else 0.0)
+
+
+class WeightedWindowStore(WeightedStore):
+    """The ``window`` most recent weighted cases: a :class:`WeightedStore` of the cases in
+    the window, beside the window's cases in arrival order.
+
+    The window counts cases as they were given, a case of weight 0 too (it takes its place in
+    the window and counts for nothing). A fold appends the new cases to the arrival arrays,
+    keeps the last ``window`` and sorts those of positive weight into the canonical order
+    again: O(W log W) a read after a change (the unweighted window's reads are O(log W)).
+    """
+
+    __slots__ = ("_arrival", "window")
+
+    COUNTS_PENDING = False
+    KEEPS_ARRIVAL = True
+    TAKES_COUNTS = False  # a window lets its oldest cases go; counts have no arrival order
+    STAGES_BATCHES = True
+
+    def __init__(self, window: int, key_dtype: Any = np.float64) -> None:
+        super().__init__(key_dtype)
+        self.window = window
+        # The window's cases, oldest first: labels, keys, weights (zero weights included).
+        self._arrival: Batch = (np.zeros(0, dtype=np.bool_), np.zeros(0),
+                                np.zeros(0))
+
+    @classmethod
+    def of_window(cls, store: CaseStore, window: int) -> WeightedWindowStore:
+        """The cases of a folded unweighted window, each of weight 1, in arrival order,
+        sharing its pending list."""
+        weighted = cls(window, store.key_dtype)
+        weighted.pending, weighted.taken = store.pending, store.taken
+        keys, labels = store.replay()
+        weighted._arrival = (labels, keys.astype(np.float64),
+                             np.ones(keys.shape[0], dtype=np.float64))
+        weighted._settle()
+        return weighted
+
+    def extent(self) -> tuple[int | None, float | None]:
+        return self.window, None
+
+    def successor(self) -> WeightedWindowStore:
+        clone = super().successor()
+        assert isinstance(clone, WeightedWindowStore)
+        clone.window, clone._arrival = self.window, self._arrival
+        return clone
+
+    def fold(self) -> bool:
+        """Append the pending and staged cases, keep the last ``window``, sort them."""
+        if not self.unfolded():
+            return False
+        batches: list[Any] = [self._arrival, *self._staged, self._take_weighted()]
+        self._staged, self._staged_count = [], 0
+        labels, keys, weights = (np.concatenate([batch[i] for batch in batches])[-self.window:]
+                                 for i in range(3))
+        self._arrival = (labels, keys, weights)
+        self._settle()
+        return True
+
+    def _settle(self) -> None:
+        """Hold the window's cases of positive weight, in canonical order."""
+        labels, keys, weights = self._arrival
+        kept = weights > 0.0
+        self._set(labels[kept], keys[kept], weights[kept], sort=True)
+
+    def _stage_limit(self) -> int:
+        # A fold sorts the window again (O(W log W)): stage a window's worth between folds.
+        return max(self.window, PENDING_LIMIT)
+
+    def weighted_arrival(self) -> tuple[FloatArray, BoolArray, FloatArray]:
+        """Keys, labels and weights of the window's cases, oldest first (of a folded store)."""
+        labels, keys, weights = self._arrival
+        return keys, labels, weights
+
+    def replay(self) -> tuple[FloatArray, BoolArray]:
+        unweighted_read("an unweighted replay")
+
+    def to_state(self, pos_missed: int, neg_missed: int) -> EvaluatorState:
+        raise ValueError("saving a window of weighted cases is not supported yet: pickle it")
+
+    def _check(self) -> None:
+        super()._check()
+        labels, keys, weights = self._arrival
+        assert labels.shape == keys.shape == weights.shape
+        assert keys.shape[0] <= self.window
+        assert self._cases == int(np.count_nonzero(weights))
