@@ -748,3 +748,36 @@ def test_weighted_windows_merge_as_one_that_saw_both() -> None:
         a.add_counts(positives=[1.5], negatives=[2.0], scores=[0.5])
     with pytest.raises(ValueError, match="window of weighted cases"):
         a.to_bytes()
+
+
+def test_threads_adding_weighted_and_unit_cases_lose_none() -> None:
+    """Weighted adds (under the lock) race with unit adds (no lock) and with reads: every
+    case arrives, each with its weight."""
+    import threading
+
+    ev = Evaluation()
+    ev.add_case(True, 0.5, weight=2.0)  # weighted from the start
+    per_thread = 2000
+
+    def weighted(seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        for _ in range(per_thread):
+            ev.add_case(bool(rng.random() < 0.5), float(rng.random()), weight=0.5)
+
+    def unit() -> None:
+        rng = np.random.default_rng(99)
+        for _ in range(per_thread):
+            ev.add_case(bool(rng.random() < 0.5), float(rng.random()))
+
+    def reader() -> None:
+        for _ in range(50):
+            ev.area_under_roc_curve()
+
+    threads = [threading.Thread(target=weighted, args=(i,)) for i in range(3)]
+    threads += [threading.Thread(target=unit), threading.Thread(target=reader)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert ev.num_cases() == 2.0 + 3 * per_thread * 0.5 + per_thread
+    ev._merged()._check()
