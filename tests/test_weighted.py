@@ -336,8 +336,9 @@ def test_bad_single_weight(weight: Any) -> None:
     assert ev.num_cases() == 0
 
 
-@pytest.mark.parametrize("kwargs", [{"ties": "insertion"}, {"horizon": 60.0}])
-def test_weights_need_grouped_ties_and_no_time_window(kwargs: dict[str, Any]) -> None:
+@pytest.mark.parametrize("kwargs", [{"ties": "insertion"},
+                                    {"ties": "insertion", "window": 10}])
+def test_weights_need_grouped_ties(kwargs: dict[str, Any]) -> None:
     ev = Evaluation(**kwargs)
     with pytest.raises(ValueError, match="weighted cases need"):
         ev.add_cases([True], [0.5], weights=[2.0])
@@ -781,3 +782,63 @@ def test_threads_adding_weighted_and_unit_cases_lose_none() -> None:
         thread.join()
     assert ev.num_cases() == 2.0 + 3 * per_thread * 0.5 + per_thread
     ev._merged()._check()
+
+
+@pytest.mark.parametrize("seed", SEEDS[:4])
+def test_a_time_window_holds_the_last_seconds_with_their_weights(seed: int) -> None:
+    """Cases of the last ``horizon`` seconds, each with its weight (the earlier unweighted
+    ones weighing 1): scikit-learn's weighted values of those cases at random read times;
+    single adds by the clock, batches with timestamps."""
+    y, s, w = _data(seed, n=500)
+    rng = np.random.default_rng(seed)
+    times = np.cumsum(rng.random(500) * 0.8)
+    now = [0.0]
+    ev = Evaluation(horizon=40.0, clock=lambda: now[0])
+    given = np.concatenate((np.ones(25), w[25:]))
+    at = 0
+    while at < 500:
+        step = int(rng.integers(1, 60))
+        end = min(at + step, 500)
+        if at < 25:
+            end = 25
+            for i in range(at, end):
+                now[0] = float(times[i])
+                ev.add_case(bool(y[i]), float(s[i]))
+        elif step % 2:
+            ev.add_cases(y[at:end], s[at:end], timestamps=times[at:end], weights=w[at:end])
+        else:
+            for i in range(at, end):
+                now[0] = float(times[i])
+                ev.add_case(bool(y[i]), float(s[i]), weight=float(w[i]))
+        at = end
+        now[0] = float(times[at - 1])  # reads at the latest case's time
+        live = (times[:at] > now[0] - 40.0)
+        yy, ss, ww = y[:at][live], s[:at][live], given[:at][live]
+        if at > 25:
+            assert ev.weighted
+            assert ev.num_cases() == pytest.approx(ww.sum(), rel=1e-12)
+        if (yy & (ww > 0)).any() and (~yy & (ww > 0)).any():
+            assert ev.area_under_roc_curve() == pytest.approx(
+                metrics.roc_auc_score(yy, ss, sample_weight=ww), abs=1e-12)
+        ev._merged()._check()
+
+
+def test_weighted_time_windows_merge_by_time() -> None:
+    y, s, w = _data(12, n=200)
+    times = np.arange(200, dtype=np.float64)
+    now = [0.0]
+    a, b, one = (Evaluation(horizon=120.0, clock=lambda: now[0]) for _ in range(3))
+    mine = np.arange(200) % 3 == 0
+    a.add_cases(y[mine], s[mine], timestamps=times[mine], weights=w[mine])
+    b.add_cases(y[~mine], s[~mine], timestamps=times[~mine])  # unweighted: weight 1
+    one.add_cases(y, s, timestamps=times, weights=np.where(mine, w, 1.0))
+    now[0] = 199.0
+    a.merge(b)
+    assert a.weighted
+    assert a == one
+    assert a.area_under_roc_curve() == one.area_under_roc_curve()
+    assert a.snapshot() == one  # (its clock, a local function, does not pickle)
+    with pytest.raises(ValueError, match="window of weighted cases"):
+        a.to_bytes()
+    with pytest.raises(ValueError, match="does not apply to a window"):
+        a.add_counts(positives=[1.5], negatives=[2.0], scores=[0.5])

@@ -77,6 +77,7 @@ from rankeval.scored.uncertainty import IntervalReads
 from rankeval.scored.weighted import (
     WEIGHTED_PART,
     WeightedStore,
+    WeightedTimeWindowStore,
     WeightedWindowStore,
     unweighted_read,
 )
@@ -332,8 +333,7 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             The case's weight: finite and non-negative, 0 counting for nothing. Given once,
             the evaluator holds weighted cases from then on (:attr:`weighted`; its earlier
             cases weigh 1): every read with a weighted meaning has it, the others raise
-            (``docs/semantics.md#weighted-cases``). Needs ``ties="grouped"`` and no time
-            window.
+            (``docs/semantics.md#weighted-cases``). Needs ``ties="grouped"``.
 
         Raises
         ------
@@ -406,8 +406,14 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             check_float32_scores(values)
         if weights is not None:
             weight_array = check_weight_array(weights, values.shape[0])
-            if timestamps is not None:
-                self._weights_need("no time window")
+            if self._clock is not None or timestamps is not None:
+                cases = (values - _LABEL_PART[1] * labels).tolist()
+                given = None if timestamps is None else list(np.asarray(timestamps).tolist())
+                if given is not None and len(given) != len(cases):
+                    raise ValueError(f"timestamps has {len(given)} entries, scores "
+                                     f"{len(cases)}")
+                self._add_timed(cases, given, weight_array.tolist())
+                return
             with self._lock:
                 weighted = self._weighted_successor()
                 weighted.add_batch(labels, np.negative(values, out=values), weight_array)
@@ -447,22 +453,23 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         if self.ties != "grouped":
             self._weights_need("ties='grouped' (a case of weight w is w tied copies of it, "
                                "which have no insertion order)")
-        if self.horizon is not None:
-            self._weights_need("no time window")
         store = self._store
         if isinstance(store, WeightedStore):
             return store.successor()
         folded = store.successor()
         folded.fold()
+        if self.horizon is not None:
+            return WeightedTimeWindowStore.of_time_window(folded)
         if self.window is not None:
             return WeightedWindowStore.of_window(folded, self.window)
         return WeightedStore.of(folded)
 
     def _add_weighted_case(self, case: complex, weight: float, timestamp: object) -> None:
         """add_case with a weight: two pending entries, appended under the lock (see
-        :mod:`rankeval.scored.weighted`)."""
+        :mod:`rankeval.scored.weighted`); a time window's one triple."""
         if timestamp is not None or self._clock is not None:
-            self._weights_need("no time window")
+            self._add_timed([case], None if timestamp is None else [timestamp], [weight])
+            return
         with self._lock:
             if self._read_only:
                 self._refuse()
@@ -587,13 +594,17 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         last = pending[-1][1] if pending else -math.inf  # type: ignore[index]
         return max(store.latest, store.now, last, self._clock_latest, self._time_high)
 
-    def _add_timed(self, cases: list[complex], times: list[Any] | None) -> None:
-        """A time window's adds given timestamps, or many at once: pairs, under the lock."""
+    def _add_timed(self, cases: list[complex], times: list[Any] | None,
+                   weights: list[float] | None = None) -> None:
+        """A time window's adds given timestamps, or many at once: pairs (with ``weights``,
+        triples ``(case, time, weight)``), under the lock."""
         if self._clock is None:
             raise TypeError("timestamps apply to a time window (horizon=...)")
         with self._lock:
             if self._read_only:
                 self._refuse()
+            if weights is not None and not self.weighted:
+                self._publish(self._weighted_successor(), self._pos_missed, self._neg_missed)
             if times is None:
                 stamped = [self._now()] * len(cases)  # the fold raises it if the clock stepped back
             else:
@@ -608,11 +619,14 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
                             f"or the window's time ({previous!r}); a time window takes "
                             "cases in time order")
                     previous = t
-            pairs = list(zip(cases, stamped, strict=True))
+            pairs: list[Any] = list(zip(cases, stamped, strict=True))
+            if weights is not None:
+                pairs = [(case + _WEIGHTED_HEAD, t, w)
+                         for case, t, w in zip(cases, stamped, weights, strict=True)]
             if stamped:
                 self._time_high = max(self._time_high, max(stamped))
             # One C call: all of them or none. A time window's pending list holds pairs.
-            self._pending.extend(pairs)  # type: ignore[arg-type]
+            self._pending.extend(pairs)
 
     def add_misses(self, count: int) -> None:
         """Declare ``count`` positives that were never returned (0 allowed).
@@ -1102,7 +1116,7 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             store = self._merged()
             if isinstance(store, WeightedStore):  # held in one canonical order already
                 return ((self.ties, self.window, self.horizon), self._pos_missed,
-                        self._neg_missed, *store.weighted_ranking())
+                        self._neg_missed, *store.weighted_ranking(), *store.timeline())
             keys, labels = store.ranking()
             if self.ties == "grouped":
                 order = np.lexsort((labels, keys))
@@ -1234,6 +1248,20 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
 
     def _merge_timed(self, other: ScoredPrecisionRecallEvaluation) -> None:
         """Merge two time windows by time (see :meth:`merge`), into a new store."""
+        if self.weighted or other.weighted:
+            with other._lock:
+                keys, labels, times, now, latest = _timed(other._folded()).timed_cases()
+                weights = (other._store.weighted_arrival()[2]  # type: ignore[attr-defined]
+                           if other.weighted else np.ones(keys.shape[0]))
+                their_pos_missed, their_neg_missed = other._pos_missed, other._neg_missed
+            with self._lock:
+                mine = self._weighted_successor()
+                assert isinstance(mine, WeightedTimeWindowStore)
+                mine.fold()
+                merged = mine.merged_by_time((keys, labels, weights, times, now, latest))
+                self._publish(merged, self._pos_missed + their_pos_missed,
+                              self._neg_missed + their_neg_missed)
+            return
         with other._lock:
             theirs = _timed(other._folded()).timed_cases()
             their_pos_missed, their_neg_missed = other._pos_missed, other._neg_missed

@@ -24,6 +24,7 @@ label plus :data:`WEIGHTED_PART` as imaginary part, then the weight.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
@@ -43,8 +44,8 @@ from rankeval.scored.store import (
 if TYPE_CHECKING:
     from rankeval.scored.state_file import EvaluatorState
 
-__all__ = ["NO_WEIGHTED_MEANING", "WEIGHTED_PART", "WeightedStore", "WeightedWindowStore",
-           "canonical_order", "unweighted_read"]
+__all__ = ["NO_WEIGHTED_MEANING", "WEIGHTED_PART", "WeightedStore", "WeightedTimeWindowStore",
+           "WeightedWindowStore", "canonical_order", "unweighted_read"]
 
 #: Added to a pending weighted case's imaginary part (its label, 0 or 1): the entry after it
 #: is its weight.
@@ -398,4 +399,162 @@ class WeightedWindowStore(WeightedStore):
         labels, keys, weights = self._arrival
         assert labels.shape == keys.shape == weights.shape
         assert keys.shape[0] <= self.window
+        assert self._cases == int(np.count_nonzero(weights))
+
+
+class WeightedTimeWindowStore(WeightedStore):
+    """The weighted cases of the last ``horizon`` seconds: the time window's rules (see
+    :mod:`rankeval.scored.time_window`: each time raised to the latest before it and to the
+    window's time, cases leaving at ``now - horizon``) over a :class:`WeightedStore` of the
+    cases held, sorted into the canonical order again at each fold that changes them.
+
+    A pending add is ``(case, time)`` (weight 1) or ``(case + WEIGHTED_PART·i, time,
+    weight)``, appended whole.
+    """
+
+    __slots__ = ("_arrival", "_times", "horizon", "latest", "now")
+
+    COUNTS_PENDING = False
+    KEEPS_ARRIVAL = True
+    TAKES_COUNTS = False
+    STAGES_BATCHES = False
+
+    def __init__(self, horizon: float, key_dtype: Any = np.float64) -> None:
+        super().__init__(key_dtype)
+        self.horizon = horizon
+        self.now = -math.inf
+        self.latest = -math.inf
+        self._arrival: Batch = (np.zeros(0, dtype=np.bool_), np.zeros(0), np.zeros(0))
+        self._times: FloatArray = np.zeros(0)
+
+    @classmethod
+    def of_time_window(cls, store: Any) -> WeightedTimeWindowStore:
+        """The cases of a folded unweighted time window, each of weight 1, with their times
+        and the window's two times, sharing its pending list."""
+        weighted = cls(store.horizon, store.key_dtype)
+        weighted.pending, weighted.taken = store.pending, store.taken
+        keys, labels, times, now, latest = store.timed_cases()
+        weighted._arrival = (labels, keys.astype(np.float64), np.ones(keys.shape[0]))
+        weighted._times = times
+        weighted.now, weighted.latest = now, latest
+        weighted._settle()
+        return weighted
+
+    def extent(self) -> tuple[int | None, float | None]:
+        return None, self.horizon
+
+    def successor(self) -> WeightedTimeWindowStore:
+        clone = super().successor()
+        assert isinstance(clone, WeightedTimeWindowStore)
+        clone.horizon, clone.now, clone.latest = self.horizon, self.now, self.latest
+        clone._arrival, clone._times = self._arrival, self._times
+        return clone
+
+    def _expired(self, now: float) -> int:
+        """How many of the oldest cases have a time at or before ``now - horizon``."""
+        return int(np.searchsorted(self._times, now - self.horizon, side="right"))
+
+    def due(self, now: float) -> bool:
+        return len(self.pending) > self.taken or self._expired(now) > 0
+
+    def unfolded(self) -> bool:
+        return self.due(self.now)
+
+    def stage(self) -> None:
+        """No staging: the times stay with their cases in the pending list."""
+        self.fold()
+
+    def add_batch(self, labels: BoolArray, keys: FloatArray,
+                  weights: FloatArray | None = None) -> None:
+        raise AssertionError("a time window takes timed cases (see add_timed)")
+
+    def fold(self, now: float | None = None) -> bool:
+        """Take in the pending adds, move the window's time to ``now`` if later, and let the
+        cases older than the horizon go."""
+        changed = False
+        labels, keys, weights, times = (*self._arrival, self._times)
+        if len(self.pending) > self.taken:
+            new_labels, new_keys, new_weights, new_times = self._take_timed()
+            labels = np.concatenate((labels, new_labels))
+            keys = np.concatenate((keys, new_keys))
+            weights = np.concatenate((weights, new_weights))
+            times = np.concatenate((times, new_times))
+            changed = True
+        if now is not None:
+            self.now = max(self.now, now)
+        expired = int(np.searchsorted(times, self.now - self.horizon, side="right"))
+        if expired:
+            labels, keys = labels[expired:], keys[expired:]
+            weights, times = weights[expired:], times[expired:]
+            changed = True
+        if changed:
+            self._arrival, self._times = (labels, keys, weights), times
+            self._settle()
+        return changed
+
+    def _settle(self) -> None:
+        labels, keys, weights = self._arrival
+        kept = weights > 0.0
+        self._set(labels[kept], keys[kept], weights[kept], sort=True)
+
+    def _take_timed(self) -> tuple[BoolArray, FloatArray, FloatArray, FloatArray]:
+        """The pending adds as arrays with their times, raised as the time window's are."""
+        pending = self.pending
+        count = len(pending)
+        entries: list[Any] = pending[self.taken : count]
+        batch = np.array([entry[0] for entry in entries], dtype=np.complex128)
+        weights = np.array([entry[2] if len(entry) > 2 else 1.0 for entry in entries],
+                           dtype=np.float64)
+        times = np.array([max(self.latest, self.now), *(entry[1] for entry in entries)],
+                         dtype=np.float64)
+        np.maximum.accumulate(times, out=times)
+        self.latest = float(times[-1])
+        self.taken = count
+        return (batch.imag % WEIGHTED_PART != 0.0, np.negative(batch.real), weights,
+                times[1:])
+
+    def timed_cases(self) -> tuple[FloatArray, BoolArray, FloatArray, float, float]:
+        labels, keys, _ = self._arrival
+        return keys, labels, self._times, self.now, self.latest
+
+    def weighted_arrival(self) -> tuple[FloatArray, BoolArray, FloatArray]:
+        labels, keys, weights = self._arrival
+        return keys, labels, weights
+
+    def merged_by_time(self, theirs: tuple[FloatArray, BoolArray, FloatArray, FloatArray,
+                                           float, float]) -> WeightedTimeWindowStore:
+        """A new store: this window's cases and ``theirs`` (keys, labels, weights, times,
+        now, latest) in time order, this one's first among equal times."""
+        their_keys, their_labels, their_weights, their_times, their_now, their_latest = theirs
+        labels, keys, weights = self._arrival
+        times = np.concatenate((self._times, their_times))
+        order = np.argsort(times, kind="stable")
+        merged = WeightedTimeWindowStore(self.horizon, self.key_dtype)
+        merged.pending, merged.taken = self.pending, self.taken
+        merged.now, merged.latest = max(self.now, their_now), max(self.latest, their_latest)
+        merged._arrival = (np.concatenate((labels, their_labels))[order],
+                           np.concatenate((keys, their_keys))[order],
+                           np.concatenate((weights, their_weights))[order])
+        merged._times = times[order]
+        merged.fold()  # the pending adds, then what the merged time lets go
+        merged._settle()
+        return merged
+
+    def timeline(self) -> tuple[NDArray[Any], ...]:
+        labels, keys, weights = self._arrival
+        order = np.lexsort((weights, labels, keys, self._times))
+        return self._times[order], keys[order], labels[order], weights[order]
+
+    def replay(self) -> tuple[FloatArray, BoolArray]:
+        unweighted_read("an unweighted replay")
+
+    def to_state(self, pos_missed: int, neg_missed: int) -> EvaluatorState:
+        raise ValueError("saving a window of weighted cases is not supported yet: pickle it")
+
+    def _check(self) -> None:
+        super()._check()
+        labels, keys, weights = self._arrival
+        assert labels.shape == keys.shape == weights.shape == self._times.shape
+        assert bool(np.all(self._times[1:] >= self._times[:-1]))
+        assert not self._times.size or self._times[0] > self.now - self.horizon
         assert self._cases == int(np.count_nonzero(weights))
