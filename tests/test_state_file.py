@@ -384,12 +384,12 @@ class TestForgedContent:
         assert load_error(tmp_path / "f").startswith("bad metadata")
 
     def test_unknown_flags_are_refused(self, tmp_path: Path) -> None:
-        """Version 1 defines no header flag, version 2 0x1, 0x2 and 0x4 (a time window alone);
+        """Version 1 defines no header flag, version 2 0x1, 0x2 and 0x4 (0x1 not with 0x2);
         another flag is refused."""
         forge(tmp_path / "f", good_meta(), KEYS, b"", LABELS, flags=8)
         assert load_error(tmp_path / "f").startswith("unknown header flags 0x8 (version 2")
-        forge(tmp_path / "f", timed_meta(), KEYS, AGES, LABELS, flags=1 | 4, times=TIMES)
-        assert load_error(tmp_path / "f").startswith("unknown header flags 0x5 (version 2")
+        forge(tmp_path / "f", timed_meta(), KEYS, AGES, LABELS, flags=1 | 2, times=TIMES)
+        assert load_error(tmp_path / "f").startswith("unknown header flags 0x3 (version 2")
         forge(tmp_path / "f", timed_meta(), KEYS, AGES, LABELS, version=1, flags=1,
               times=TIMES)
         assert load_error(tmp_path / "f").startswith("unknown header flags 0x1 (version 1")

@@ -1366,7 +1366,12 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         evaluation = cls(ties=state.ties, window=state.window, horizon=state.horizon,
                          clock=clock, score_dtype=state.score_dtype)
         if state.weights is not None:
-            evaluation._attach(WeightedStore(evaluation._store.key_dtype), read_only=False)
+            dtype = evaluation._store.key_dtype
+            weighted: WeightedStore = (
+                WeightedTimeWindowStore(state.horizon, dtype) if state.horizon is not None
+                else WeightedWindowStore(state.window, dtype) if state.window is not None
+                else WeightedStore(dtype))
+            evaluation._attach(weighted, read_only=False)
         if state.horizon is not None:
             # New cases take the window's time if the clock is behind it (clocks of two
             # machines differ a little); a window far in this clock's future was kept by

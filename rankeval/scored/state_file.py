@@ -17,7 +17,8 @@ offset  size    type        field
 0       8       bytes       magic ``89 52 4B 56 0D 0A 1A 0A`` (``b"\x89RKV\r\n\x1a\n"``)
 8       4       uint32      format version, ``1`` or ``2``
 12      4       uint32      flags: ``0``, or in version 2 ``1`` (a time window), ``2``
-                            (scores stored as float32), ``4`` (weighted cases) or ``6``
+                            (scores stored as float32), ``4`` (weighted cases), ``5``
+                            or ``6``
 16      8       uint64      ``M``: metadata length in bytes
 24      8       uint64      ``K``: keys length in bytes, ``8 n``
 32      8       uint64      ``A``: ages length in bytes, ``8 n`` with a window, else ``0``
@@ -52,10 +53,12 @@ Flag ``2`` (version 2) marks an evaluator that stores its scores as float32
 value a float32 holds exactly; the flag is set only on unbounded evaluators (never with
 flag ``1`` or a window).
 
-Flag ``4`` (version 2) marks an evaluator holding weighted cases: ties ``"grouped"``, no
-window (never with flag ``1``; with flag ``2`` it makes ``6``); each weight is finite and
+Flag ``4`` (version 2) marks an evaluator holding weighted cases (ties ``"grouped"``; with
+flag ``1`` it makes ``5``, with flag ``2`` ``6``). Without a window each weight is finite and
 positive, and the cases are in the weighted store's canonical order: by key, then label (a
-negative first), then weight.
+negative first), then weight. In a window of cases or of time the cases are in rank order
+with their ages, as any window's, and a weight may be 0 (a case that holds its place in the
+window and counts for nothing).
 
 A time window (flag ``1``) has ``"window": null``, an ages section, and three more members:
 
@@ -359,18 +362,20 @@ def _validate(state: EvaluatorState) -> None:
 
 
 def _validate_weights(state: EvaluatorState) -> None:
-    """Weighted cases: grouped, unbounded, finite positive weights in canonical order."""
+    """Weighted cases: grouped ties; finite weights, positive and in canonical order without
+    a window, at least 0 in a window (a case of weight 0 holds its place there)."""
     from rankeval.scored.weighted import in_canonical_order
 
-    if state.ties != "grouped" or state.window is not None or state.horizon is not None:
-        raise ValueError("weights need ties 'grouped' and no window")
+    if state.ties != "grouped":
+        raise ValueError("weights need ties 'grouped'")
+    windowed = state.window is not None or state.horizon is not None
     weights = _beside_keys("weights", state.weights, np.float64, state.num_cases)
-    bad = ~(np.isfinite(weights) & (weights > 0.0))
+    bad = ~(np.isfinite(weights) & ((weights >= 0.0) if windowed else (weights > 0.0)))
     if bad.any():
         i = int(np.argmax(bad))
-        raise ValueError(f"weights must be finite and positive; weights[{i}] is "
-                         f"{float(weights[i])!r}")
-    if not in_canonical_order(state.keys, state.labels, weights):
+        raise ValueError(f"weights must be finite and {'>= 0' if windowed else 'positive'}; "
+                         f"weights[{i}] is {float(weights[i])!r}")
+    if not windowed and not in_canonical_order(state.keys, state.labels, weights):
         raise ValueError("weighted cases must be sorted by key, then label, then weight")
 
 
@@ -703,9 +708,9 @@ def _read_state(stream: Any, size: int, name: str, fail: Callable[[str], NoRetur
     if version not in (1, FORMAT_VERSION):
         fail(f"unsupported format version {version} (this rankeval reads 1 and 2)")
     if (flags & ~(_TIMED | _FLOAT32 | _WEIGHTED if version == 2 else 0)
-            or (flags & _TIMED and flags & (_FLOAT32 | _WEIGHTED))):
+            or (flags & _TIMED and flags & _FLOAT32)):
         fail(f"unknown header flags {flags:#x} (version {version} defines "
-             f"{'0x1, or 0x2 and 0x4' if version == 2 else 'none'})")
+             f"{'0x1, 0x2 and 0x4, not 0x1 with 0x2' if version == 2 else 'none'})")
     n = labels_len
     timed = bool(flags & _TIMED)
     times_len = 8 * n if timed else 0

@@ -392,7 +392,24 @@ class WeightedWindowStore(WeightedStore):
         unweighted_read("an unweighted replay")
 
     def to_state(self, pos_missed: int, neg_missed: int) -> EvaluatorState:
-        raise ValueError("saving a window of weighted cases is not supported yet: pickle it")
+        """The saved state: the window's cases in rank order with their ages (0 the oldest)
+        and weights, as :mod:`rankeval.scored.state_file` lays a window out."""
+        from rankeval.scored.state_file import EvaluatorState
+
+        labels, keys, weights = self._arrival
+        n = keys.shape[0]
+        order = np.argsort(keys, kind="stable")
+        return EvaluatorState("grouped", keys[order], labels[order], pos_missed, neg_missed,
+                              self.window, np.arange(n, dtype=np.int64)[order], n,
+                              weights=weights[order])
+
+    def restore(self, state: EvaluatorState) -> None:
+        """Take a saved window's weighted cases, in arrival order (by age)."""
+        assert state.weights is not None
+        assert state.ages is not None
+        order = np.argsort(state.ages, kind="stable")
+        self._arrival = (state.labels[order], state.keys[order], state.weights[order])
+        self._settle()
 
     def _check(self) -> None:
         super()._check()
@@ -549,7 +566,28 @@ class WeightedTimeWindowStore(WeightedStore):
         unweighted_read("an unweighted replay")
 
     def to_state(self, pos_missed: int, neg_missed: int) -> EvaluatorState:
-        raise ValueError("saving a window of weighted cases is not supported yet: pickle it")
+        """The saved state: the cases in rank order with their ages, times and weights, and
+        the window's two times (a time window's layout)."""
+        from rankeval.scored.state_file import EvaluatorState
+
+        labels, keys, weights = self._arrival
+        n = keys.shape[0]
+        order = np.argsort(keys, kind="stable")
+        return EvaluatorState("grouped", keys[order], labels[order], pos_missed, neg_missed,
+                              None, np.arange(n, dtype=np.int64)[order], n,
+                              horizon=self.horizon, times=self._times[order], now=self.now,
+                              last_time=self.latest, weights=weights[order])
+
+    def restore(self, state: EvaluatorState) -> None:
+        """Take a saved time window's weighted cases, in arrival order (by age)."""
+        assert state.weights is not None
+        assert state.ages is not None
+        assert state.times is not None
+        order = np.argsort(state.ages, kind="stable")
+        self._arrival = (state.labels[order], state.keys[order], state.weights[order])
+        self._times = state.times[order]
+        self.now, self.latest = state.now, state.last_time
+        self._settle()
 
     def _check(self) -> None:
         super()._check()
