@@ -316,7 +316,38 @@ class WeightedStore(CaseStore):
         assert self.neg_added == (float(negative[-1]) if self._cases else 0.0)
 
 
-class WeightedWindowStore(WeightedStore):
+class _WeightedArrival(WeightedStore):
+    """A window's weighted cases in arrival order (``_arrival``: labels, keys, weights, a
+    weight of 0 included) beside those of positive weight in canonical order."""
+
+    __slots__ = ("_arrival",)
+
+    def __init__(self, key_dtype: Any = np.float64) -> None:
+        super().__init__(key_dtype)
+        self._arrival: Batch = (np.zeros(0, dtype=np.bool_), np.zeros(0), np.zeros(0))
+
+    def successor(self) -> Any:
+        clone = super().successor()
+        assert isinstance(clone, _WeightedArrival)
+        clone._arrival = self._arrival
+        return clone
+
+    def _settle(self) -> None:
+        """Hold the window's cases of positive weight, in canonical order."""
+        labels, keys, weights = self._arrival
+        kept = weights > 0.0
+        self._set(labels[kept], keys[kept], weights[kept], sort=True)
+
+    def weighted_arrival(self) -> tuple[FloatArray, BoolArray, FloatArray]:
+        """Keys, labels and weights of the window's cases, oldest first (of a folded store)."""
+        labels, keys, weights = self._arrival
+        return keys, labels, weights
+
+    def replay(self) -> tuple[FloatArray, BoolArray]:
+        unweighted_read("an unweighted replay")
+
+
+class WeightedWindowStore(_WeightedArrival):
     """The ``window`` most recent weighted cases: a :class:`WeightedStore` of the cases in
     the window, beside the window's cases in arrival order.
 
@@ -326,7 +357,7 @@ class WeightedWindowStore(WeightedStore):
     again: O(W log W) a read after a change (the unweighted window's reads are O(log W)).
     """
 
-    __slots__ = ("_arrival", "window")
+    __slots__ = ("window",)
 
     COUNTS_PENDING = False
     KEEPS_ARRIVAL = True
@@ -336,9 +367,6 @@ class WeightedWindowStore(WeightedStore):
     def __init__(self, window: int, key_dtype: Any = np.float64) -> None:
         super().__init__(key_dtype)
         self.window = window
-        # The window's cases, oldest first: labels, keys, weights (zero weights included).
-        self._arrival: Batch = (np.zeros(0, dtype=np.bool_), np.zeros(0),
-                                np.zeros(0))
 
     @classmethod
     def of_window(cls, store: CaseStore, window: int) -> WeightedWindowStore:
@@ -358,7 +386,7 @@ class WeightedWindowStore(WeightedStore):
     def successor(self) -> WeightedWindowStore:
         clone = super().successor()
         assert isinstance(clone, WeightedWindowStore)
-        clone.window, clone._arrival = self.window, self._arrival
+        clone.window = self.window
         return clone
 
     def fold(self) -> bool:
@@ -373,23 +401,9 @@ class WeightedWindowStore(WeightedStore):
         self._settle()
         return True
 
-    def _settle(self) -> None:
-        """Hold the window's cases of positive weight, in canonical order."""
-        labels, keys, weights = self._arrival
-        kept = weights > 0.0
-        self._set(labels[kept], keys[kept], weights[kept], sort=True)
-
     def _stage_limit(self) -> int:
         # A fold sorts the window again (O(W log W)): stage a window's worth between folds.
         return max(self.window, PENDING_LIMIT)
-
-    def weighted_arrival(self) -> tuple[FloatArray, BoolArray, FloatArray]:
-        """Keys, labels and weights of the window's cases, oldest first (of a folded store)."""
-        labels, keys, weights = self._arrival
-        return keys, labels, weights
-
-    def replay(self) -> tuple[FloatArray, BoolArray]:
-        unweighted_read("an unweighted replay")
 
     def to_state(self, pos_missed: int, neg_missed: int) -> EvaluatorState:
         """The saved state: the window's cases in rank order with their ages (0 the oldest)
@@ -419,7 +433,7 @@ class WeightedWindowStore(WeightedStore):
         assert self._cases == int(np.count_nonzero(weights))
 
 
-class WeightedTimeWindowStore(WeightedStore):
+class WeightedTimeWindowStore(_WeightedArrival):
     """The weighted cases of the last ``horizon`` seconds: the time window's rules (see
     :mod:`rankeval.scored.time_window`: each time raised to the latest before it and to the
     window's time, cases leaving at ``now - horizon``) over a :class:`WeightedStore` of the
@@ -429,7 +443,7 @@ class WeightedTimeWindowStore(WeightedStore):
     weight)``, appended whole.
     """
 
-    __slots__ = ("_arrival", "_times", "horizon", "latest", "now")
+    __slots__ = ("_times", "horizon", "latest", "now")
 
     COUNTS_PENDING = False
     KEEPS_ARRIVAL = True
@@ -441,7 +455,6 @@ class WeightedTimeWindowStore(WeightedStore):
         self.horizon = horizon
         self.now = -math.inf
         self.latest = -math.inf
-        self._arrival: Batch = (np.zeros(0, dtype=np.bool_), np.zeros(0), np.zeros(0))
         self._times: FloatArray = np.zeros(0)
 
     @classmethod
@@ -464,7 +477,7 @@ class WeightedTimeWindowStore(WeightedStore):
         clone = super().successor()
         assert isinstance(clone, WeightedTimeWindowStore)
         clone.horizon, clone.now, clone.latest = self.horizon, self.now, self.latest
-        clone._arrival, clone._times = self._arrival, self._times
+        clone._times = self._times
         return clone
 
     def _expired(self, now: float) -> int:
@@ -509,11 +522,6 @@ class WeightedTimeWindowStore(WeightedStore):
             self._settle()
         return changed
 
-    def _settle(self) -> None:
-        labels, keys, weights = self._arrival
-        kept = weights > 0.0
-        self._set(labels[kept], keys[kept], weights[kept], sort=True)
-
     def _take_timed(self) -> tuple[BoolArray, FloatArray, FloatArray, FloatArray]:
         """The pending adds as arrays with their times, raised as the time window's are."""
         pending = self.pending
@@ -533,10 +541,6 @@ class WeightedTimeWindowStore(WeightedStore):
     def timed_cases(self) -> tuple[FloatArray, BoolArray, FloatArray, float, float]:
         labels, keys, _ = self._arrival
         return keys, labels, self._times, self.now, self.latest
-
-    def weighted_arrival(self) -> tuple[FloatArray, BoolArray, FloatArray]:
-        labels, keys, weights = self._arrival
-        return keys, labels, weights
 
     def merged_by_time(self, theirs: tuple[FloatArray, BoolArray, FloatArray, FloatArray,
                                            float, float]) -> WeightedTimeWindowStore:
@@ -561,9 +565,6 @@ class WeightedTimeWindowStore(WeightedStore):
         labels, keys, weights = self._arrival
         order = np.lexsort((weights, labels, keys, self._times))
         return self._times[order], keys[order], labels[order], weights[order]
-
-    def replay(self) -> tuple[FloatArray, BoolArray]:
-        unweighted_read("an unweighted replay")
 
     def to_state(self, pos_missed: int, neg_missed: int) -> EvaluatorState:
         """The saved state: the cases in rank order with their ages, times and weights, and
