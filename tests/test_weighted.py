@@ -848,3 +848,14 @@ def test_weighted_time_windows_merge_by_time() -> None:
     assert loaded == one
     with pytest.raises(ValueError, match="does not apply to a window"):
         a.add_counts(positives=[1.5], negatives=[2.0], scores=[0.5])
+
+
+def test_repr_and_text_say_the_cases_are_weighted() -> None:
+    ev = _weighted([True, False], [0.9, 0.1], [2.5, 1.0])
+    assert repr(ev) == ("ScoredPrecisionRecallEvaluation(ties='grouped', window=None) with "
+                        "cases of total weight 3.5, 0 misses, 0 negative misses")
+    title = ev.to_text().splitlines()[0]
+    assert title == "ScoredPrecisionRecallEvaluation (ties=grouped, weighted)"
+    plain = Evaluation()
+    plain.add_cases([True, False], [0.9, 0.1])
+    assert repr(plain).endswith("with 2 cases, 0 misses, 0 negative misses")

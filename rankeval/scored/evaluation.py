@@ -256,9 +256,11 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         with self._lock:
             cases = sum(self._folded().counts())
             pos_missed, neg_missed = self._pos_missed, self._neg_missed
+            weighted = self.weighted
+        held = f"cases of total weight {cases!r}" if weighted else f"{cases} cases"
         return (
             f"{type(self).__name__}(ties={self.ties!r}, {self._extent()}{self._dtype_text()}) with "
-            f"{cases} cases, {pos_missed} misses, {neg_missed} negative misses"
+            f"{held}, {pos_missed} misses, {neg_missed} negative misses"
         )
 
     # ------------------------------------------------- the one mutable state
@@ -1008,7 +1010,8 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         from rankeval._text import summary_text
 
         extent = ("" if self.window is None else f", window={self.window}") + (
-            "" if self.horizon is None else f", horizon={self.horizon!r}s")
+            "" if self.horizon is None else f", horizon={self.horizon!r}s") + (
+            ", weighted" if self.weighted else "")
         return summary_text(f"ScoredPrecisionRecallEvaluation (ties={self.ties}{extent})",
                             self.summary(precision_at, beta), digits)
 
