@@ -44,8 +44,9 @@ from rankeval.scored.store import (
 if TYPE_CHECKING:
     from rankeval.scored.state_file import EvaluatorState
 
-__all__ = ["NO_WEIGHTED_MEANING", "WEIGHTED_PART", "WeightedStore", "WeightedTimeWindowStore",
-           "WeightedWindowStore", "canonical_order", "unweighted_read"]
+__all__ = ["NO_WEIGHTED_MEANING", "WEIGHTED_PART", "WeightedArrival", "WeightedStore",
+           "WeightedTimeWindowStore", "WeightedWindowStore", "canonical_order",
+           "unweighted_read"]
 
 #: Added to a pending weighted case's imaginary part (its label, 0 or 1): the entry after it
 #: is its weight.
@@ -139,7 +140,6 @@ class WeightedStore(CaseStore):
         self._cases = 0
         self.pos_added: float = 0.0  # type: ignore[assignment]
         self.neg_added: float = 0.0  # type: ignore[assignment]
-        self.doubled_pairs = 0
 
     @classmethod
     def of(cls, store: CaseStore) -> WeightedStore:
@@ -213,14 +213,14 @@ class WeightedStore(CaseStore):
             self._set(labels, keys, weights, sort=False)
             return True
         held = self._main.keys
-        lt, le = search_left_and_right(held, keys.astype(held.dtype, copy=False), tied=False)
+        narrow = keys.astype(held.dtype, copy=False)  # float32 keys: checked to fit
+        lt, le = search_left_and_right(held, narrow, tied=False)
         if (lt != le).any():  # a new score ties a held one: the merged block is sorted again
             self._set(np.concatenate((self._main.labels, labels)),
                       np.concatenate((held, keys)),
                       np.concatenate((self._weights, weights)), sort=True)
             return True
-        merged = merge_columns(held, keys, ((held, keys.astype(held.dtype, copy=False)),
-                                            (self._main.labels, labels),
+        merged = merge_columns(held, keys, ((held, narrow), (self._main.labels, labels),
                                             (self._weights, weights)), slots=le)
         self._set(merged[1], merged[0], merged[2], sort=False)
         return True
@@ -316,7 +316,7 @@ class WeightedStore(CaseStore):
         assert self.neg_added == (float(negative[-1]) if self._cases else 0.0)
 
 
-class _WeightedArrival(WeightedStore):
+class WeightedArrival(WeightedStore):
     """A window's weighted cases in arrival order (``_arrival``: labels, keys, weights, a
     weight of 0 included) beside those of positive weight in canonical order."""
 
@@ -328,7 +328,7 @@ class _WeightedArrival(WeightedStore):
 
     def successor(self) -> Any:
         clone = super().successor()
-        assert isinstance(clone, _WeightedArrival)
+        assert isinstance(clone, WeightedArrival)
         clone._arrival = self._arrival
         return clone
 
@@ -346,8 +346,43 @@ class _WeightedArrival(WeightedStore):
     def replay(self) -> tuple[FloatArray, BoolArray]:
         unweighted_read("an unweighted replay")
 
+    def to_state(self, pos_missed: int, neg_missed: int) -> EvaluatorState:
+        """The saved state: the window's cases in rank order with their ages (0 the oldest)
+        and weights, as :mod:`rankeval.scored.state_file` lays a window out (a time window's
+        times and clock too, :meth:`_saved_times`)."""
+        from rankeval.scored.state_file import EvaluatorState
 
-class WeightedWindowStore(_WeightedArrival):
+        labels, keys, weights = self._arrival
+        n = keys.shape[0]
+        order = np.argsort(keys, kind="stable")
+        return EvaluatorState("grouped", keys[order], labels[order], pos_missed, neg_missed,
+                              self.extent()[0], np.arange(n, dtype=np.int64)[order], n,
+                              weights=weights[order], **self._saved_times(order))
+
+    def _saved_times(self, order: NDArray[Any]) -> dict[str, Any]:
+        """A time window's fields of its saved state, its cases in ``order``: none here."""
+        return {}
+
+    def restore(self, state: EvaluatorState) -> None:
+        """Take a saved window's weighted cases, in arrival order (by age)."""
+        assert state.weights is not None
+        assert state.ages is not None
+        order = np.argsort(state.ages, kind="stable")
+        self._arrival = (state.labels[order], state.keys[order], state.weights[order])
+        self._restore_times(state, order)
+        self._settle()
+
+    def _restore_times(self, state: EvaluatorState, order: NDArray[Any]) -> None:
+        """Take a saved time window's times and clock (its cases in ``order``): none here."""
+
+    def _check(self) -> None:
+        super()._check()
+        labels, keys, weights = self._arrival
+        assert labels.shape == keys.shape == weights.shape
+        assert self._cases == int(np.count_nonzero(weights))
+
+
+class WeightedWindowStore(WeightedArrival):
     """The ``window`` most recent weighted cases: a :class:`WeightedStore` of the cases in
     the window, beside the window's cases in arrival order.
 
@@ -405,35 +440,12 @@ class WeightedWindowStore(_WeightedArrival):
         # A fold sorts the window again (O(W log W)): stage a window's worth between folds.
         return max(self.window, PENDING_LIMIT)
 
-    def to_state(self, pos_missed: int, neg_missed: int) -> EvaluatorState:
-        """The saved state: the window's cases in rank order with their ages (0 the oldest)
-        and weights, as :mod:`rankeval.scored.state_file` lays a window out."""
-        from rankeval.scored.state_file import EvaluatorState
-
-        labels, keys, weights = self._arrival
-        n = keys.shape[0]
-        order = np.argsort(keys, kind="stable")
-        return EvaluatorState("grouped", keys[order], labels[order], pos_missed, neg_missed,
-                              self.window, np.arange(n, dtype=np.int64)[order], n,
-                              weights=weights[order])
-
-    def restore(self, state: EvaluatorState) -> None:
-        """Take a saved window's weighted cases, in arrival order (by age)."""
-        assert state.weights is not None
-        assert state.ages is not None
-        order = np.argsort(state.ages, kind="stable")
-        self._arrival = (state.labels[order], state.keys[order], state.weights[order])
-        self._settle()
-
     def _check(self) -> None:
         super()._check()
-        labels, keys, weights = self._arrival
-        assert labels.shape == keys.shape == weights.shape
-        assert keys.shape[0] <= self.window
-        assert self._cases == int(np.count_nonzero(weights))
+        assert self._arrival[1].shape[0] <= self.window
 
 
-class WeightedTimeWindowStore(_WeightedArrival):
+class WeightedTimeWindowStore(WeightedArrival):
     """The weighted cases of the last ``horizon`` seconds: the time window's rules (see
     :mod:`rankeval.scored.time_window`: each time raised to the latest before it and to the
     window's time, cases leaving at ``now - horizon``) over a :class:`WeightedStore` of the
@@ -566,34 +578,17 @@ class WeightedTimeWindowStore(_WeightedArrival):
         order = np.lexsort((weights, labels, keys, self._times))
         return self._times[order], keys[order], labels[order], weights[order]
 
-    def to_state(self, pos_missed: int, neg_missed: int) -> EvaluatorState:
-        """The saved state: the cases in rank order with their ages, times and weights, and
-        the window's two times (a time window's layout)."""
-        from rankeval.scored.state_file import EvaluatorState
+    def _saved_times(self, order: NDArray[Any]) -> dict[str, Any]:
+        return {"horizon": self.horizon, "times": self._times[order], "now": self.now,
+                "last_time": self.latest}
 
-        labels, keys, weights = self._arrival
-        n = keys.shape[0]
-        order = np.argsort(keys, kind="stable")
-        return EvaluatorState("grouped", keys[order], labels[order], pos_missed, neg_missed,
-                              None, np.arange(n, dtype=np.int64)[order], n,
-                              horizon=self.horizon, times=self._times[order], now=self.now,
-                              last_time=self.latest, weights=weights[order])
-
-    def restore(self, state: EvaluatorState) -> None:
-        """Take a saved time window's weighted cases, in arrival order (by age)."""
-        assert state.weights is not None
-        assert state.ages is not None
+    def _restore_times(self, state: EvaluatorState, order: NDArray[Any]) -> None:
         assert state.times is not None
-        order = np.argsort(state.ages, kind="stable")
-        self._arrival = (state.labels[order], state.keys[order], state.weights[order])
         self._times = state.times[order]
         self.now, self.latest = state.now, state.last_time
-        self._settle()
 
     def _check(self) -> None:
         super()._check()
-        labels, keys, weights = self._arrival
-        assert labels.shape == keys.shape == weights.shape == self._times.shape
+        assert self._times.shape == self._arrival[1].shape
         assert bool(np.all(self._times[1:] >= self._times[:-1]))
         assert not self._times.size or self._times[0] > self.now - self.horizon
-        assert self._cases == int(np.count_nonzero(weights))
