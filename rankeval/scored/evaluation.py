@@ -76,6 +76,7 @@ from rankeval.scored.time_window import TimeWindowStore
 from rankeval.scored.uncertainty import IntervalReads
 from rankeval.scored.weighted import (
     WEIGHTED_PART,
+    WeightedArrival,
     WeightedStore,
     WeightedTimeWindowStore,
     WeightedWindowStore,
@@ -406,27 +407,21 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         labels, values = check_case_arrays(correct, scores)
         if self._float32:
             check_float32_scores(values)
-        if weights is not None:
-            weight_array = check_weight_array(weights, values.shape[0])
-            if self._clock is not None or timestamps is not None:
-                cases = (values - _LABEL_PART[1] * labels).tolist()
-                given = None if timestamps is None else list(np.asarray(timestamps).tolist())
-                if given is not None and len(given) != len(cases):
-                    raise ValueError(f"timestamps has {len(given)} entries, scores "
-                                     f"{len(cases)}")
-                self._add_timed(cases, given, weight_array.tolist())
-                return
-            with self._lock:
-                weighted = self._weighted_successor()
-                weighted.add_batch(labels, np.negative(values, out=values), weight_array)
-                self._publish(weighted, self._pos_missed, self._neg_missed)
-            return
+        weight_array = None if weights is None else check_weight_array(weights,
+                                                                         values.shape[0])
         if self._clock is not None or timestamps is not None:
             cases = (values - _LABEL_PART[1] * labels).tolist()  # as add_case makes them
             given = None if timestamps is None else list(np.asarray(timestamps).tolist())
             if given is not None and len(given) != len(cases):
                 raise ValueError(f"timestamps has {len(given)} entries, scores {len(cases)}")
-            self._add_timed(cases, given)
+            self._add_timed(cases, given,
+                            None if weight_array is None else weight_array.tolist())
+            return
+        if weight_array is not None:
+            with self._lock:
+                weighted = self._weighted_successor()
+                weighted.add_batch(labels, np.negative(values, out=values), weight_array)
+                self._publish(weighted, self._pos_missed, self._neg_missed)
             return
         keys = np.negative(values, out=values)  # values is our own copy: no second array
         with self._lock:
@@ -1218,7 +1213,7 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         that, added again, rebuilds this evaluator: arrival order for a window."""
         if self._store.KEEPS_ARRIVAL:  # a window: its cases in arrival order
             store = self._folded()
-            if isinstance(store, WeightedWindowStore):
+            if isinstance(store, WeightedArrival):
                 return store.weighted_arrival()
             keys, labels = store.replay()
             return keys, labels, np.ones(keys.shape[0], dtype=np.float64)
@@ -1253,9 +1248,10 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         """Merge two time windows by time (see :meth:`merge`), into a new store."""
         if self.weighted or other.weighted:
             with other._lock:
-                keys, labels, times, now, latest = _timed(other._folded()).timed_cases()
-                weights = (other._store.weighted_arrival()[2]  # type: ignore[attr-defined]
-                           if other.weighted else np.ones(keys.shape[0]))
+                folded = other._folded()  # one fold: the cases, times and weights agree
+                keys, labels, times, now, latest = _timed(folded).timed_cases()
+                weights = (folded.weighted_arrival()[2] if isinstance(folded, WeightedArrival)
+                           else np.ones(keys.shape[0]))
                 their_pos_missed, their_neg_missed = other._pos_missed, other._neg_missed
             with self._lock:
                 mine = self._weighted_successor()
