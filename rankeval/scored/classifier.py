@@ -149,15 +149,13 @@ class ScoredClassifierEvaluation:
         if scores.ndim != 2 or scores.shape[1] != len(self.categories):
             raise ValueError(f"score_matrix must have one column per category "
                              f"({len(self.categories)}), got shape {scores.shape}")
-        if np.isnan(scores).any():
-            row = int(np.flatnonzero(np.isnan(scores).any(axis=1))[0])
-            raise ValueError(f"score_matrix holds NaN (row {row})")
+        _check_no_nan(scores)
         labels: NDArray[Any] = (self._memberships(true_categories) if self.multi_label
                                 else self._codes(true_categories))
         if labels.shape[0] != scores.shape[0]:
             raise ValueError(f"{labels.shape[0]} categories for {scores.shape[0]} rows of scores")
         if not self.multi_label:  # a category code in 2 bytes: 0.2 B a cell at 10 categories
-            labels = labels.astype(np.int16 if len(self.categories) < 2**15 else np.int32)
+            labels = labels.astype(_code_dtype(len(self.categories)))
         given = None if weights is None else check_weight_array(weights, scores.shape[0])
         if given is not None and self.ties != "grouped":
             raise ValueError("weighted cases need ties='grouped' (a case of weight w is w tied "
@@ -288,7 +286,7 @@ class ScoredClassifierEvaluation:
         under ``multi_label``) and its row of float64 scores. Complexity: O(n·C)."""
         with self._lock:
             labels, scores = self._arrays()
-            kind = "u1" if self.multi_label else "i2" if len(self.categories) < 2**15 else "i4"
+            kind = "u1" if self.multi_label else _code_dtype(len(self.categories)).str[1:]
             meta = {"categories": list(self.categories), "ties": self.ties,
                     "multi_label": self.multi_label, "cases": int(labels.shape[0]),
                     "labels": kind}
@@ -334,10 +332,8 @@ class ScoredClassifierEvaluation:
             scores = np.frombuffer(blobs[1], dtype="<f8").reshape(n, width)
             if not flag:  # category codes, whether the categories are names or integers
                 codes = ev._indices(labels.astype(np.int64))
-                labels = codes.astype(np.int16 if width < 2**15 else np.int32)
-            if np.isnan(scores).any():
-                row = int(np.flatnonzero(np.isnan(scores).any(axis=1))[0])
-                raise ValueError(f"score_matrix holds NaN (row {row})")
+                labels = codes.astype(_code_dtype(width))
+            _check_no_nan(scores)
             weights = (check_weight_array(np.frombuffer(blobs[2], dtype="<f8"), n)
                        if weighted else None)
             if n or weighted:
@@ -722,6 +718,18 @@ class ScoredClassifierEvaluation:
             confidence = scores[np.arange(labels.shape[0]), top]
             return calibration_error_of(confidence, (top == labels).astype(np.float64), count,
                                         strategy, norm, self._weight_array())
+
+
+def _code_dtype(categories: int) -> np.dtype[Any]:
+    """How a case's category code is held: 2 bytes, or 4 from 2^15 categories on."""
+    return np.dtype(np.int16 if categories < 2**15 else np.int32)
+
+
+def _check_no_nan(scores: FloatArray) -> None:
+    """Refuse a score matrix holding NaN, naming its first row with one."""
+    if np.isnan(scores).any():
+        row = int(np.flatnonzero(np.isnan(scores).any(axis=1))[0])
+        raise ValueError(f"score_matrix holds NaN (row {row})")
 
 
 def _category_kind(value: object) -> str:
