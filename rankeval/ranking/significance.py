@@ -545,18 +545,23 @@ def mean_interval(values: FloatArray, mean: float, level: float, resamples: int,
     means = np.empty(resamples, dtype=np.float64)
     for start, count in _blocks_of(resamples, n):
         draws = rng.integers(0, n, size=(count, n))
-        if weights is None:
-            means[start:start + count] = values[draws].mean(axis=1)
-        else:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                means[start:start + count] = ((weights[draws] * values[draws]).sum(axis=1)
-                                              / weights[draws].sum(axis=1))
+        means[start:start + count] = (values[draws].mean(axis=1) if weights is None
+                                      else _weighted_means(values, weights, draws))
     means = means[np.isfinite(means)] if weights is not None else means
     if means.size == 0:
         return Interval(mean, math.nan, math.nan, level, "bootstrap", math.nan)
     low, high = np.quantile(means, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
     return Interval(mean, float(low), float(high), level, "bootstrap",
                     float(np.std(means, ddof=1)) if means.size > 1 else math.nan)
+
+
+def _weighted_means(values: FloatArray, weights: FloatArray, draws: NDArray[Any]) -> FloatArray:
+    """Each resample's weighted mean of ``values`` (a row of ``draws`` a resample of the
+    queries); NaN for a resample whose weights are all 0."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means: FloatArray = (weights[draws] * values[draws]).sum(axis=1) / weights[draws].sum(
+            axis=1)
+    return means
 
 
 def _slack(diff: FloatArray) -> float:
@@ -628,10 +633,7 @@ def bootstrap_p(diff: FloatArray, resamples: int, rng: np.random.Generator,
         slack = _slack(diff) + _slack(centred)
         count = 0
         for _, rows in _blocks_of(resamples, n):
-            draws = rng.integers(0, n, size=(rows, n))
-            with np.errstate(invalid="ignore", divide="ignore"):
-                means = ((weights[draws] * centred[draws]).sum(axis=1)
-                         / weights[draws].sum(axis=1))
+            means = _weighted_means(centred, weights, rng.integers(0, n, size=(rows, n)))
             count += int(np.count_nonzero(np.abs(means) >= abs(mean) - slack))
         return (count + 1) / (resamples + 1)
     centred = diff - diff.mean()
