@@ -205,8 +205,9 @@ class EvaluatorState:
         How the evaluator stores scores; ``"float32"`` only without a window, and then every
         key is a value a float32 holds exactly.
     weights : ndarray of float64, shape (n,), or None
-        Weighted cases only (ties ``"grouped"``, no window): each case's weight, finite and
-        positive, the cases sorted by key, then label, then weight.
+        Weighted cases only (ties ``"grouped"``): each case's weight, finite. Without a window
+        each is positive and the cases are sorted by key, then label, then weight; in a window
+        a weight may be 0 (a case holding its place).
 
     Raises
     ------
