@@ -284,7 +284,13 @@ def count_array(counts: ArrayLike) -> NDArray[Any]:
     weighted evaluator's true and false positives). Integer-valued weights below 2^53 give
     the same float operations on the same values, so the same bits, as the counts."""
     array = np.asarray(counts)
-    return array if array.dtype == np.float64 else np.asarray(array, dtype=np.int64)
+    return np.asarray(array, dtype=count_dtype(array))
+
+
+def count_dtype(counts: NDArray[Any]) -> Any:
+    """The dtype counts are kept in: float64 for sums of weights (a float64 array), else
+    int64 (counts, or labels counted)."""
+    return np.float64 if counts.dtype == np.float64 else np.int64
 
 
 def _ap_terms(tp: NDArray[np.int64], fp: NDArray[np.int64], start: int) -> FloatArray:

@@ -247,7 +247,7 @@ def confusion_at_thresholds(
     """
     tp0, fp0 = above
     # Counts in int64; sums of weights (a float64 row of weighted cases) in float64.
-    dtype: Any = np.float64 if positives.dtype == np.float64 else np.int64
+    dtype = formulas.count_dtype(positives)
     tp: CountArray = np.cumsum(positives, axis=-1, dtype=dtype)
     if negatives is not None:
         fp = np.cumsum(negatives, axis=-1, dtype=dtype)
@@ -276,7 +276,7 @@ def doubled_areas(tp: IntArray, fp: IntArray, above: tuple[int, int] = (0, 0),
     >>> below.tolist(), left.tolist()  # R = N = 2: the ROC area is 5 / (2 R N) = 5/8
     ([0, 2, 5], [0, 0, 3])
     """
-    dtype: Any = object if wide else tp.dtype if tp.dtype == np.float64 else np.int64
+    dtype: Any = object if wide else formulas.count_dtype(tp)
     tp_, fp_ = tp.astype(dtype, copy=False), fp.astype(dtype, copy=False)
     tp_before = np.concatenate((np.array([above[0]], dtype=dtype), tp_[:-1]))
     fp_before = np.concatenate((np.array([above[1]], dtype=dtype), fp_[:-1]))
