@@ -859,3 +859,134 @@ def test_repr_and_text_say_the_cases_are_weighted() -> None:
     plain = Evaluation()
     plain.add_cases([True, False], [0.9, 0.1])
     assert repr(plain).endswith("with 2 cases, 0 misses, 0 negative misses")
+
+
+# ---------------------------------------------------------------- paired evaluations
+def _paired_data(seed: int, n: int = 120) -> tuple[Any, Any, Any, Any]:
+    labels, a, weights = _data(seed, n)
+    rng = np.random.default_rng(seed + 100)
+    b = np.round(rng.random(n) * 0.7 + 0.3 * labels * rng.random(n), 2)
+    return labels, a, b, weights
+
+
+def _paired(labels: Any, a: Any, b: Any, weights: Any = None) -> Any:
+    from rankeval import PairedEvaluation
+
+    paired = PairedEvaluation()
+    paired.add_cases(labels, a, b, weights)
+    return paired
+
+
+@pytest.mark.parametrize("seed", SEEDS[:4])
+def test_paired_weighted_areas_are_sklearn_sample_weight(seed: int) -> None:
+    labels, a, b, weights = _paired_data(seed)
+    paired = _paired(labels, a, b, weights)
+    assert paired.weighted
+    for evaluator, scores in ((paired.a, a), (paired.b, b)):
+        expected = metrics.roc_auc_score(labels, scores, sample_weight=weights)
+        assert evaluator.area_under_roc_curve() == pytest.approx(expected, abs=1e-12)
+    assert paired.num_cases() == pytest.approx(float(weights.sum()), rel=1e-12)
+
+
+def test_paired_weighted_bootstrap_is_sklearn_on_each_resample() -> None:
+    """Each resample's areas are scikit-learn's ``roc_auc_score`` with the drawn cases'
+    weights (a case drawn k times weighs k times its weight); the test is D over their
+    standard deviation."""
+    from rankeval.scored.uncertainty import draws
+
+    labels, a, b, weights = _paired_data(3, 80)
+    paired = _paired(labels, a, b, weights)
+    resamples = 60
+    test = paired.partial_roc_test(fpr=(0.0, 1.0), resamples=resamples, seed=5)
+    kept = weights > 0
+    y, sa, sb, w = labels[kept], a[kept], b[kept], weights[kept]
+    positives, negatives = np.flatnonzero(y), np.flatnonzero(~y)
+    rng = np.random.default_rng(5)
+    differences = []
+    for _ in range(resamples):
+        drawn = np.zeros(y.shape[0])
+        drawn[positives] = draws(rng, positives.shape[0])
+        drawn[negatives] = draws(rng, negatives.shape[0])
+        differences.append(metrics.roc_auc_score(y, sa, sample_weight=drawn * w)
+                           - metrics.roc_auc_score(y, sb, sample_weight=drawn * w))
+    d = (metrics.roc_auc_score(y, sa, sample_weight=w)
+         - metrics.roc_auc_score(y, sb, sample_weight=w))
+    assert test.difference == pytest.approx(d, abs=1e-12)
+    assert test.statistic == pytest.approx(d / np.std(differences, ddof=1), rel=1e-9)
+
+
+def test_paired_unit_weights_and_zero_weights_change_no_bit() -> None:
+    labels, a, b, _ = _paired_data(1)
+    plain = _paired(labels, a, b).partial_roc_test(fpr=(0.0, 0.4), resamples=50)
+    unit = _paired(labels, a, b, np.ones(labels.shape[0]))
+    assert unit.partial_roc_test(fpr=(0.0, 0.4), resamples=50) == plain
+    # Zero-weight cases count for nothing: not kept, not drawn.
+    extra = np.array([True, False, True])
+    with_zeros = _paired(np.concatenate((labels, extra)), np.concatenate((a, [0.5, 0.9, 0.1])),
+                         np.concatenate((b, [0.3, 0.2, 0.8])),
+                         np.concatenate((np.ones(labels.shape[0]), np.zeros(3))))
+    assert with_zeros == unit
+    assert with_zeros.partial_roc_test(fpr=(0.0, 0.4), resamples=50) == plain
+
+
+def test_paired_weighted_refuses_delong_and_bad_weights_add_nothing() -> None:
+    labels, a, b, weights = _paired_data(2)
+    paired = _paired(labels, a, b, weights)
+    with pytest.raises(ValueError, match="DeLong's paired test counts cases"):
+        paired.roc_test()
+    assert "weighted cases" in paired.to_text()
+    assert "weighted" in repr(paired)
+    before = paired.to_bytes()
+    for bad, error in (([1.0, -1.0], ValueError), ([1.0, math.nan], ValueError),
+                       ([1.0, math.inf], ValueError), ([1.0], ValueError),
+                       (["a", 1.0], TypeError)):
+        with pytest.raises(error):
+            paired.add_cases([True, False], [0.3, 0.2], [0.1, 0.4], bad)
+    with pytest.raises(ValueError, match="non-negative"):
+        paired.add_case(True, 0.3, 0.1, weight=-2.0)
+    assert paired.to_bytes() == before
+
+
+def test_paired_weights_persist_and_merge() -> None:
+    from rankeval import PairedEvaluation, PersistenceError, container
+    from rankeval.scored import paired as paired_module
+
+    labels, a, b, weights = _paired_data(4)
+    paired = _paired(labels, a, b, weights)
+    for copy in (PairedEvaluation.from_bytes(paired.to_bytes()),
+                 pickle.loads(pickle.dumps(paired))):
+        assert copy == paired
+        assert copy.weighted
+        assert same_bits(copy.a.area_under_roc_curve(), paired.a.area_under_roc_curve())
+    # An unweighted evaluation's bytes keep the earlier three sections.
+    plain = _paired(labels, a, b)
+    assert not PairedEvaluation.from_bytes(plain.to_bytes()).weighted
+    # Merging unweighted cases into weighted ones: they weigh 1.
+    merged = _paired(labels[:60], a[:60], b[:60], weights[:60])
+    merged.merge(_paired(labels[60:], a[60:], b[60:]))
+    whole = np.concatenate((weights[:60], np.ones(labels.shape[0] - 60)))
+    assert merged == _paired(labels, a, b, whole)
+    # A crafted file: a negative weight, a weights flag without its section.
+    n = 2
+    sections = [bytes([1, 0]), np.array([0.5, 0.2]).tobytes(), np.array([0.1, 0.3]).tobytes()]
+    crafted = container.pack(paired_module._MAGIC, paired_module._VERSION,
+                             {"cases": n, "weights": True},
+                             [*sections, np.array([1.0, -1.0]).tobytes()])
+    with pytest.raises(PersistenceError, match="weight"):
+        PairedEvaluation.from_bytes(crafted)
+    missing = container.pack(paired_module._MAGIC, paired_module._VERSION,
+                             {"cases": n, "weights": True}, sections)
+    with pytest.raises(PersistenceError, match="sections"):
+        PairedEvaluation.from_bytes(missing)
+
+
+def test_unpaired_delong_refuses_a_weighted_evaluator() -> None:
+    """It used to read the weighted ranking's cases as if each weighed 1."""
+    from rankeval import roc_test
+
+    labels, scores, weights = _data(5)
+    weighted, plain = _weighted(labels, scores, weights), Evaluation(ties="grouped")
+    plain.add_cases(labels, scores)
+    for pair, name in (((weighted, plain), "a"), ((plain, weighted), "b")):
+        with pytest.raises(ValueError, match=f"evaluator {name} holds weighted cases"):
+            roc_test(*pair)

@@ -28,7 +28,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from rankeval import intervals
 from rankeval._deprecation import deprecated
-from rankeval.checks import check_case_arrays, check_choice, check_correct, check_score
+from rankeval.checks import (
+    check_case_arrays,
+    check_choice,
+    check_correct,
+    check_score,
+    check_weight,
+    check_weight_array,
+)
 from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
 from rankeval.scored.readers import reset_to_empty
 
@@ -175,7 +182,11 @@ def _p_normal(z: float, alternative: Alternative) -> float:
 def _unpaired(a: ScoredPrecisionRecallEvaluation, b: ScoredPrecisionRecallEvaluation,
               level: float, alternative: Alternative) -> RocTest:
     parts = []
-    for ev in (a, b):
+    for name, ev in (("a", a), ("b", b)):
+        if ev.weighted:
+            raise ValueError(f"DeLong's test counts cases and has no weighted form: evaluator "
+                             f"{name} holds weighted cases (its interval(method=\"bootstrap\") "
+                             "resamples them)")
         with ev._lock:
             keys, labels = ev._merged().ranking()
             parts.append(intervals.delong(keys, labels, ev.ties == "grouped", ev._pos_missed,
@@ -256,13 +267,18 @@ class _Ranking:
         self.scores = ranked[self.starts]
         self.labels = labels[self.order]
 
-    def points(self, weights: NDArray[np.int64]) -> Any:
+    def points(self, weights: NDArray[Any]) -> Any:
+        """The operating points of a resample: how many times each case is drawn (int64), or
+        that times its weight (float64: sums of weights, as a weighted evaluator's)."""
         from rankeval import points
 
         w = weights[self.order]
-        pos = np.add.reduceat(np.where(self.labels, w, 0), self.starts)
-        neg = np.add.reduceat(np.where(self.labels, 0, w), self.starts)
+        zero = w.dtype.type(0)
+        pos = np.add.reduceat(np.where(self.labels, w, zero), self.starts)
+        neg = np.add.reduceat(np.where(self.labels, zero, w), self.starts)
         tp, fp = points.confusion_at_thresholds(pos, neg)
+        if w.dtype == np.float64:
+            return points.OperatingPoints(tp, fp, self.scores, float(tp[-1]), float(fp[-1]))
         return points.OperatingPoints(tp, fp, self.scores, int(pos.sum()), int(neg.sum()))
 
 
@@ -273,6 +289,11 @@ class PairedEvaluation:
     (grouped ties, as DeLong's placements count ties one half) of each classifier's scores;
     :meth:`roc_test` compares their ROC areas. Thread-safe: every method holds one lock.
     Memory: 17 bytes a case for the pairs, plus the two evaluators'.
+
+    Cases may carry weights (``weight=``, ``weights=``: finite, non-negative; a zero weight is
+    a case that counts for nothing and is not kept): ``a`` and ``b`` are then weighted
+    evaluators, :meth:`partial_roc_test` resamples each case with its weight, and
+    :meth:`roc_test` is refused, since DeLong's placements count cases. 8 bytes a case more.
 
     >>> paired = PairedEvaluation()
     >>> paired.add_cases([1, 1, 0, 0, 1, 0], [0.9, 0.8, 0.3, 0.4, 0.6, 0.1],
@@ -287,7 +308,14 @@ class PairedEvaluation:
         self._labels: list[BoolArray] = []
         self._scores_a: list[FloatArray] = []
         self._scores_b: list[FloatArray] = []
+        #: The cases' weights, aligned with the pairs, once a weight was given (None before).
+        self._weights: list[FloatArray] | None = None
         self._lock = threading.RLock()
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the cases carry weights (a weight was given since it was made or reset)."""
+        return self._weights is not None
 
     @property
     def a(self) -> ScoredPrecisionRecallEvaluation:
@@ -303,35 +331,55 @@ class PairedEvaluation:
         with self._lock:
             return self._b.snapshot()
 
-    def add_case(self, correct: bool, score_a: float, score_b: float) -> None:
-        """Add one case with both classifiers' scores. Complexity: O(1) amortised."""
+    def add_case(self, correct: bool, score_a: float, score_b: float,
+                 weight: float | None = None) -> None:
+        """Add one case with both classifiers' scores (and its weight). Complexity: O(1)
+        amortised."""
         label = check_correct(correct)
         sa, sb = check_score(score_a), check_score(score_b)
-        with self._lock:
-            self._labels.append(np.array([label]))
-            self._scores_a.append(np.array([sa]))
-            self._scores_b.append(np.array([sb]))
-            self._a.add_case(label, sa)
-            self._b.add_case(label, sb)
+        if weight is None:
+            self._add(np.array([label]), np.array([sa]), np.array([sb]), None)
+        else:
+            self._add(np.array([label]), np.array([sa]), np.array([sb]),
+                      np.array([check_weight(weight)]))
 
-    def add_cases(self, correct: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike) -> None:
-        """Add many cases: labels and each classifier's scores, aligned. All or nothing.
+    def add_cases(self, correct: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike,
+                  weights: ArrayLike | None = None) -> None:
+        """Add many cases: labels, each classifier's scores and (optionally) the cases'
+        weights, aligned. All or nothing.
 
         Complexity: O(k log k) for k cases.
         """
         labels, a = check_case_arrays(correct, scores_a)
         _, b = check_case_arrays(correct, scores_b)
+        w = None if weights is None else check_weight_array(weights, labels.shape[0])
+        self._add(labels.copy(), a.astype(np.float64, copy=True),
+                  b.astype(np.float64, copy=True), w)
+
+    def _add(self, labels: BoolArray, a: FloatArray, b: FloatArray,
+             weights: FloatArray | None) -> None:
+        """Add checked cases (arrays of their own) to both evaluators and the pairs."""
         with self._lock:
+            if weights is None and self._weights is not None:
+                weights = np.ones(labels.shape[0])
             before = self._a.__getstate__()  # O(pending): the sorted arrays are shared
-            self._a.add_cases(labels, a)
+            self._a.add_cases(labels, a, weights=weights)
             try:
-                self._b.add_cases(labels, b)
+                self._b.add_cases(labels, b, weights=weights)
             except BaseException:
                 self._a.__setstate__(before)  # all or nothing: a as it was
                 raise
-            self._labels.append(labels.copy())
-            self._scores_a.append(a.astype(np.float64, copy=True))
-            self._scores_b.append(b.astype(np.float64, copy=True))
+            if weights is not None:
+                if self._weights is None:  # the pairs held so far weigh 1
+                    held = sum(part.shape[0] for part in self._labels)
+                    self._weights = [np.ones(held)] if held else []
+                kept = weights > 0.0
+                if not kept.all():  # a zero weight counts for nothing
+                    labels, a, b, weights = labels[kept], a[kept], b[kept], weights[kept]
+                self._weights.append(weights)
+            self._labels.append(labels)
+            self._scores_a.append(a)
+            self._scores_b.append(b)
 
     def _arrays(self) -> tuple[BoolArray, FloatArray, FloatArray]:
         if not self._labels:
@@ -343,6 +391,14 @@ class PairedEvaluation:
             self._scores_b = [np.concatenate(self._scores_b)]
         return self._labels[0], self._scores_a[0], self._scores_b[0]
 
+    def _weight_array(self) -> FloatArray | None:
+        """The cases' weights, aligned with :meth:`_arrays` (None: unweighted)."""
+        if self._weights is None:
+            return None
+        if len(self._weights) != 1:
+            self._weights = [np.concatenate(self._weights) if self._weights else np.zeros(0)]
+        return self._weights[0]
+
     def num_cases(self) -> int:
         """Cases added. Complexity: O(1)."""
         return self._a.num_cases()
@@ -352,15 +408,25 @@ class PairedEvaluation:
         cases changes no value). Complexity: O(m log m) for m cases of ``other``."""
         if not isinstance(other, PairedEvaluation):
             raise TypeError(f"can only merge a PairedEvaluation, got {type(other).__name__}")
-        labels, a, b = other._locked_arrays()  # never written in place: add_cases copies
-        if labels.shape[0]:
+        with other._lock:
+            labels, a, b = other._arrays()  # never written in place: add_cases copies
+            weights = other._weight_array()
+        if weights is not None:
+            self.add_cases(labels, a, b, weights)
+        elif labels.shape[0]:
             self.add_cases(labels, a, b)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PairedEvaluation):
             return NotImplemented
-        mine, theirs = self._locked_arrays(), other._locked_arrays()
-        return all(np.array_equal(x, y) for x, y in zip(mine, theirs, strict=True))
+        with self._lock:
+            mine = (*self._arrays(), self._weight_array())
+        with other._lock:
+            theirs = (*other._arrays(), other._weight_array())
+        if (mine[3] is None) != (theirs[3] is None):
+            return False
+        return all(x is None or y is None or np.array_equal(x, y)
+                   for x, y in zip(mine, theirs, strict=True))
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -370,14 +436,22 @@ class PairedEvaluation:
 
     def to_bytes(self) -> bytes:
         """The pairs in :mod:`rankeval.container`'s self-checking format: each case's label
-        (a byte) and both scores (float64), in arrival order. Complexity: O(n)."""
+        (a byte) and both scores (float64), in arrival order; weighted, the metadata says
+        ``"weights": true`` and a fourth section holds the weights (float64).
+        Complexity: O(n)."""
         from rankeval import container
 
-        labels, a, b = self._locked_arrays()
-        return container.pack(_MAGIC, _VERSION, {"cases": int(labels.shape[0])},
-                              [labels.astype(np.uint8).tobytes(),
-                               np.ascontiguousarray(a, dtype="<f8").tobytes(),
-                               np.ascontiguousarray(b, dtype="<f8").tobytes()])
+        with self._lock:
+            labels, a, b = self._arrays()
+            weights = self._weight_array()
+        meta: dict[str, Any] = {"cases": int(labels.shape[0])}
+        sections = [labels.astype(np.uint8).tobytes(),
+                    np.ascontiguousarray(a, dtype="<f8").tobytes(),
+                    np.ascontiguousarray(b, dtype="<f8").tobytes()]
+        if weights is not None:
+            meta["weights"] = True
+            sections.append(np.ascontiguousarray(weights, dtype="<f8").tobytes())
+        return container.pack(_MAGIC, _VERSION, meta, sections)
 
     @classmethod
     def from_bytes(cls, data: bytes, name: str = "<bytes>") -> PairedEvaluation:
@@ -388,19 +462,25 @@ class PairedEvaluation:
 
         meta, blobs = container.unpack(data, _MAGIC, _VERSION, "paired evaluation", name)
         n = meta.get("cases")
-        if set(meta) != {"cases"} or type(n) is not int or n < 0:
+        weighted = meta.get("weights", False)
+        if (not set(meta) <= {"cases", "weights"} or type(n) is not int or n < 0
+                or weighted not in (True, False) or ("weights" in meta and not weighted)):
             raise PersistenceError(name, f"invalid paired state: metadata {meta!r}")
-        if [len(blob) for blob in blobs] != [n, 8 * n, 8 * n]:
+        if [len(blob) for blob in blobs] != [n, 8 * n, 8 * n] + [8 * n] * weighted:
             raise PersistenceError(name, f"invalid paired state: the sections do not hold {n} "
                                    "cases")
         labels = np.frombuffer(blobs[0], dtype=np.uint8)
         if n and int(labels.max()) > 1:
             raise PersistenceError(name, "invalid paired state: a label is neither 0 nor 1")
+        weights = np.frombuffer(blobs[3], dtype="<f8") if weighted else None
+        if weights is not None and n and not bool((weights > 0.0).all()):
+            raise PersistenceError(name, "invalid paired state: a weight is not a positive "
+                                   "finite number (a zero weight is never kept)")
         paired = cls()
         try:
-            if n:
+            if n or weighted:
                 paired.add_cases(labels.astype(bool), np.frombuffer(blobs[1], dtype="<f8"),
-                                 np.frombuffer(blobs[2], dtype="<f8"))
+                                 np.frombuffer(blobs[2], dtype="<f8"), weights)
         except (TypeError, ValueError) as error:
             raise PersistenceError(name, f"invalid paired state: {error}") from None
         return paired
@@ -430,12 +510,18 @@ class PairedEvaluation:
         self.__dict__.update(PairedEvaluation.from_bytes(state["state"]).__dict__)
 
     def __repr__(self) -> str:
-        return f"PairedEvaluation(cases={self.num_cases()})"
+        weighted = ", weighted" if self.weighted else ""
+        return f"PairedEvaluation(cases={self.num_cases()}{weighted})"
 
     def to_text(self, digits: int = 4) -> str:
-        """Both classifiers' ROC areas and DeLong's paired test (grouped ties, always)."""
+        """Both classifiers' ROC areas and DeLong's paired test (grouped ties, always);
+        weighted, the areas alone (DeLong's test counts cases)."""
         with self._lock:
             cases = self._a.num_cases()
+            if self._weights is not None:
+                return (f"PairedEvaluation (ties=grouped, weighted cases, sum of weights "
+                        f"{cases:.{digits}g})\n  AUC a={self._a.area_under_roc_curve():.{digits}f}"
+                        f" b={self._b.area_under_roc_curve():.{digits}f}\n")
             try:
                 test = self.roc_test().to_text(digits)
             except ValueError as error:  # too few cases of a class for the test
@@ -473,6 +559,7 @@ class PairedEvaluation:
         seed = check_int(seed, "seed", minimum=0)
         with self._lock:
             labels, a, b = self._arrays()
+            case_weights = self._weight_array()
             area_a = self._a.partial_roc_auc(fpr, tpr, standardize)
             area_b = self._b.partial_roc_auc(fpr, tpr, standardize)
         positives, negatives = np.flatnonzero(labels), np.flatnonzero(~labels)
@@ -486,7 +573,9 @@ class PairedEvaluation:
         for i in range(resamples):  # positives drawn first, then negatives, as bootstrap()
             weights[positives] = draws(rng, positives.shape[0])
             weights[negatives] = draws(rng, negatives.shape[0])
-            area = [decisions.partial_roc_auc(r.points(weights), fpr, tpr, standardize)
+            # A weighted case drawn k times carries k times its weight.
+            drawn = weights if case_weights is None else weights * case_weights
+            area = [decisions.partial_roc_auc(r.points(drawn), fpr, tpr, standardize)
                     for r in rankings]
             differences[i] = area[0] - area[1]
         finite = differences[np.isfinite(differences)]
@@ -501,11 +590,19 @@ class PairedEvaluation:
     def roc_test(self, *, level: float = 0.95, alternative: str = "two-sided") -> RocTest:
         """DeLong's paired test of the two ROC areas (see the module text).
 
+        Refused on weighted cases: DeLong's placements count cases, and a weight standing for
+        unobserved cases would shrink the variance (:meth:`partial_roc_test` with the full
+        range ``fpr=(0, 1)`` is the paired bootstrap of the whole areas, weighted cases too).
+
         Complexity: O(n log n).
         """
         chosen = _alternative(alternative)
         level = intervals.check_level(level)
         with self._lock:
+            if self._weights is not None:
+                raise ValueError("DeLong's paired test counts cases and has no weighted form: "
+                                 "on weighted cases use partial_roc_test(fpr=(0, 1)), the "
+                                 "paired bootstrap of the whole ROC areas")
             labels, a, b = self._arrays()
             return _paired(labels, a, b, level, chosen, self._a.area_under_roc_curve(),
                            self._b.area_under_roc_curve())
