@@ -307,10 +307,61 @@ def recall_steps(recall: FloatArray, previous: float = 0.0) -> IntArray:
     return np.flatnonzero(changed)
 
 
+#: Positions of the canonical order one block of a running sum of weights adds from its first
+#: (:func:`block_sums`): the order of the additions depends on the global positions alone.
+SUM_BLOCK = 4096
+
+
+def block_sums(values: FloatArray, offset: int = 0, entry: float = 0.0
+               ) -> tuple[NDArray[np.float64], int]:
+    """The running sums of ``values`` (the positions ``offset`` on of a ranking) inside each
+    block of :data:`SUM_BLOCK` positions, from the block's first position: rows of the
+    blocks touched, summed along each row in order (``np.cumsum``); ``entry`` is the sum of
+    the block's positions before ``offset`` (0.0 at a block's start). Returns the rows and
+    the column of ``values[0]`` in the first row; padding adds zeros (which change no sum).
+
+    >>> rows, first = block_sums(np.array([1.0, 2.0]), offset=SUM_BLOCK - 1, entry=0.5)
+    >>> rows.shape, first, float(rows[0, -1]), float(rows[1, 0])
+    ((2, 4096), 4095, 1.5, 2.0)
+    """
+    first = offset % SUM_BLOCK
+    count = first + values.shape[0]
+    rows = -(-count // SUM_BLOCK)
+    grid = np.zeros(rows * SUM_BLOCK)
+    if first:
+        grid[first - 1] = entry
+    grid[first:count] = values
+    grid = grid.reshape(rows, SUM_BLOCK)
+    np.cumsum(grid, axis=1, out=grid)
+    return grid, first
+
+
+def block_running_sums(values: FloatArray, offset: int = 0, entry: float = 0.0,
+                       before: FloatArray | None = None) -> FloatArray:
+    """The running sums of a ranking's weights at the positions ``offset`` on, in the one
+    order :func:`weight_sums` defines: a position's sum is ``before[block] + within``, the
+    blocks' totals before its block (added one block after another) plus the sum inside its
+    block (:func:`block_sums`). ``before`` holds that total for each block the values touch;
+    None: the values are a whole ranking (``offset`` 0), which gives its own.
+    Complexity: O(n).
+    """
+    grid, first = block_sums(values, offset, entry)
+    if before is None:
+        before = np.zeros(grid.shape[0])
+        np.cumsum(grid[:-1, -1], out=before[1:])
+    grid += before[:, None]
+    return grid.ravel()[first : first + values.shape[0]]
+
+
 def weight_sums(labels: BoolArray, weights: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """The running sums of the positives' and of the negatives' weights along a ranking, each
-    added in rank order (``np.cumsum``: one fixed order, so a ranking in a fixed order gives
-    the same bits wherever it is summed; integer weights give the exact counts).
+    """The running sums of the positives' and of the negatives' weights along a ranking.
+
+    Each is added in one order fixed by the positions alone (:func:`block_running_sums`):
+    inside each block of :data:`SUM_BLOCK` positions from its first, and the blocks' totals
+    one after another. So a ranking gives the same bits however its cases are split between
+    partitions (an engine's buckets compute the blocks they hold and the driver the totals),
+    in any arrival order (the weighted store keeps one canonical order); integer weights give
+    the exact counts.
 
     >>> positive, negative = weight_sums(np.array([True, False, True]), np.array([2.0, 0.5, 1.0]))
     >>> positive.tolist(), negative.tolist()
@@ -320,9 +371,7 @@ def weight_sums(labels: BoolArray, weights: FloatArray) -> tuple[FloatArray, Flo
     """
     positive = np.where(labels, weights, 0.0)
     negative = np.subtract(weights, positive)  # exact: one of the two is 0
-    np.cumsum(positive, out=positive)
-    np.cumsum(negative, out=negative)
-    return positive, negative
+    return block_running_sums(positive), block_running_sums(negative)
 
 
 def operating_points(

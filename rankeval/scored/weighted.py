@@ -12,9 +12,10 @@ exactly ``w`` copies of it: equal scores form one operating point whatever their
 **One order of summation.** The cases are held in one canonical order: by key, then label,
 then weight (:func:`canonical_order`), whatever order they arrived in or merged in. Every sum
 of weights (the totals R and N, the true and false positives at each operating point) adds
-them in that order (:func:`rankeval.points.weight_sums`), so float weights give the same bits
-whatever the arrival order, the merges or the batches; integer weights (below 2^53 in total)
-give exact sums, so the same bits as the repeated cases.
+them in an order fixed by their positions in it (:func:`rankeval.points.weight_sums`: blocks
+of 4,096 positions), so float weights give the same bits whatever the arrival order, the
+merges, the batches or an engine's buckets (:mod:`rankeval.scored.weighted_parts`); integer
+weights (below 2^53 in total) give exact sums, so the same bits as the repeated cases.
 
 Pending adds: ``add_case`` without a weight appends one complex number to :attr:`pending`, as
 for the unweighted store (score as real part, the label as imaginary part, 0 or 1); with a
