@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from rankeval.scored.partitioned import PartitionedReport
     from rankeval.scored.segments import SegmentedEvaluation, SegmentReports
     from rankeval.scored.sketch import Estimate, SketchEvaluation
+    from rankeval.scored.weighted_parts import WeightedReport
 
 # Names are imported when first used (PEP 562): ``rankeval trec`` and a service that only
 # needs the scored evaluator do not pay for the modules they never touch.
@@ -71,6 +72,7 @@ _WHERE = {
                      "relevant_ranks"), "rankeval.ranking"),
     "ScoredPrecisionRecallEvaluation": "rankeval.scored",
     "PartitionedReport": "rankeval.scored.partitioned",
+    "WeightedReport": "rankeval.scored.weighted_parts",
     **dict.fromkeys(("Estimate", "SketchEvaluation"), "rankeval.scored.sketch"),
     "Interval": "rankeval.intervals",
     "ScoredClassifierEvaluation": "rankeval.scored.classifier",
@@ -108,6 +110,7 @@ __all__ = [
     "SegmentReports",
     "SegmentedEvaluation",
     "SketchEvaluation",
+    "WeightedReport",
     "__version__",
     "compare",
     "eleven_point_precision",

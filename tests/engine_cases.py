@@ -222,3 +222,76 @@ def check_run_refusals(engine: Engine) -> None:
     with pytest.raises(ValueError, match="rel_col='rel': no such column"):
         engine.module.evaluate_run(engine.frame(qrels, 1), engine.frame(run, 1), "map",
                                    rel_col="rel")
+
+
+def weighted_rows(seed: int, n: int, distinct: int) -> pd.DataFrame:
+    """Rows with tied scores, float weights (a tenth of them 0) and an integer weight column."""
+    rng = np.random.default_rng(seed)
+    rows = scored_rows(seed, n, distinct, 0.3)
+    weights = rng.random(n) * 5.0
+    weights[rng.random(n) < 0.1] = 0.0
+    return rows.assign(weight=weights, count=rng.integers(0, 4, n))
+
+
+def weighted_local(rows: pd.DataFrame, column: str, misses: int = 0,
+                   negative_misses: int = 0) -> ScoredPrecisionRecallEvaluation:
+    ev = ScoredPrecisionRecallEvaluation()
+    ev.add_cases(rows["label"].to_numpy(), rows["score"].to_numpy(dtype=np.float64),
+                 weights=rows[column].to_numpy(dtype=np.float64))
+    ev.add_misses(misses)
+    ev.add_negative_misses(negative_misses)
+    return ev
+
+
+def check_weighted(engine: Engine, partitions: int, buckets: int, distinct: int,
+                   column: str) -> None:
+    """Every weighted read equals the local weighted evaluator's, bit for bit: the values,
+    the curves (downsampled alike), every decision read with every argument."""
+    rows = weighted_rows(partitions * 10 + distinct, 3 * 4096 + 500, distinct)
+    report = engine.module.evaluate(engine.frame(rows, partitions), buckets=buckets,
+                                    weight_col=column, misses=3, negative_misses=1,
+                                    curve_points=100, **engine.skew)
+    ev = weighted_local(rows, column, 3, 1)
+    mine, local = report.summary(), ev.summary(())
+    assert mine.keys() == local.keys()
+    assert all(same_bits(mine[key], local[key]) for key in mine), (mine, local)
+    for interpolate in (False, True):
+        assert same_bits(report.pr_curve(interpolate), ev.pr_curve(interpolate, max_points=100))
+    assert same_bits(report.roc_curve(), ev.roc_curve(max_points=100))
+    assert same_bits(report.num_positive_ref(), ev.num_positive_ref())
+    from tests.helpers import assert_decisions_match
+
+    assert_decisions_match(report, ev, DECISIONS)
+    if partitions == 3:  # the rows with their weights, in a local evaluator
+        collected = engine.module.collect_evaluator(engine.frame(rows, partitions),
+                                                    weight_col=column)
+        collected.add_misses(3)
+        collected.add_negative_misses(1)
+        assert collected.weighted
+        assert all(same_bits(value, local[key])
+                   for key, value in collected.summary(()).items())
+
+
+def check_weighted_refusals(engine: Engine) -> None:
+    base = pd.DataFrame({"score": [0.9, 0.4, 0.2], "label": [True, False, True],
+                         "weight": [1.0, 2.0, 0.5]})
+    table = engine.frame(base, 1)
+    for bad, problem in ((-1.0, "negative or infinite"), (np.inf, "negative or infinite"),
+                         (np.nan, "missing values")):
+        frame = engine.frame(base.assign(weight=[1.0, bad, 0.5]), 1)
+        with pytest.raises(ValueError, match=f"weight column 'weight' holds {problem}"):
+            engine.module.evaluate(frame, weight_col="weight")
+    with pytest.raises(TypeError, match="weight column 'name' must be numeric"):
+        engine.module.evaluate(engine.frame(base.assign(name=["a", "b", "c"]), 1),
+                               weight_col="name")
+    with pytest.raises(ValueError, match="weight_col='nope': no such column"):
+        engine.module.evaluate(table, weight_col="nope")
+    with pytest.raises(ValueError, match='weight_col= needs ties="grouped"'):
+        engine.module.evaluate(table, weight_col="weight", ties="insertion", order_col="score")
+    with pytest.raises(ValueError, match="weight_col= with group_col= is not supported"):
+        engine.module.evaluate(table, weight_col="weight", group_col="label")
+    # Every weight 0: nothing counts, as in the local evaluator.
+    report = engine.module.evaluate(engine.frame(base.assign(weight=0.0), 1), weight_col="weight",
+                                    misses=1)
+    ev = weighted_local(base.assign(weight=0.0), "weight", 1)
+    assert report.summary() == pytest.approx(ev.summary(()), nan_ok=True)

@@ -261,6 +261,11 @@ def test_the_data_lake_page_shows_the_oracles_numbers() -> None:
     assert cuts[np.argmax(np.where(1 - fpr >= 0.9, tpr, -1.0))] == 1.29
     assert round(ks_2samp(scores[labels], scores[~labels]).statistic, 4) == 0.3979
     assert round(roc_auc_score(labels, scores, max_fpr=0.1), 4) == 0.6034
+    # weighted rows: one negative kept in twenty, weighing 20
+    weights = np.where(labels, 1.0, 20.0)
+    assert round(roc_auc_score(labels, scores, sample_weight=weights), 4) == 0.7652
+    assert round(average_precision_score(labels, scores, sample_weight=weights), 4) == 0.0679
+    assert weights.sum() == 305817.0
 
 
 def _trec_file(name: str, run: bool) -> dict[str, dict[str, float]]:

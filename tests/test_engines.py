@@ -102,6 +102,19 @@ def test_insertion_with_an_order_column(engine: Engine) -> None:
     engine_cases.check_insertion(engine)
 
 
+@pytest.mark.parametrize(("partitions", "buckets", "distinct", "column"),
+                         [(1, 1, 50, "weight"), (3, 5, 400, "weight"), (7, 40, 5000, "weight"),
+                          (4, 9, 3, "count")])
+def test_weighted_values_equal_the_local_evaluator(engine: Engine, partitions: int,
+                                                   buckets: int, distinct: int,
+                                                   column: str) -> None:
+    engine_cases.check_weighted(engine, partitions, buckets, distinct, column)
+
+
+def test_weighted_refusals_name_the_problem(engine: Engine) -> None:
+    engine_cases.check_weighted_refusals(engine)
+
+
 def test_collect_evaluator(engine: Engine) -> None:
     engine_cases.check_collect(engine)
 

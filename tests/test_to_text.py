@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 
 import rankeval
@@ -34,6 +35,12 @@ def _comparison() -> Any:
 def _classifier() -> Any:
     ev = rankeval.ScoredClassifierEvaluation(["a", "b"])
     ev.add_cases(["a", "b", "a", "b"], [[0.8, 0.2], [0.3, 0.7], [0.4, 0.6], [0.6, 0.4]])
+    return ev
+
+
+def _weighted() -> Any:
+    ev = rankeval.ScoredPrecisionRecallEvaluation()
+    ev.add_cases(LABELS, SCORES, weights=np.linspace(0.5, 2.0, len(LABELS)))
     return ev
 
 
@@ -71,6 +78,7 @@ def _sketch() -> Any:
 MADE: dict[str, Callable[[], Any]] = {
     "ScoredPrecisionRecallEvaluation": _evaluator,
     "PartitionedReport": lambda: _evaluator().report(),
+    "WeightedReport": lambda: _weighted().report(),
     "Interval": lambda: _evaluator().interval(),
     "Estimate": lambda: _sketch().area_under_roc_curve(),
     "SketchEvaluation": _sketch,

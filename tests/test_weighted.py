@@ -287,11 +287,10 @@ def test_reads_without_weighted_value_raise(name: str, argument: Any,
     assert pickle.dumps(ev) == before
 
 
-@pytest.mark.parametrize("method", ["report", "delong", "wilson", "davis_goadrich"])
+@pytest.mark.parametrize("method", ["delong", "wilson", "davis_goadrich"])
 def test_other_unweighted_surfaces_raise(method: str, tmp_path: Any) -> None:
     ev = _weighted([True, False], [0.9, 0.1], [2.0, 1.5])
-    calls = {"report": lambda: ev.report(),
-             "delong": lambda: ev.interval("roc_auc", method="delong"),
+    calls = {"delong": lambda: ev.interval("roc_auc", method="delong"),
              "wilson": lambda: ev.interval("precision", threshold=0.5),
              "davis_goadrich": lambda: ev.area_under_pr_curve(method="davis_goadrich")}
     with pytest.raises(ValueError, match="weight"):
@@ -990,3 +989,21 @@ def test_unpaired_delong_refuses_a_weighted_evaluator() -> None:
     for pair, name in (((weighted, plain), "a"), ((plain, weighted), "b")):
         with pytest.raises(ValueError, match=f"evaluator {name} holds weighted cases"):
             roc_test(*pair)
+
+
+def test_report_of_weighted_cases_is_the_weighted_report() -> None:
+    """report() gives what an engine's evaluate(weight_col=) of the same rows gives."""
+    from rankeval.scored import weighted_parts
+
+    y, s, w = _data(6, 3000)
+    ev = _weighted(y, s, w)
+    ev.add_misses(2)
+    report = ev.report(curve_points=40)
+    assert isinstance(report, weighted_parts.WeightedReport)
+    engine_like = weighted_parts.evaluate_buckets(s, y, w, np.array([-0.7, -0.4]), 2, 0, 40)
+    for mine, theirs in ((report.summary(), ev.summary(())),
+                         (report.summary(), engine_like.summary())):
+        assert mine.keys() == theirs.keys()
+        assert all(same_bits(mine[key], theirs[key]) for key in mine)
+    assert same_bits(report.roc_curve(), ev.roc_curve(max_points=40))
+    assert same_bits(report.pr_curve(True), engine_like.pr_curve(True))

@@ -38,6 +38,14 @@ from rankeval.scored.partitioned import (
     bucket_totals,
 )
 from rankeval.scored.segments import SegmentReports
+from rankeval.scored.weighted_parts import (
+    SumShare,
+    SumStart,
+    WeightedReport,
+    bucket_points,
+    sorted_bucket,
+    sum_share,
+)
 
 __all__ = [
     "SAMPLE_SIZE",
@@ -54,6 +62,7 @@ __all__ = [
     "check_missing",
     "check_order",
     "check_run_options",
+    "check_weights_found",
     "collect_evaluator",
     "evaluate",
     "evaluate_run",
@@ -73,6 +82,9 @@ __all__ = [
     "scored_parts_from_counts",
     "scored_totals",
     "scores_fit",
+    "weighted_counts",
+    "weighted_points",
+    "weighted_shares",
 ]
 
 _INSERTION_NEEDS_ORDER = (
@@ -157,7 +169,9 @@ class ScoredTableOptions:
     bucket bounds; ``group_col`` asks for one report per value of that column;
     ``decisions`` names the decision reads beyond the KS statistic (best thresholds,
     constrained points, partial areas, lift, the gains table, the hull: read names,
-    ``(name, {argument: value})`` pairs or :func:`rankeval.scored.decisions.ask`'s).
+    ``(name, {argument: value})`` pairs or :func:`rankeval.scored.decisions.ask`'s);
+    ``weight_col`` names a column of case weights (finite, non-negative; grouped ties): the
+    result is then a :class:`~rankeval.scored.weighted_parts.WeightedReport`.
 
     >>> ScoredTableOptions(ties="insertion", order_col="t").request.curve_points
     1000
@@ -181,15 +195,24 @@ class ScoredTableOptions:
     seed: int = 0
     group_col: str | None = None
     decisions: Asks = ()
+    weight_col: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("score_col", "label_col"):
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"{name} must be a column name (str), got "
                                 f"{type(getattr(self, name)).__name__}")
-        if self.group_col is not None and not isinstance(self.group_col, str):
-            raise TypeError(f"group_col must be a column name (str), got "
-                            f"{type(self.group_col).__name__}")
+        for name in ("group_col", "weight_col"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} must be a column name (str), got "
+                                f"{type(getattr(self, name)).__name__}")
+        if self.weight_col is not None:
+            if self.ties != "grouped":
+                raise ValueError('weight_col= needs ties="grouped": a case of weight w is w '
+                                 "tied copies of it")
+            if self.group_col is not None:
+                raise ValueError("weight_col= with group_col= is not supported yet: evaluate "
+                                 "each group's rows with weight_col=")
         set_ = object.__setattr__
         set_(self, "ties", check_order(self.ties, self.order_col))
         misses, negative = check_misses(self.misses, self.negative_misses)
@@ -333,6 +356,46 @@ def bucket_rows(ids: IntArray) -> list[tuple[int, IntArray]]:
     ends = np.r_[starts[1:], ids.shape[0]]
     return [(int(sorted_ids[start]), by_bucket[start:end])
             for start, end in zip(starts.tolist(), ends.tolist(), strict=True)]
+
+
+def check_weights_found(found: Mapping[str, Any], weight_col: str) -> None:
+    """Refuse a weight column holding a missing value (null, NaN) or a negative or infinite
+    weight, with how many rows do."""
+    for key, what in (("weight", "missing values (null or NaN)"),
+                      ("bad_weight", "negative or infinite weights")):
+        if found.get(key):
+            raise ValueError(f"weight column {weight_col!r} holds {what} (rows: "
+                             f"{found[key]}); weights must be finite and non-negative")
+
+
+def weighted_counts(scores: FloatArray, weights: FloatArray, bounds: FloatArray) -> IntArray:
+    """One task's cases of positive weight per bucket; the driver adds them."""
+    kept = weights > 0.0
+    return np.bincount(bucket_ids(scores[kept], bounds), minlength=bounds.shape[0] + 1)
+
+
+def weighted_shares(ids: IntArray, scores: FloatArray, labels: BoolArray, weights: FloatArray,
+                    offsets: IntArray) -> list[SumShare]:
+    """Step 1 of :mod:`rankeval.scored.weighted_parts` for the whole buckets one task holds
+    (``offsets``: the positions before each bucket)."""
+    shares = []
+    for bucket, rows in bucket_rows(ids):
+        _, held_labels, held_weights = sorted_bucket(scores[rows], labels[rows], weights[rows])
+        shares.append(sum_share(bucket, held_labels, held_weights, int(offsets[bucket])))
+    return shares
+
+
+def weighted_points(ids: IntArray, scores: FloatArray, labels: BoolArray, weights: FloatArray,
+                    offsets: IntArray, starts: Mapping[int, SumStart]
+                    ) -> list[tuple[int, tuple[FloatArray, FloatArray, FloatArray]]]:
+    """Step 3 for the whole buckets one task holds: each bucket's points."""
+    found = []
+    for bucket, rows in bucket_rows(ids):
+        keys, held_labels, held_weights = sorted_bucket(scores[rows], labels[rows],
+                                                        weights[rows])
+        found.append((bucket, bucket_points(keys, held_labels, held_weights,
+                                            int(offsets[bucket]), starts[bucket])))
+    return found
 
 
 def run_batch(
@@ -486,7 +549,7 @@ class Engine(Protocol):
     :func:`collect_evaluator`) call once their options are checked. Each receives the
     checked options; sampling bounds, the bucket layout, assembly and the group fast path
     are this module's functions, written once. ``rankeval.adapters.spark`` and
-    ``rankeval.adapters.dask`` are the two; a third is a module with these four functions.
+    ``rankeval.adapters.dask`` are the two; a third is a module with these five functions.
     """
 
     def evaluate_table(self, df: Any, options: ScoredTableOptions, /) -> PartitionedReport:
@@ -497,6 +560,10 @@ class Engine(Protocol):
         """One report per value of ``options.group_col``."""
         ...
 
+    def evaluate_weighted(self, df: Any, options: ScoredTableOptions, /) -> WeightedReport:
+        """The weighted report of the table's rows and ``options.weight_col``."""
+        ...
+
     def evaluate_run_table(self, qrels_df: Any, run_df: Any, measures: str | Sequence[str],
                            /, *, query_col: str, doc_col: str, score_col: str, rel_col: str,
                            runid: str, batches: int | None, options: dict[str, Any]
@@ -505,7 +572,7 @@ class Engine(Protocol):
         ...
 
     def collect_table(self, df: Any, score_col: str, label_col: str, policy: TiePolicy,
-                      order_col: str | None, /) -> Any:
+                      order_col: str | None, weight_col: str | None, /) -> Any:
         """Every row in a local evaluator."""
         ...
 
@@ -532,6 +599,7 @@ def evaluate(
     seed: int = _DEFAULT.seed,
     group_col: None = None,
     decisions: Asks = (),
+    weight_col: None = None,
     betas: Sequence[float] | None = None,
 ) -> PartitionedReport: ...
 
@@ -552,8 +620,32 @@ def evaluate(
     negative_misses: int = _DEFAULT.negative_misses,
     sample_size: int = _DEFAULT.sample_size,
     seed: int = _DEFAULT.seed,
+    group_col: None = None,
+    decisions: Asks = (),
+    weight_col: str,
+    betas: Sequence[float] | None = None,
+) -> WeightedReport: ...
+
+
+@overload
+def evaluate(
+    df: Any,
+    score_col: str = _DEFAULT.score_col,
+    label_col: str = _DEFAULT.label_col,
+    *,
+    ties: TiePolicy = _DEFAULT.ties,
+    order_col: str | None = _DEFAULT.order_col,
+    buckets: int | None = _DEFAULT.buckets,
+    precision_at: Sequence[int] = _DEFAULT.precision_at,
+    beta: float | Sequence[float] = _DEFAULT.beta,
+    curve_points: int = _DEFAULT.curve_points,
+    misses: int = _DEFAULT.misses,
+    negative_misses: int = _DEFAULT.negative_misses,
+    sample_size: int = _DEFAULT.sample_size,
+    seed: int = _DEFAULT.seed,
     group_col: str,
     decisions: Asks = (),
+    weight_col: None = None,
     betas: Sequence[float] | None = None,
 ) -> SegmentReports: ...
 
@@ -575,8 +667,9 @@ def evaluate(
     seed: int = _DEFAULT.seed,
     group_col: str | None = None,
     decisions: Asks = (),
+    weight_col: str | None = None,
     betas: Sequence[float] | None = None,
-) -> PartitionedReport | SegmentReports:
+) -> PartitionedReport | SegmentReports | WeightedReport:
     """Evaluate a Spark or Dask DataFrame of scored cases exactly: ``rankeval.spark.evaluate``
     and ``rankeval.dask.evaluate`` are this one function.
 
@@ -593,19 +686,31 @@ def evaluate(
     groups share the bucket bounds (a group's cases in a bucket are one range of its own
     ranking), so every task ranks a bucket of one group at a time.
 
+    With ``weight_col``, each row weighs its column's value (finite, non-negative; a zero
+    weight counts for nothing; misses weigh 1): a
+    :class:`~rankeval.scored.weighted_parts.WeightedReport`, whose reads equal a local
+    evaluator's fed ``add_cases(labels, scores, weights=)``, bit for bit (the sums of weights
+    follow one order fixed by the ranking's positions, whatever the partitions). Its driver
+    holds the operating points, 24 bytes a distinct score, as a local weighted evaluator does;
+    every decision read is there without ``decisions=``.
+
     Raises
     ------
     ValueError
         A missing column, a null or NaN value, a label other than 0/1, an empty table,
-        ``ties="insertion"`` without ``order_col``, tied rows with one order value, or misses
-        with ``group_col``.
+        ``ties="insertion"`` without ``order_col``, tied rows with one order value, misses
+        with ``group_col``, a negative or infinite weight, or ``weight_col`` with
+        ``group_col`` or insertion ties.
     TypeError
         Not a Spark or Dask DataFrame, or a column of the wrong type.
     """
     options = ScoredTableOptions(score_col, label_col, ties, order_col, buckets, precision_at,
                                  betas_of(beta, betas), curve_points, misses, negative_misses,
-                                 sample_size, seed, group_col, decisions)
+                                 sample_size, seed, group_col, decisions, weight_col)
     engine = _engine_of(df, "evaluate")
+    if weight_col is not None:
+        weighted: WeightedReport = engine.evaluate_weighted(df, options)
+        return weighted
     if group_col is not None:
         grouped: SegmentReports = engine.evaluate_groups(df, options)
         return grouped
@@ -663,16 +768,22 @@ def collect_evaluator(
     *,
     ties: TiePolicy = "grouped",
     order_col: str | None = None,
+    weight_col: str | None = None,
 ) -> Any:
     """Every row of a Spark or Dask DataFrame in a real, local
     :class:`~rankeval.ScoredPrecisionRecallEvaluation` (rows in ``order_col`` order for
-    ``ties="insertion"``): for tables that fit in memory (about 24 bytes a row), to be saved
-    or merged with a live evaluator. ``rankeval.spark.collect_evaluator`` and
-    ``rankeval.dask.collect_evaluator`` are this one function.
+    ``ties="insertion"``; with ``weight_col``, each row weighing that column's value, checked
+    as :func:`evaluate` checks it): for tables that fit in memory (about 24 bytes a row, 32
+    weighted), to be saved or merged with a live evaluator, or for the weighted bootstrap.
+    ``rankeval.spark.collect_evaluator`` and ``rankeval.dask.collect_evaluator`` are this one
+    function.
     """
     policy = check_order(ties, order_col)
+    if weight_col is not None and policy != "grouped":
+        raise ValueError('weight_col= needs ties="grouped": a case of weight w is w tied '
+                         "copies of it")
     return _engine_of(df, "collect_evaluator").collect_table(df, score_col, label_col, policy,
-                                                             order_col)
+                                                             order_col, weight_col)
 
 
 def _engine_of(df: Any, function: str) -> Engine:

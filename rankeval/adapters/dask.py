@@ -45,6 +45,8 @@ from rankeval.scored.partitioned import (
     range_bounds,
 )
 from rankeval.scored.segments import SegmentReports
+from rankeval.scored.weighted_parts import SumStart, WeightedReport, sum_starts
+from rankeval.scored.weighted_parts import assemble as weighted_assemble
 
 __all__ = ["collect_evaluator", "evaluate", "evaluate_run"]
 
@@ -59,18 +61,21 @@ evaluate_run = engines.evaluate_run
 collect_evaluator = engines.collect_evaluator
 
 def _scored_columns(df: Any, score_col: str, label_col: str, order_col: str | None,
-                    group_col: str | None = None, groups: list[Any] | None = None
-                    ) -> tuple[Any, int]:
-    """The needed columns, checked (names, types, no missing value, labels 0/1, not empty),
-    and the number of rows. With ``groups`` (a list to fill), the same pass also counts each
-    group's rows and positives: ``(group, rows, positives)`` are appended."""
+                    group_col: str | None = None, groups: list[Any] | None = None,
+                    weight_col: str | None = None) -> tuple[Any, int]:
+    """The needed columns, checked (names, types, no missing value, labels 0/1, weights
+    finite and non-negative, not empty), and the number of rows. With ``groups`` (a list to
+    fill), the same pass also counts each group's rows and positives: ``(group, rows,
+    positives)`` are appended."""
     engines.check_columns(df.columns, {"score_col": score_col, "label_col": label_col,
-                                       "order_col": order_col, "group_col": group_col})
-    columns = [score_col, label_col] + [c for c in (order_col, group_col) if c]
+                                       "order_col": order_col, "group_col": group_col,
+                                       "weight_col": weight_col})
+    columns = [score_col, label_col] + [c for c in (order_col, group_col, weight_col) if c]
     table = df[columns]
-    if table.dtypes[score_col].kind not in "fiu":
-        raise TypeError(f"score column {score_col!r} must be numeric, got dtype "
-                        f"{table.dtypes[score_col]}")
+    for column, name in ((score_col, "score"), (weight_col, "weight")):
+        if column and table.dtypes[column].kind not in "fiu":
+            raise TypeError(f"{name} column {column!r} must be numeric, got dtype "
+                            f"{table.dtypes[column]}")
     label_kind = table.dtypes[label_col].kind
     if label_kind not in "biuf":
         raise TypeError(f"label column {label_col!r} must hold booleans or 0/1, got dtype "
@@ -85,10 +90,16 @@ def _scored_columns(df: Any, score_col: str, label_col: str, order_col: str | No
         checks["order"] = table[order_col].isna().sum()
     if group_col:
         checks["group"] = table[group_col].isna().sum()
+    if weight_col:
+        weight = table[weight_col]
+        checks["weight"] = weight.isna().sum()
+        checks["bad_weight"] = ((weight < 0) | (weight == np.inf)).sum()
     if groups is not None:
         checks["sizes"] = table.groupby(group_col)[label_col].agg(["count", "sum"])
     found = dict(zip(checks, compute(*checks.values()), strict=True))
     engines.check_found(found, score_col, label_col, order_col, group_col)
+    if weight_col:
+        engines.check_weights_found(found, weight_col)
     if groups is not None:
         sizes = found["sizes"]
         groups.extend(zip(sizes.index.tolist(), sizes["count"].tolist(), sizes["sum"].tolist(),
@@ -159,6 +170,55 @@ def evaluate_table(df: Any, o: engines.ScoredTableOptions) -> PartitionedReport:
             yield compute(delayed(_points_of)(found[where[bucket]], bucket))[0]
 
     return assemble(layout, [part for chunk in small for part in chunk], points())
+
+
+def _weighted_arrays(frame: Any, o: engines.ScoredTableOptions
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    assert o.weight_col is not None
+    scores, labels = _arrays(frame, o.score_col, o.label_col)
+    return scores, labels, frame[o.weight_col].to_numpy(dtype=np.float64)
+
+
+def _weighted_counts(frame: Any, o: engines.ScoredTableOptions, bounds: np.ndarray
+                     ) -> np.ndarray:
+    scores, _, weights = _weighted_arrays(frame, o)
+    return engines.weighted_counts(scores, weights, bounds)
+
+
+def _weighted_step(frame: Any, o: engines.ScoredTableOptions, offsets: np.ndarray,
+                   starts: dict[int, SumStart] | None) -> list[Any]:
+    """Step 1 (``starts`` None) or 3 of :mod:`rankeval.scored.weighted_parts` for the
+    buckets one partition holds."""
+    scores, labels, weights = _weighted_arrays(frame, o)
+    ids = frame[_BUCKET].to_numpy(dtype=np.int64)
+    if starts is None:
+        return engines.weighted_shares(ids, scores, labels, weights, offsets)
+    return engines.weighted_points(ids, scores, labels, weights, offsets, starts)
+
+
+def evaluate_weighted(df: Any, o: engines.ScoredTableOptions) -> WeightedReport:
+    """Evaluate a Dask DataFrame of weighted cases (``o.weight_col``) exactly: the three
+    steps of :mod:`rankeval.scored.weighted_parts` after the checks, the bounds and the
+    count of each bucket's cases (a shuffle puts each bucket in one partition, kept in
+    memory for steps 1 and 3).
+
+    Raises what :func:`rankeval.adapters.common.evaluate` documents.
+    """
+    table, rows = _scored_columns(df, o.score_col, o.label_col, None, weight_col=o.weight_col)
+    assert o.weight_col is not None
+    kept = table[table[o.weight_col] > 0]
+    bounds = _sample_bounds(kept, rows, o)
+    counts = np.sum(compute(*[delayed(_weighted_counts)(chunk, o, bounds)
+                              for chunk in kept.to_delayed()]), axis=0)
+    offsets = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    bucketed = kept.map_partitions(_with_bucket, o.score_col, bounds)
+    (grouped,) = persist(bucketed.shuffle(on=_BUCKET, npartitions=bounds.shape[0] + 1))
+    chunks = grouped.to_delayed()
+    shares = compute(*[delayed(_weighted_step)(chunk, o, offsets, None) for chunk in chunks])
+    starts = sum_starts(share for chunk in shares for share in chunk)
+    found = compute(*[delayed(_weighted_step)(chunk, o, offsets, starts) for chunk in chunks])
+    return weighted_assemble((pair for chunk in found for pair in chunk), o.misses,
+                             o.negative_misses, o.request.curve_points)
 
 
 def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
@@ -283,17 +343,23 @@ def _points_of(found: list[tuple[BucketPart, BucketPoints]], bucket: int) -> Buc
 
 
 def collect_table(df: Any, score_col: str, label_col: str, policy: TiePolicy,
-                  order_col: str | None) -> ScoredPrecisionRecallEvaluation:
-    """Every row in a local evaluator (rows in ``order_col`` order for ``ties="insertion"``).
+                  order_col: str | None, weight_col: str | None
+                  ) -> ScoredPrecisionRecallEvaluation:
+    """Every row in a local evaluator (rows in ``order_col`` order for ``ties="insertion"``;
+    with ``weight_col``, each with its weight).
 
     Its memory is the evaluator's (about 24 bytes a row): for tables up to ~10^8 rows.
     """
-    table = _scored_columns(df, score_col, label_col, order_col)[0].compute()
+    table = _scored_columns(df, score_col, label_col, order_col,
+                            weight_col=weight_col)[0].compute()
     if order_col:
         table = table.sort_values(order_col, kind="stable")
     scores, labels = _arrays(table, score_col, label_col)
     ev = ScoredPrecisionRecallEvaluation(ties=policy)
-    ev.add_cases(labels, scores)
+    if weight_col:
+        ev.add_cases(labels, scores, weights=table[weight_col].to_numpy(dtype=np.float64))
+    else:
+        ev.add_cases(labels, scores)
     return ev
 
 

@@ -55,6 +55,8 @@ from rankeval.scored.partitioned import (
     range_bounds,
 )
 from rankeval.scored.segments import SegmentReports
+from rankeval.scored.weighted_parts import SumStart, WeightedReport, sum_starts
+from rankeval.scored.weighted_parts import assemble as weighted_assemble
 
 __all__ = ["collect_evaluator", "curve_frame", "evaluate", "evaluate_run", "per_query_frame",
            "session"]
@@ -211,9 +213,11 @@ def _shown(value: Any) -> Any:
 
 def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None,
                   group_col: str | None = None, groups: list[Any] | None = None,
-                  shown: dict[Any, Any] | None = None) -> tuple[Any, int]:
-    """Columns ``s`` (double), ``l`` (bool), ``o`` and ``g`` (the group's key,
-    :func:`_group_key`), checked before any evaluation job, and the number of rows. With
+                  shown: dict[Any, Any] | None = None, weight_col: str | None = None
+                  ) -> tuple[Any, int]:
+    """Columns ``s`` (double), ``l`` (bool), ``o``, ``g`` (the group's key,
+    :func:`_group_key`) and ``w`` (the weight, double), checked before any evaluation job,
+    and the number of rows. With
     ``groups`` (a list to fill), the checking job also counts each group's rows and
     positives: ``(key, rows, positives)`` are appended, and ``shown`` maps each key to the
     group's value as collected."""
@@ -221,8 +225,12 @@ def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
     from pyspark.sql import types
 
     engines.check_columns(df.columns, {"score_col": score_col, "label_col": label_col,
-                                       "order_col": order_col, "group_col": group_col})
+                                       "order_col": order_col, "group_col": group_col,
+                                       "weight_col": weight_col})
     schema = {field.name: field.dataType for field in df.schema.fields}
+    if weight_col and not _numeric(schema[weight_col]):
+        raise TypeError(f"weight column {weight_col!r} must be numeric, got "
+                        f"{schema[weight_col]}")
     if group_col and isinstance(schema[group_col], (types.ArrayType, types.MapType,
                                                     types.StructType)):
         raise TypeError(f"group column {group_col!r} must hold plain values (numbers, text, "
@@ -246,6 +254,11 @@ def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
         checks.append(missing(order_col).alias("order"))
     if group_col:
         checks.append(missing(group_col).alias("group"))
+    if weight_col:
+        weight = F.col(weight_col)
+        checks.append(missing(weight_col).alias("weight"))
+        checks.append(F.sum(F.when((weight < 0) | (weight == F.lit(float("inf"))), 1)
+                            .otherwise(0)).alias("bad_weight"))
     if groups is None:
         found = _collect(df.agg(*checks))[0].asDict()
     else:  # one job checks and counts every group (a row a group reaches the driver)
@@ -261,8 +274,12 @@ def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
         if shown is not None:
             shown.update((row["__g"], _shown(row["__v"])) for row in rows)
     engines.check_found(found, score_col, label_col, order_col, group_col)
+    if weight_col:
+        engines.check_weights_found(found, weight_col)
     columns = [F.col(score_col).cast("double").alias("s"),
                F.col(label_col).cast("boolean").alias("l")]
+    if weight_col:
+        columns.append(F.col(weight_col).cast("double").alias("w"))
     if order_col:
         columns.append(F.col(order_col).alias("o"))
     if group_col:
@@ -410,6 +427,53 @@ def evaluate_table(df: Any, o: engines.ScoredTableOptions) -> PartitionedReport:
 
 
 _PARTS = "bucket long, part binary, points binary"
+
+
+def evaluate_weighted(df: Any, o: engines.ScoredTableOptions) -> WeightedReport:
+    """Evaluate a Spark DataFrame of weighted cases (``o.weight_col``) exactly: the three
+    steps of :mod:`rankeval.scored.weighted_parts`. Jobs: the checks, the sample for the
+    bounds, the count of each bucket's cases (in the JVM), then steps 1 and 3 over the rows
+    grouped by bucket (cached between the two); the driver runs step 2 and joins the points.
+
+    Raises what :func:`rankeval.adapters.common.evaluate` documents.
+    """
+    from pyspark.sql import functions as F  # noqa: N812
+
+    table, rows = _scored_table(df, o.score_col, o.label_col, None, weight_col=o.weight_col)
+    kept = table.where(F.col("w") > 0)
+    parallelism = table.sparkSession.sparkContext.defaultParallelism
+    bounds, _ = _bounds(kept, rows, engines.bucket_count(o.buckets, rows, parallelism),
+                        o.sample_size, o.seed)
+    count = int(bounds.shape[0]) + 1
+    bucketed = kept.withColumn("b", _bucket_expression(bounds))
+    cases = np.zeros(count, dtype=np.int64)
+    for row in _collect(bucketed.groupBy("b").count()):
+        cases[row["b"]] = row["count"]
+    offsets = np.concatenate(([0], np.cumsum(cases)[:-1])).astype(np.int64)
+    grouped = bucketed.repartition(count, "b").cache()
+
+    def step(starts: dict[int, SumStart] | None) -> list[Any]:
+        def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            whole = _whole(batches)
+            if whole is None:
+                return
+            scores, labels, weights, ids = (whole.column(c).to_numpy()
+                                            for c in ("s", "l", "w", "b"))
+            if starts is None:
+                yield _blob(engines.weighted_shares(ids, scores, labels, weights, offsets))
+            else:
+                yield _blob(engines.weighted_points(ids, scores, labels, weights, offsets,
+                                                    starts))
+
+        found = _unblob(_collect(_map_in_arrow(grouped, run, "blob binary")))
+        return [item for chunk in found for item in chunk]
+
+    try:
+        starts = sum_starts(step(None))
+        return weighted_assemble(step(starts), o.misses, o.negative_misses,
+                                 o.request.curve_points)
+    finally:
+        grouped.unpersist()
 
 
 def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
@@ -600,17 +664,20 @@ def _case_totals(bucketed: Any, count: int) -> np.ndarray:
 
 
 def collect_table(df: Any, score_col: str, label_col: str, policy: TiePolicy,
-                  order_col: str | None) -> ScoredPrecisionRecallEvaluation:
-    """Every row in a local evaluator (rows in ``order_col`` order for ``ties="insertion"``).
+                  order_col: str | None, weight_col: str | None
+                  ) -> ScoredPrecisionRecallEvaluation:
+    """Every row in a local evaluator (rows in ``order_col`` order for ``ties="insertion"``;
+    with ``weight_col``, each with its weight).
 
     Its memory is the evaluator's (about 24 bytes a row): for tables up to ~10^8 rows.
     Rows reach the driver as Arrow batches, one partition at a time.
     """
-    table, rows = _scored_table(df, score_col, label_col, order_col)
+    table, rows = _scored_table(df, score_col, label_col, order_col, weight_col=weight_col)
 
     def arrays(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         chunks = [(*_columns(b), b.column("o").to_numpy(zero_copy_only=False) if order_col
-                   else None) for b in batches]
+                   else None, b.column("w").to_numpy() if weight_col else None)
+                  for b in batches]
         if chunks:
             yield _blob(chunks)
 
@@ -625,7 +692,10 @@ def collect_table(df: Any, score_col: str, label_col: str, policy: TiePolicy,
     if order_col:
         arrival = np.argsort(np.concatenate([c[2] for c in chunks]), kind="stable")
         scores, labels = scores[arrival], labels[arrival]
-    ev.add_cases(labels, scores)
+    if weight_col:
+        ev.add_cases(labels, scores, weights=np.concatenate([c[3] for c in chunks]))
+    else:
+        ev.add_cases(labels, scores)
     return ev
 
 

@@ -82,6 +82,7 @@ from rankeval.scored.weighted import (
     WeightedWindowStore,
     unweighted_read,
 )
+from rankeval.scored.weighted_parts import WeightedReport
 from rankeval.scored.window import WindowStore
 
 __all__ = ["ScoredPrecisionRecallEvaluation"]
@@ -734,7 +735,7 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
     def report(self, precision_at: Iterable[int] = _PRECISION_AT_RANKS,
                beta: float | Iterable[float] = 1.0, curve_points: int = 1000, *,
                betas: Iterable[float] | None = None, decisions: Asks = ()
-               ) -> PartitionedReport:
+               ) -> PartitionedReport | WeightedReport:
         """Every summary value and downsampled curve, in bounded memory: a read-only report.
 
         The ranking is read in buckets of a million consecutive cases, twice, so this needs
@@ -749,6 +750,10 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         reads beyond the KS statistic (read names, ``(name, {argument: value})`` pairs or
         :func:`rankeval.scored.decisions.ask`'s): the report gives them with these bits.
 
+        On weighted cases: a :class:`~rankeval.scored.weighted_parts.WeightedReport` of this
+        evaluator's operating points (what an engine's ``evaluate(weight_col=)`` of the same
+        rows gives, bit for bit), which holds the points: not bounded memory.
+
         >>> ev = ScoredPrecisionRecallEvaluation()
         >>> ev.add_cases([True, False, True], [0.9, 0.8, 0.1])
         >>> r = ev.report(precision_at=(1, 2))
@@ -760,8 +765,16 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         request = Request(tuple(precision_at), betas_of(beta, betas), curve_points,
                           asks_of(decisions))
         if self.weighted:
-            raise ValueError("report() reads unweighted cases only, as yet: read a weighted "
-                             "evaluator's values and curves by their methods")
+            # The weighted reads of the points, as an engine's report of the same rows gives
+            # them (not in bounded memory: the points are held, 24 bytes a distinct score).
+            def weighted() -> WeightedReport:
+                with self._lock:
+                    pos, neg = self._folded().counts()
+                    return WeightedReport(self._points(), pos, neg, self._pos_missed,
+                                          self._neg_missed,
+                                          check_int(curve_points, "curve_points", minimum=2))
+
+            return self._cached(("weighted_report", curve_points), weighted)
 
         def compute() -> PartitionedReport:
             store = self._merged()
@@ -774,7 +787,9 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         return self._cached(("report", request), compute)
 
     def _large_report(self, beta: float = 1.0, curve_points: int = 1000) -> PartitionedReport:
-        return self.report((), (beta,), curve_points)
+        report = self.report((), (beta,), curve_points)
+        assert isinstance(report, PartitionedReport)  # large stores are unweighted
+        return report
 
     # ---------------------------------------------------------------- curves
     def pr_curve(self, interpolate: bool = False, max_points: int | None = None) -> FloatArray:
