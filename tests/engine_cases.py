@@ -288,10 +288,30 @@ def check_weighted_refusals(engine: Engine) -> None:
         engine.module.evaluate(table, weight_col="nope")
     with pytest.raises(ValueError, match='weight_col= needs ties="grouped"'):
         engine.module.evaluate(table, weight_col="weight", ties="insertion", order_col="score")
-    with pytest.raises(ValueError, match="weight_col= with group_col= is not supported"):
-        engine.module.evaluate(table, weight_col="weight", group_col="label")
     # Every weight 0: nothing counts, as in the local evaluator.
     report = engine.module.evaluate(engine.frame(base.assign(weight=0.0), 1), weight_col="weight",
                                     misses=1)
     ev = weighted_local(base.assign(weight=0.0), "weight", 1)
     assert report.summary() == pytest.approx(ev.summary(()), nan_ok=True)
+
+
+def check_weighted_groups(engine: Engine, partitions: int, buckets: int | None) -> None:
+    """One weighted report a group, each the local weighted evaluator's of the group's rows
+    (a group whose every weight is 0 included)."""
+    rows = weighted_rows(partitions + 40, 2 * 4096 + 300, 700)
+    rng = np.random.default_rng(partitions)
+    rows = rows.assign(segment=rng.choice(["a", "b", "c", "d"], rows.shape[0]))
+    rows.loc[rows["segment"] == "d", "weight"] = 0.0
+    options = {} if buckets is None else {"buckets": buckets}
+    reports = engine.module.evaluate(engine.frame(rows, partitions), weight_col="weight",
+                                     group_col="segment", curve_points=60, **options)
+    assert sorted(reports) == ["a", "b", "c", "d"]
+    for segment, report in reports.items():
+        ev = weighted_local(rows[rows["segment"] == segment], "weight")
+        mine, local = report.summary(), ev.summary(())
+        assert mine.keys() == local.keys()
+        assert all(same_bits(mine[key], local[key]) for key in mine), (segment, mine, local)
+        assert same_bits(report.roc_curve(), ev.roc_curve(max_points=60))
+        assert same_bits(report.ks_statistic().value, ev.ks_statistic().value)
+    frame = reports.summary_frame()
+    assert list(frame["segment"]) == ["a", "b", "c", "d"]

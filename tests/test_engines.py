@@ -111,6 +111,12 @@ def test_weighted_values_equal_the_local_evaluator(engine: Engine, partitions: i
     engine_cases.check_weighted(engine, partitions, buckets, distinct, column)
 
 
+@pytest.mark.parametrize(("partitions", "buckets"), [(3, None), (5, 6)])
+def test_weighted_groups_equal_local_evaluators(engine: Engine, partitions: int,
+                                                buckets: int | None) -> None:
+    engine_cases.check_weighted_groups(engine, partitions, buckets)
+
+
 def test_weighted_refusals_name_the_problem(engine: Engine) -> None:
     engine_cases.check_weighted_refusals(engine)
 

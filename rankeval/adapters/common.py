@@ -45,7 +45,9 @@ from rankeval.scored.weighted_parts import (
     bucket_points,
     sorted_bucket,
     sum_share,
+    sum_starts,
 )
+from rankeval.scored.weighted_parts import assemble as weighted_assemble
 
 __all__ = [
     "SAMPLE_SIZE",
@@ -83,8 +85,11 @@ __all__ = [
     "scored_totals",
     "scores_fit",
     "weighted_counts",
+    "weighted_offsets",
     "weighted_points",
+    "weighted_reports",
     "weighted_shares",
+    "weighted_starts",
 ]
 
 _INSERTION_NEEDS_ORDER = (
@@ -206,15 +211,11 @@ class ScoredTableOptions:
             if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
                 raise TypeError(f"{name} must be a column name (str), got "
                                 f"{type(getattr(self, name)).__name__}")
-        if self.weight_col is not None:
-            if self.ties != "grouped":
-                raise ValueError('weight_col= needs ties="grouped": a case of weight w is w '
-                                 "tied copies of it")
-            if self.group_col is not None:
-                raise ValueError("weight_col= with group_col= is not supported yet: evaluate "
-                                 "each group's rows with weight_col=")
         set_ = object.__setattr__
         set_(self, "ties", check_order(self.ties, self.order_col))
+        if self.weight_col is not None and self.ties != "grouped":
+            raise ValueError('weight_col= needs ties="grouped": a case of weight w is w tied '
+                             "copies of it")
         misses, negative = check_misses(self.misses, self.negative_misses)
         set_(self, "misses", misses)
         set_(self, "negative_misses", negative)
@@ -368,10 +369,13 @@ def check_weights_found(found: Mapping[str, Any], weight_col: str) -> None:
                              f"{found[key]}); weights must be finite and non-negative")
 
 
-def weighted_counts(scores: FloatArray, weights: FloatArray, bounds: FloatArray) -> IntArray:
-    """One task's cases of positive weight per bucket; the driver adds them."""
+def weighted_counts(group_index: IntArray, scores: FloatArray, weights: FloatArray,
+                    bounds: FloatArray, groups: int) -> IntArray:
+    """One task's ``(groups, buckets)`` cases of positive weight; the driver adds them."""
     kept = weights > 0.0
-    return np.bincount(bucket_ids(scores[kept], bounds), minlength=bounds.shape[0] + 1)
+    buckets = bounds.shape[0] + 1
+    ids = group_index[kept] * buckets + bucket_ids(scores[kept], bounds)
+    return np.bincount(ids, minlength=groups * buckets).reshape(groups, buckets)
 
 
 def weighted_shares(ids: IntArray, scores: FloatArray, labels: BoolArray, weights: FloatArray,
@@ -383,6 +387,36 @@ def weighted_shares(ids: IntArray, scores: FloatArray, labels: BoolArray, weight
         _, held_labels, held_weights = sorted_bucket(scores[rows], labels[rows], weights[rows])
         shares.append(sum_share(bucket, held_labels, held_weights, int(offsets[bucket])))
     return shares
+
+
+def weighted_offsets(counts: IntArray) -> IntArray:
+    """The positions before each (group, bucket) of a ``(groups, buckets)`` array of cases:
+    each group is a ranking of its own. Flat, indexed by ``group * buckets + bucket``."""
+    offsets = np.zeros_like(counts)
+    np.cumsum(counts[:, :-1], axis=1, out=offsets[:, 1:])
+    return offsets.ravel()
+
+
+def weighted_starts(shares: Iterable[SumShare], buckets: int) -> dict[int, SumStart]:
+    """Step 2 for every group (shares keyed ``group * buckets + bucket``)."""
+    by_group: dict[int, list[SumShare]] = {}
+    for share in shares:
+        by_group.setdefault(share.bucket // buckets, []).append(share)
+    starts: dict[int, SumStart] = {}
+    for group_shares in by_group.values():
+        starts.update(sum_starts(group_shares))
+    return starts
+
+
+def weighted_reports(pieces: Iterable[tuple[int, tuple[FloatArray, FloatArray, FloatArray]]],
+                     buckets: int, groups: int, o: ScoredTableOptions) -> list[WeightedReport]:
+    """Each group's report from the buckets' points (keyed ``group * buckets + bucket``)."""
+    by_group: list[list[tuple[int, tuple[FloatArray, FloatArray, FloatArray]]]] = [
+        [] for _ in range(groups)]
+    for key, points in pieces:
+        by_group[key // buckets].append((key, points))
+    return [weighted_assemble(found, o.misses, o.negative_misses, o.request.curve_points)
+            for found in by_group]
 
 
 def weighted_points(ids: IntArray, scores: FloatArray, labels: BoolArray, weights: FloatArray,
@@ -560,8 +594,10 @@ class Engine(Protocol):
         """One report per value of ``options.group_col``."""
         ...
 
-    def evaluate_weighted(self, df: Any, options: ScoredTableOptions, /) -> WeightedReport:
-        """The weighted report of the table's rows and ``options.weight_col``."""
+    def evaluate_weighted(self, df: Any, options: ScoredTableOptions, /
+                          ) -> WeightedReport | SegmentReports:
+        """The weighted report of the table's rows and ``options.weight_col`` (one a group
+        with ``options.group_col``)."""
         ...
 
     def evaluate_run_table(self, qrels_df: Any, run_df: Any, measures: str | Sequence[str],
@@ -645,7 +681,7 @@ def evaluate(
     seed: int = _DEFAULT.seed,
     group_col: str,
     decisions: Asks = (),
-    weight_col: None = None,
+    weight_col: str | None = None,
     betas: Sequence[float] | None = None,
 ) -> SegmentReports: ...
 
@@ -692,15 +728,16 @@ def evaluate(
     evaluator's fed ``add_cases(labels, scores, weights=)``, bit for bit (the sums of weights
     follow one order fixed by the ranking's positions, whatever the partitions). Its driver
     holds the operating points, 24 bytes a distinct score, as a local weighted evaluator does;
-    every decision read is there without ``decisions=``.
+    every decision read is there without ``decisions=``. With ``group_col`` too, one such
+    report a group (a :class:`~rankeval.scored.segments.SegmentReports`).
 
     Raises
     ------
     ValueError
         A missing column, a null or NaN value, a label other than 0/1, an empty table,
         ``ties="insertion"`` without ``order_col``, tied rows with one order value, misses
-        with ``group_col``, a negative or infinite weight, or ``weight_col`` with
-        ``group_col`` or insertion ties.
+        with ``group_col``, a negative or infinite weight, or ``weight_col`` with insertion
+        ties.
     TypeError
         Not a Spark or Dask DataFrame, or a column of the wrong type.
     """
@@ -709,7 +746,7 @@ def evaluate(
                                  sample_size, seed, group_col, decisions, weight_col)
     engine = _engine_of(df, "evaluate")
     if weight_col is not None:
-        weighted: WeightedReport = engine.evaluate_weighted(df, options)
+        weighted: WeightedReport | SegmentReports = engine.evaluate_weighted(df, options)
         return weighted
     if group_col is not None:
         grouped: SegmentReports = engine.evaluate_groups(df, options)

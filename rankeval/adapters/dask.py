@@ -45,8 +45,7 @@ from rankeval.scored.partitioned import (
     range_bounds,
 )
 from rankeval.scored.segments import SegmentReports
-from rankeval.scored.weighted_parts import SumStart, WeightedReport, sum_starts
-from rankeval.scored.weighted_parts import assemble as weighted_assemble
+from rankeval.scored.weighted_parts import SumStart, WeightedReport
 
 __all__ = ["collect_evaluator", "evaluate", "evaluate_run"]
 
@@ -173,52 +172,69 @@ def evaluate_table(df: Any, o: engines.ScoredTableOptions) -> PartitionedReport:
 
 
 def _weighted_arrays(frame: Any, o: engines.ScoredTableOptions
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A partition's scores, labels, weights and group indices (0 without groups)."""
     assert o.weight_col is not None
     scores, labels = _arrays(frame, o.score_col, o.label_col)
-    return scores, labels, frame[o.weight_col].to_numpy(dtype=np.float64)
+    index = (frame[_GROUP].to_numpy(dtype=np.int64) if o.group_col
+             else np.zeros(scores.shape[0], dtype=np.int64))
+    return scores, labels, frame[o.weight_col].to_numpy(dtype=np.float64), index
 
 
-def _weighted_counts(frame: Any, o: engines.ScoredTableOptions, bounds: np.ndarray
-                     ) -> np.ndarray:
-    scores, _, weights = _weighted_arrays(frame, o)
-    return engines.weighted_counts(scores, weights, bounds)
+def _weighted_counts(frame: Any, o: engines.ScoredTableOptions, bounds: np.ndarray,
+                     groups: int) -> np.ndarray:
+    scores, _, weights, index = _weighted_arrays(frame, o)
+    return engines.weighted_counts(index, scores, weights, bounds, groups)
 
 
 def _weighted_step(frame: Any, o: engines.ScoredTableOptions, offsets: np.ndarray,
-                   starts: dict[int, SumStart] | None) -> list[Any]:
+                   buckets: int, starts: dict[int, SumStart] | None) -> list[Any]:
     """Step 1 (``starts`` None) or 3 of :mod:`rankeval.scored.weighted_parts` for the
-    buckets one partition holds."""
-    scores, labels, weights = _weighted_arrays(frame, o)
-    ids = frame[_BUCKET].to_numpy(dtype=np.int64)
+    (group, bucket)s one partition holds."""
+    scores, labels, weights, index = _weighted_arrays(frame, o)
+    ids = index * buckets + frame[_BUCKET].to_numpy(dtype=np.int64)
     if starts is None:
         return engines.weighted_shares(ids, scores, labels, weights, offsets)
     return engines.weighted_points(ids, scores, labels, weights, offsets, starts)
 
 
-def evaluate_weighted(df: Any, o: engines.ScoredTableOptions) -> WeightedReport:
-    """Evaluate a Dask DataFrame of weighted cases (``o.weight_col``) exactly: the three
-    steps of :mod:`rankeval.scored.weighted_parts` after the checks, the bounds and the
-    count of each bucket's cases (a shuffle puts each bucket in one partition, kept in
-    memory for steps 1 and 3).
+def evaluate_weighted(df: Any, o: engines.ScoredTableOptions
+                      ) -> WeightedReport | SegmentReports:
+    """Evaluate a Dask DataFrame of weighted cases (``o.weight_col``) exactly, one report a
+    group with ``o.group_col``: the three steps of :mod:`rankeval.scored.weighted_parts`
+    after the checks (which count the groups), the bounds (shared by the groups) and the
+    count of each (group, bucket)'s cases; a shuffle puts each (group, bucket) in one
+    partition, kept in memory for steps 1 and 3.
 
     Raises what :func:`rankeval.adapters.common.evaluate` documents.
     """
-    table, rows = _scored_columns(df, o.score_col, o.label_col, None, weight_col=o.weight_col)
     assert o.weight_col is not None
+    counted: list[Any] = []
+    table, rows = _scored_columns(df, o.score_col, o.label_col, None, o.group_col,
+                                  counted if o.group_col else None, weight_col=o.weight_col)
+    groups = engines.group_order(g for g, _, _ in counted) if o.group_col else [None]
     kept = table[table[o.weight_col] > 0]
     bounds = _sample_bounds(kept, rows, o)
-    counts = np.sum(compute(*[delayed(_weighted_counts)(chunk, o, bounds)
+    buckets = int(bounds.shape[0]) + 1
+    if o.group_col:
+        kept = kept.map_partitions(_with_group, o.group_col, groups)
+    counts = np.sum(compute(*[delayed(_weighted_counts)(chunk, o, bounds, len(groups))
                               for chunk in kept.to_delayed()]), axis=0)
-    offsets = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    offsets = engines.weighted_offsets(counts)
     bucketed = kept.map_partitions(_with_bucket, o.score_col, bounds)
-    (grouped,) = persist(bucketed.shuffle(on=_BUCKET, npartitions=bounds.shape[0] + 1))
-    chunks = grouped.to_delayed()
-    shares = compute(*[delayed(_weighted_step)(chunk, o, offsets, None) for chunk in chunks])
-    starts = sum_starts(share for chunk in shares for share in chunk)
-    found = compute(*[delayed(_weighted_step)(chunk, o, offsets, starts) for chunk in chunks])
-    return weighted_assemble((pair for chunk in found for pair in chunk), o.misses,
-                             o.negative_misses, o.request.curve_points)
+    on = [_GROUP, _BUCKET] if o.group_col else _BUCKET
+    (shuffled,) = persist(bucketed.shuffle(on=on, npartitions=buckets))
+    chunks = shuffled.to_delayed()
+    shares = compute(*[delayed(_weighted_step)(chunk, o, offsets, buckets, None)
+                       for chunk in chunks])
+    starts = engines.weighted_starts((share for chunk in shares for share in chunk), buckets)
+    found = compute(*[delayed(_weighted_step)(chunk, o, offsets, buckets, starts)
+                      for chunk in chunks])
+    reports = engines.weighted_reports((pair for chunk in found for pair in chunk), buckets,
+                                       len(groups), o)
+    if o.group_col:
+        return SegmentReports(dict(zip(groups, reports, strict=True)))
+    return reports[0]
 
 
 def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:

@@ -55,8 +55,7 @@ from rankeval.scored.partitioned import (
     range_bounds,
 )
 from rankeval.scored.segments import SegmentReports
-from rankeval.scored.weighted_parts import SumStart, WeightedReport, sum_starts
-from rankeval.scored.weighted_parts import assemble as weighted_assemble
+from rankeval.scored.weighted_parts import SumStart, WeightedReport
 
 __all__ = ["collect_evaluator", "curve_frame", "evaluate", "evaluate_run", "per_query_frame",
            "session"]
@@ -429,36 +428,49 @@ def evaluate_table(df: Any, o: engines.ScoredTableOptions) -> PartitionedReport:
 _PARTS = "bucket long, part binary, points binary"
 
 
-def evaluate_weighted(df: Any, o: engines.ScoredTableOptions) -> WeightedReport:
-    """Evaluate a Spark DataFrame of weighted cases (``o.weight_col``) exactly: the three
-    steps of :mod:`rankeval.scored.weighted_parts`. Jobs: the checks, the sample for the
-    bounds, the count of each bucket's cases (in the JVM), then steps 1 and 3 over the rows
-    grouped by bucket (cached between the two); the driver runs step 2 and joins the points.
+def evaluate_weighted(df: Any, o: engines.ScoredTableOptions
+                      ) -> WeightedReport | SegmentReports:
+    """Evaluate a Spark DataFrame of weighted cases (``o.weight_col``) exactly, one report a
+    group with ``o.group_col``: the three steps of :mod:`rankeval.scored.weighted_parts`.
+    Jobs: the checks (which count the groups), the sample for the bounds (shared by the
+    groups), the count of each (group, bucket)'s cases (in the JVM), then steps 1 and 3 over
+    the rows grouped by (group, bucket), cached between the two; the driver runs step 2 and
+    joins the points.
 
     Raises what :func:`rankeval.adapters.common.evaluate` documents.
     """
     from pyspark.sql import functions as F  # noqa: N812
 
-    table, rows = _scored_table(df, o.score_col, o.label_col, None, weight_col=o.weight_col)
+    counted: list[Any] = []
+    shown: dict[Any, Any] = {}
+    table, rows = _scored_table(df, o.score_col, o.label_col, None, o.group_col,
+                                counted if o.group_col else None, shown,
+                                weight_col=o.weight_col)
+    groups = engines.group_order(g for g, _, _ in counted) if o.group_col else [None]
+    index_of = {g: i for i, g in enumerate(groups)}
     kept = table.where(F.col("w") > 0)
     parallelism = table.sparkSession.sparkContext.defaultParallelism
     bounds, _ = _bounds(kept, rows, engines.bucket_count(o.buckets, rows, parallelism),
                         o.sample_size, o.seed)
-    count = int(bounds.shape[0]) + 1
+    buckets = int(bounds.shape[0]) + 1
     bucketed = kept.withColumn("b", _bucket_expression(bounds))
-    cases = np.zeros(count, dtype=np.int64)
-    for row in _collect(bucketed.groupBy("b").count()):
-        cases[row["b"]] = row["count"]
-    offsets = np.concatenate(([0], np.cumsum(cases)[:-1])).astype(np.int64)
-    grouped = bucketed.repartition(count, "b").cache()
+    keys = ("g", "b") if o.group_col else ("b",)
+    counts = np.zeros((len(groups), buckets), dtype=np.int64)
+    for row in _collect(bucketed.groupBy(*keys).count()):
+        counts[index_of[row["g"]] if o.group_col else 0, row["b"]] = row["count"]
+    offsets = engines.weighted_offsets(counts)
+    grouped = bucketed.repartition(max(buckets, parallelism), *keys).cache()
 
     def step(starts: dict[int, SumStart] | None) -> list[Any]:
         def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             whole = _whole(batches)
             if whole is None:
                 return
-            scores, labels, weights, ids = (whole.column(c).to_numpy()
-                                            for c in ("s", "l", "w", "b"))
+            scores, labels, weights, bucket = (whole.column(c).to_numpy()
+                                               for c in ("s", "l", "w", "b"))
+            index = (_group_columns(whole, groups, None)[0] if o.group_col
+                     else np.zeros(scores.shape[0], dtype=np.int64))
+            ids = index * buckets + bucket
             if starts is None:
                 yield _blob(engines.weighted_shares(ids, scores, labels, weights, offsets))
             else:
@@ -469,11 +481,13 @@ def evaluate_weighted(df: Any, o: engines.ScoredTableOptions) -> WeightedReport:
         return [item for chunk in found for item in chunk]
 
     try:
-        starts = sum_starts(step(None))
-        return weighted_assemble(step(starts), o.misses, o.negative_misses,
-                                 o.request.curve_points)
+        starts = engines.weighted_starts(step(None), buckets)
+        reports = engines.weighted_reports(step(starts), buckets, len(groups), o)
     finally:
         grouped.unpersist()
+    if o.group_col:
+        return _by_value(shown, dict(zip(groups, reports, strict=True)))
+    return reports[0]
 
 
 def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
@@ -559,7 +573,8 @@ def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
         found.unpersist()
 
 
-def _by_value(shown: dict[Any, Any], reports: Mapping[Any, PartitionedReport]
+def _by_value(shown: dict[Any, Any],
+              reports: Mapping[Any, PartitionedReport] | Mapping[Any, WeightedReport]
               ) -> SegmentReports:
     """The reports keyed by each group's value (not the key the tasks matched), sorted."""
     by_value = {shown[key]: report for key, report in reports.items()}
