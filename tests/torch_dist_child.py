@@ -35,7 +35,8 @@ def cases(total: int) -> dict[str, np.ndarray]:
     return {"labels": labels, "scores": np.round(rng.random(total), 2),
             "other": np.round(rng.random(total), 1), "segment": rng.choice(["x", "y"], total),
             "category": rng.choice(CATEGORIES, total),
-            "probabilities": np.round(rng.dirichlet([1, 1, 1], total), 2)}
+            "probabilities": np.round(rng.dirichlet([1, 1, 1], total), 2),
+            "weights": np.where(rng.random(total) < 0.1, 0.0, rng.random(total) * 3.0)}
 
 
 def accumulators() -> dict[str, Any]:
@@ -47,6 +48,11 @@ def accumulators() -> dict[str, Any]:
         "categories": ScoredClassifierEvaluation(CATEGORIES),
         "segments": SegmentedEvaluation(ScoredPrecisionRecallEvaluation),
         "paired": PairedEvaluation(),
+        "weighted": ScoredPrecisionRecallEvaluation(),
+        "weighted window": ScoredPrecisionRecallEvaluation(window=50),
+        "weighted categories": ScoredClassifierEvaluation(CATEGORIES),
+        "weighted segments": SegmentedEvaluation(ScoredPrecisionRecallEvaluation),
+        "weighted paired": PairedEvaluation(),
     }
 
 
@@ -57,6 +63,13 @@ def feed(made: dict[str, Any], data: dict[str, np.ndarray], part: slice) -> None
     made["categories"].add_cases(data["category"][part], data["probabilities"][part])
     made["segments"].add_cases(data["segment"][part], labels, scores)
     made["paired"].add_cases(labels, scores, data["other"][part])
+    weights = data["weights"][part]
+    made["weighted"].add_cases(labels, scores, weights=weights)
+    made["weighted window"].add_cases(labels, scores, weights=weights)
+    made["weighted categories"].add_cases(data["category"][part], data["probabilities"][part],
+                                          weights=weights)
+    made["weighted segments"].add_cases(data["segment"][part], labels, scores, weights=weights)
+    made["weighted paired"].add_cases(labels, scores, data["other"][part], weights)
 
 
 def same(a: Any, b: Any) -> bool:
@@ -95,6 +108,15 @@ def main() -> None:
     want = whole["grouped"].compute()
     got = metric.compute()
     report["metric"] = list(got) == list(want) and all(
+        got[k] == want[k] or (got[k] != got[k] and want[k] != want[k]) for k in want)
+    weighted = Metric()
+    for chunk in np.array_split(np.arange(part.start, part.stop), 3):
+        weighted.update(torch.tensor(data["scores"][chunk]),
+                        torch.tensor(data["labels"][chunk].astype(np.int64)),
+                        torch.tensor(data["weights"][chunk]))
+    want = whole["weighted"].compute()
+    got = weighted.compute()
+    report["weighted metric"] = list(got) == list(want) and all(
         got[k] == want[k] or (got[k] != got[k] and want[k] != want[k]) for k in want)
     dist.barrier()
     dist.destroy_process_group()

@@ -109,9 +109,14 @@ class Metric:
         self._group = group
         self.evaluator = evaluator_factory()
 
-    def update(self, preds: Any, target: Any) -> None:
-        """Add a batch: ``preds`` the scores, ``target`` the labels (torchmetrics' order)."""
-        self.evaluator.update(_array(preds), _array(target))
+    def update(self, preds: Any, target: Any, weights: Any = None) -> None:
+        """Add a batch: ``preds`` the scores, ``target`` the labels (torchmetrics' order), and
+        the cases' ``weights`` if they carry any (the accumulator's ``add_cases(...,
+        weights=)``)."""
+        if weights is None:
+            self.evaluator.update(_array(preds), _array(target))
+        else:
+            self.evaluator.update(_array(preds), _array(target), _array(weights))
 
     def compute(self) -> dict[str, float]:
         """Every value of the accumulator over every rank's cases."""
@@ -122,12 +127,13 @@ class Metric:
                 evaluator = sync(self.evaluator, self._group)
         return evaluator.compute()
 
-    def forward(self, preds: Any, target: Any) -> dict[str, float]:
+    def forward(self, preds: Any, target: Any, weights: Any = None) -> dict[str, float]:
         """Add the batch, and return its own values (not synced, as torchmetrics' default)."""
-        batch = self._factory()
-        batch.update(_array(preds), _array(target))
-        self.update(preds, target)
-        return batch.compute()
+        batch = type(self)(self._factory, sync_on_compute=False)
+        batch.update(preds, target, weights)
+        self.update(preds, target, weights)
+        result: dict[str, float] = batch.evaluator.compute()
+        return result
 
     __call__ = forward
 
