@@ -119,3 +119,47 @@ def test_the_suite_draws_the_same_examples_every_run() -> None:
     if os.environ.get("RANKEVAL_HYPOTHESIS_PROFILE", "ci") == "ci":
         assert settings.default.derandomize
         assert settings.default.database is None
+
+
+def _slow_quantile_ce(confidence: list[float], correct: list[bool], bins: int,
+                      norm: str) -> float:
+    """The calibration error over quantile bins, written out case by case: the edges are
+    the confidences' percentiles at scikit-learn's calibration_curve's quantiles (its exact
+    expression, ``linspace(0, 1) * 100``: with 400 cases some edges fall on a case, and the
+    last bit of a quantile moves it), a confidence on an inner edge in the bin below it."""
+    quantiles = np.linspace(0, 1, bins + 1) * 100
+    edges = np.percentile(confidence, quantiles)[1:-1].tolist()
+    members: dict[int, list[int]] = {}
+    for i, c in enumerate(confidence):
+        members.setdefault(sum(1 for edge in edges if edge < c), []).append(i)
+    gaps, shares = [], []
+    for cases in members.values():
+        accuracy = sum(correct[i] for i in cases) / len(cases)
+        mean = sum(confidence[i] for i in cases) / len(cases)
+        gaps.append(abs(accuracy - mean))
+        shares.append(len(cases) / len(confidence))
+    if norm == "max":
+        return max(gaps)
+    if norm == "l1":
+        return sum(g * s for g, s in zip(gaps, shares, strict=True))
+    return math.sqrt(sum(g * g * s for g, s in zip(gaps, shares, strict=True)))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("norm", ["l1", "l2", "max"])
+def test_quantile_calibration_error_by_hand(seed: int, norm: str) -> None:
+    """strategy="quantile", binary and top-label (many categories), against the slow loop."""
+    from rankeval import ScoredClassifierEvaluation
+
+    y, p = _data(seed)
+    got = _evaluator(y, p).calibration_error(bins=6, strategy="quantile", norm=norm)
+    assert got == pytest.approx(_slow_quantile_ce(p.tolist(), y.tolist(), 6, norm), abs=1e-12)
+    rng = np.random.default_rng(seed)
+    scores = np.round(rng.dirichlet([1.0, 1.0, 1.0], 300), 2)
+    labels = rng.integers(0, 3, 300)
+    ev = ScoredClassifierEvaluation(["a", "b", "c"])
+    ev.add_cases(labels, scores)
+    top = scores.argmax(axis=1)
+    want = _slow_quantile_ce(scores.max(axis=1).tolist(), (top == labels).tolist(), 5, norm)
+    assert ev.calibration_error(bins=5, strategy="quantile", norm=norm) == pytest.approx(
+        want, abs=1e-12)

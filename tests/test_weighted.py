@@ -118,27 +118,24 @@ def test_integer_weights_are_repeated_cases(seed: int) -> None:
         ev.add_negative_misses(2)
     reads = _weighted_reads()
     assert {r.name for r in reads} >= {"roc_auc", "average_precision", "max_f", "brier_score"}
-    for read in reads:
-        mine, theirs = _value(weighted, read), _value(repeated, read)
-        if read.probabilities:  # weighted means: the same value, summed in another order
-            assert mine == pytest.approx(theirs, rel=1e-12), read.name
-        else:  # the same bits
-            assert mine == theirs, read.name
+    for read in reads:  # the calibration reads too: the same terms and counts
+        assert same_bits(_value(weighted, read), _value(repeated, read)), read.name
     for mine, theirs in zip(_curves(weighted), _curves(repeated), strict=True):
         np.testing.assert_array_equal(mine, theirs)
-    for bins, strategy in ((10, "uniform"), (4, "quantile")):
-        a = weighted.reliability_curve(bins, strategy)
-        b = repeated.reliability_curve(bins, strategy)
-        if strategy == "uniform":  # quantile edges are the held cases', not the repeated ones'
-            np.testing.assert_allclose(a.fraction_positive, b.fraction_positive, rtol=1e-12)
-            np.testing.assert_allclose(a.counts, b.counts, rtol=0)
+    for bins in (10, 3):  # quantile edges are the held cases': each held once, not repeated
+        a = weighted.reliability_curve(bins, "uniform")
+        b = repeated.reliability_curve(bins, "uniform")
+        assert same_bits(a.fraction_positive, b.fraction_positive)
+        assert same_bits(a.mean_predicted, b.mean_predicted)
+        assert same_bits(a.counts, b.counts.astype(np.float64))
     for norm in ("l1", "l2", "max"):
-        assert weighted.calibration_error(bins=7, norm=norm) == pytest.approx(
-            repeated.calibration_error(bins=7, norm=norm), rel=1e-12)
-    brier = weighted.brier_decomposition()
-    assert brier.brier == pytest.approx(repeated.brier_decomposition().brier, rel=1e-12)
-    assert brier.reliability == pytest.approx(repeated.brier_decomposition().reliability,
-                                              rel=1e-9, abs=1e-15)
+        assert same_bits(weighted.calibration_error(bins=7, norm=norm),
+                         repeated.calibration_error(bins=7, norm=norm))
+    for bins in (None, 5):
+        mine, theirs = weighted.brier_decomposition(bins), repeated.brier_decomposition(bins)
+        assert same_bits([mine.reliability, mine.resolution, mine.uncertainty, mine.brier],
+                         [theirs.reliability, theirs.resolution, theirs.uncertainty,
+                          theirs.brier])
 
 
 @pytest.mark.parametrize("seed", SEEDS[:4])
@@ -535,11 +532,14 @@ def test_categories_against_scikit_learn(seed: int) -> None:
     assert "roc_auc_ovo" not in ev.summary()
 
 
-def test_categories_integer_weights_are_repeated_cases() -> None:
+@pytest.mark.parametrize("seed", SEEDS[:4])
+def test_categories_integer_weights_are_repeated_cases(seed: int) -> None:
+    """Every weighted read of the categories, bit for bit: the calibration reads average
+    each distinct term once, with its count or sum of weights."""
     from rankeval import ScoredClassifierEvaluation
 
-    y, s, _ = _categories_data(9)
-    w = np.random.default_rng(99).integers(0, 4, y.shape[0])  # not the labels: another seed
+    y, s, _ = _categories_data(9 + seed)
+    w = np.random.default_rng(99 + seed).integers(0, 4, y.shape[0])  # another seed
     weighted = ScoredClassifierEvaluation(["a", "b", "c", "d"])
     weighted.add_cases(y, s, weights=w)
     repeated = ScoredClassifierEvaluation(["a", "b", "c", "d"])
@@ -547,7 +547,16 @@ def test_categories_integer_weights_are_repeated_cases() -> None:
     for average in ("macro", "weighted", "micro"):
         assert weighted.roc_auc(average=average) == repeated.roc_auc(average=average)
         assert weighted.average_precision(average) == repeated.average_precision(average)
-    assert weighted.top_k_accuracy(2) == pytest.approx(repeated.top_k_accuracy(2), rel=1e-12)
+    assert same_bits(weighted.top_k_accuracy(2), repeated.top_k_accuracy(2))
+    assert same_bits(weighted.brier_score(), repeated.brier_score())
+    assert same_bits(weighted.log_loss(), repeated.log_loss())
+    for norm in ("l1", "l2", "max"):
+        assert same_bits(weighted.calibration_error(norm=norm),
+                         repeated.calibration_error(norm=norm))
+    for name in ("a", "d"):
+        mine, theirs = weighted.category(name), repeated.category(name)
+        for read in ("brier_score", "log_loss", "calibration_error"):
+            assert same_bits(getattr(mine, read)(), getattr(theirs, read)()), (name, read)
 
 
 def test_categories_weights_keep_through_merge_and_files() -> None:

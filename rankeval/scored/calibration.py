@@ -20,9 +20,13 @@ Conventions, each its oracle's:
   ``"l1"`` (the expected calibration error), ``"l2"`` or ``"max"`` (the maximum calibration
   error); ``strategy="quantile"`` takes the reliability curve's equal-mass bins instead.
 
-Weighted cases: every mean is the weighted mean (scikit-learn's ``sample_weight``:
-``np.average(..., weights=)``), a bin's count is the sum of its weights; the quantile bins'
-edges are the unweighted quantiles of the held cases' scores.
+Every read runs over the cases grouped by tie block and label: a score's positives and its
+negatives are two terms, each counted (or, for weighted cases, weighed: the sum of their
+weights) — ``np.average(terms, weights=counts)``. Weighted cases thus take scikit-learn's
+``sample_weight`` meaning, and integer weights give the repeated cases' bits (the same terms
+and counts). The quantile bins' edges are the quantiles of the held cases' scores (each held
+case once, as scikit-learn's ``calibration_curve``, which takes no weights; so integer
+weights and repeated cases bin alike only with uniform bins).
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from numpy.typing import NDArray
 from rankeval.checks import check_choice, check_int
 
 __all__ = ["MAX_BINS", "BrierDecomposition", "CalibrationReads", "ReliabilityCurve",
-           "calibration_error_of", "check_probabilities"]
+           "calibration_error_of", "check_probabilities", "grouped_mean"]
 
 #: The most bins a calibration read takes (more would only describe single cases).
 MAX_BINS = 1_000_000
@@ -86,7 +90,7 @@ class CalibrationReads:
 
         Complexity: O(n).
         """
-        p, y, w = _probabilities(self, "brier_score")
+        p, y, w, _ = _groups(self, "brier_score")
         return float(np.average((p - y) ** 2, weights=w)) if p.shape[0] else math.nan
 
     def brier_decomposition(self: _Cases, bins: int | None = None,
@@ -96,19 +100,20 @@ class CalibrationReads:
 
         Complexity: O(n log n).
         """
-        p, y, w = _probabilities(self, "brier_decomposition")
+        p, y, w, held = _groups(self, "brier_decomposition")
         if p.shape[0] == 0:
             return BrierDecomposition(math.nan, math.nan, math.nan, math.nan)
         if bins is None:
             _, ids = np.unique(p, return_inverse=True)
         else:
             ids = _sklearn_bins(p, check_int(bins, "bins", minimum=1, maximum=MAX_BINS),
-                                check_choice(strategy, "strategy", ("uniform", "quantile")))
-        n = p.shape[0] if w is None else float(w.sum())
-        counts = np.bincount(ids, weights=w).astype(np.float64)
+                                check_choice(strategy, "strategy", ("uniform", "quantile")),
+                                held)
+        n = float(w.sum())
+        counts = np.bincount(ids, weights=w)
         used = counts > 0
-        forecast = np.bincount(ids, weights=_times(p, w))[used] / counts[used]
-        observed = np.bincount(ids, weights=_times(y, w))[used] / counts[used]
+        forecast = np.bincount(ids, weights=p * w)[used] / counts[used]
+        observed = np.bincount(ids, weights=y * w)[used] / counts[used]
         base = float(np.average(y, weights=w))
         reliability = float(np.sum(counts[used] * (forecast - observed) ** 2)) / n
         resolution = float(np.sum(counts[used] * (observed - base) ** 2)) / n
@@ -121,7 +126,7 @@ class CalibrationReads:
 
         Complexity: O(n).
         """
-        p, y, w = _probabilities(self, "log_loss")
+        p, y, w, _ = _groups(self, "log_loss")
         if p.shape[0] == 0:
             return math.nan
         eps = float(np.finfo(np.float64).eps)
@@ -136,16 +141,17 @@ class CalibrationReads:
 
         Complexity: O(n log n).
         """
-        p, y, w = _probabilities(self, "reliability_curve")
+        p, y, w, held = _groups(self, "reliability_curve")
         ids = _sklearn_bins(p, check_int(bins, "bins", minimum=1, maximum=MAX_BINS),
-                            check_choice(strategy, "strategy", ("uniform", "quantile")))
+                            check_choice(strategy, "strategy", ("uniform", "quantile")), held)
         width = max(int(ids.max(initial=0)) + 1, 1)
         total = np.bincount(ids, weights=w, minlength=width)
         used = total > 0
-        fraction = np.bincount(ids, weights=_times(y, w), minlength=width)[used] / total[used]
-        mean = np.bincount(ids, weights=_times(p, w), minlength=width)[used] / total[used]
+        fraction = np.bincount(ids, weights=y * w, minlength=width)[used] / total[used]
+        mean = np.bincount(ids, weights=p * w, minlength=width)[used] / total[used]
+        weighted = getattr(self, "weighted", False)
         return ReliabilityCurve(fraction, mean,
-                                total[used] if w is not None else total[used].astype(np.int64))
+                                total[used] if weighted else total[used].astype(np.int64))
 
     def calibration_error(self: _Cases, bins: int = 15, strategy: str = "uniform",
                           norm: str = "l1") -> float:
@@ -160,15 +166,17 @@ class CalibrationReads:
 
         Complexity: O(n log n).
         """
-        p, y, w = _probabilities(self, "calibration_error")
-        return calibration_error_of(p, y, bins, strategy, norm, w)
+        p, y, w, held = _groups(self, "calibration_error")
+        return calibration_error_of(p, y, bins, strategy, norm, w, held)
 
 def calibration_error_of(p: FloatArray, y: FloatArray, bins: int = 15,
                          strategy: str = "uniform", norm: str = "l1",
-                         weights: FloatArray | None = None) -> float:
+                         weights: FloatArray | None = None,
+                         held: FloatArray | None = None) -> float:
     """torchmetrics' calibration error of confidences ``p`` and outcomes ``y`` (0/1): shared
     by the binary evaluator and the classifier's top-label read. ``weights``: each case's
-    weight (the bins' shares, accuracies and confidences are then weighted means).
+    weight, or count (the bins' shares, accuracies and confidences are then weighted
+    means); ``held``: the scores whose quantiles make the quantile bins (default ``p``).
 
     Complexity: O(n log n).
     """
@@ -177,12 +185,25 @@ def calibration_error_of(p: FloatArray, y: FloatArray, bins: int = 15,
     norm = check_choice(norm, "norm", ("l1", "l2", "max"))
     if p.shape[0] == 0:
         return math.nan
+    # Equal (confidence, outcome) pairs as one term with their count (or sum of weights):
+    # integer weights then give the repeated cases' bits.
+    order = np.lexsort((y, p))
+    ps, ys = p[order], y[order]
+    starts = np.flatnonzero(np.r_[True, (ps[1:] != ps[:-1]) | (ys[1:] != ys[:-1])])
+    sums = np.add.reduceat(np.ones(p.shape[0]) if weights is None else weights[order],
+                           starts)
+    kept = sums > 0.0  # a pair only zero weights hold is no term
+    if held is None:  # the quantile edges: every case's confidence, before the grouping
+        held = p
+    p, y, weights = ps[starts][kept], ys[starts][kept], sums[kept]
+    if p.shape[0] == 0:
+        return math.nan
     if strategy == "uniform":
         edges = _torch_linspace(count)
         ids = np.searchsorted(edges, p, side="right") - 1
         width = count + 1
     else:
-        ids = _sklearn_bins(p, count, "quantile")
+        ids = _sklearn_bins(p, count, "quantile", held)
         width = count
     total = np.bincount(ids, weights=weights, minlength=width).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -200,18 +221,54 @@ def calibration_error_of(p: FloatArray, y: FloatArray, bins: int = 15,
     return math.sqrt(squared) if squared > 0 else 0.0
 
 
-def _probabilities(ev: _Cases, measure: str
-                   ) -> tuple[FloatArray, FloatArray, FloatArray | None]:
-    """The held cases' scores (checked as probabilities), outcomes and weights (None: each
-    case weighs 1)."""
+def _groups(ev: _Cases, measure: str
+            ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """The held cases grouped by tie block and label: each block's score twice, the outcomes
+    1 and 0, and how many cases (or how much weight) each group holds, in the ranking's order;
+    and every held case's score (for quantile bins). Scores are checked as probabilities.
+
+    Complexity: O(n).
+    """
+    from rankeval.scored.sorting import run_starts
+
     with ev._lock:
         store = ev._merged()
         if hasattr(store, "weighted_ranking"):
             keys, labels, weights = store.weighted_ranking()
         else:
             (keys, labels), weights = store.ranking(), None
-    scores = check_probabilities(np.negative(keys, dtype=np.float64), measure)
-    return scores, labels.astype(np.float64), weights
+    held = check_probabilities(np.negative(keys, dtype=np.float64), measure)
+    if held.shape[0] == 0:
+        empty = np.zeros(0)
+        return empty, empty, empty, held
+    starts = np.flatnonzero(run_starts(keys))
+    if weights is None:
+        positive = np.add.reduceat(labels.astype(np.float64), starts)
+        negative = np.diff(np.append(starts, held.shape[0])).astype(np.float64) - positive
+    else:
+        positive = np.add.reduceat(np.where(labels, weights, 0.0), starts)
+        negative = np.add.reduceat(np.where(labels, 0.0, weights), starts)
+    scores = np.repeat(held[starts] + 0.0, 2)
+    outcomes = np.tile(np.array([1.0, 0.0]), starts.shape[0])
+    return scores, outcomes, np.column_stack((positive, negative)).ravel(), held
+
+
+def grouped_mean(terms: FloatArray, weights: FloatArray | None = None) -> float:
+    """The mean of per-case ``terms`` (weighted by ``weights``), over their distinct values,
+    each counted (or weighed: the sum of its cases' weights) once: so integer weights give
+    the bits of the repeated cases. NaN for no term. Complexity: O(n log n).
+
+    >>> grouped_mean(np.array([0.1, 0.3, 0.1]), np.array([2.0, 1.0, 1.0])) == grouped_mean(
+    ...     np.array([0.1, 0.1, 0.3, 0.1]))
+    True
+    """
+    if terms.shape[0] == 0:
+        return math.nan
+    values, inverse = np.unique(terms, return_inverse=True)
+    counts = np.bincount(inverse.ravel(), weights=weights,
+                         minlength=values.shape[0]).astype(np.float64)
+    held = counts > 0.0  # a value only zero weights hold is no term (as a case not repeated)
+    return float(np.average(values[held], weights=counts[held])) if held.any() else math.nan
 
 
 def _times(values: FloatArray, weights: FloatArray | None) -> FloatArray:
@@ -249,13 +306,15 @@ def _torch_linspace(bins: int) -> FloatArray:
                      for i in range(bins + 1)], dtype=np.float64)
 
 
-def _sklearn_bins(p: FloatArray, bins: int, strategy: str) -> NDArray[np.int64]:
+def _sklearn_bins(p: FloatArray, bins: int, strategy: str, held: FloatArray | None = None
+                  ) -> NDArray[np.int64]:
     """Each score's bin, as scikit-learn's ``calibration_curve`` assigns them (none for no
-    score: the quantiles of nothing are undefined)."""
+    score: the quantiles of nothing are undefined); the quantile edges are those of ``held``
+    (default ``p``)."""
     if p.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)
     if strategy == "quantile":
-        edges = np.percentile(p, np.linspace(0, 1, bins + 1) * 100)
+        edges = np.percentile(p if held is None else held, np.linspace(0, 1, bins + 1) * 100)
     else:
         edges = np.linspace(0.0, 1.0, bins + 1)
     return np.searchsorted(edges[1:-1], p).astype(np.int64)

@@ -60,7 +60,7 @@ from rankeval.checks import (
 from rankeval.errors import PersistenceError
 from rankeval.formulas import TiePolicy
 from rankeval.intervals import Interval
-from rankeval.scored.calibration import check_probabilities
+from rankeval.scored.calibration import check_probabilities, grouped_mean
 from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
 from rankeval.scored.readers import reset_to_empty
 
@@ -681,8 +681,7 @@ class ScoredClassifierEvaluation:
             if labels.shape[0] == 0:
                 return float("nan")
             onehot = self._onehot()
-            return float(np.average(((scores - onehot) ** 2).sum(axis=1),
-                                    weights=self._weight_array()))
+            return grouped_mean(((scores - onehot) ** 2).sum(axis=1), self._weight_array())
 
     def log_loss(self) -> float:
         """scikit-learn's multi-class ``log_loss``: the mean of ``-log p`` of each case's
@@ -696,7 +695,7 @@ class ScoredClassifierEvaluation:
                 return float("nan")
             eps = float(np.finfo(np.float64).eps)
             chosen = np.clip(scores[np.arange(labels.shape[0]), labels], eps, 1 - eps)
-            return float(np.average(-np.log(chosen), weights=self._weight_array()))
+            return grouped_mean(-np.log(chosen), self._weight_array())
 
     def calibration_error(self, bins: int = 15, strategy: str = "uniform",
                           norm: str = "l1") -> float:
