@@ -20,9 +20,9 @@ Conventions, each its oracle's:
   ``"l1"`` (the expected calibration error), ``"l2"`` or ``"max"`` (the maximum calibration
   error); ``strategy="quantile"`` takes the reliability curve's equal-mass bins instead.
 
-Every read runs over the cases grouped by tie block and label: a score's positives and its
-negatives are two terms, each counted (or, for weighted cases, weighed: the sum of their
-weights) — ``np.average(terms, weights=counts)``. Weighted cases thus take scikit-learn's
+Every read runs over the cases grouped by tie block: a score's positives and its negatives,
+each counted (or, for weighted cases, weighed: the sum of their weights), times the score's
+term. Weighted cases thus take scikit-learn's
 ``sample_weight`` meaning, and integer weights give the repeated cases' bits (the same terms
 and counts). The quantile bins' edges are the quantiles of the held cases' scores (each held
 case once, as scikit-learn's ``calibration_curve``, which takes no weights; so integer
@@ -90,8 +90,8 @@ class CalibrationReads:
 
         Complexity: O(n).
         """
-        p, y, w, _ = _groups(self, "brier_score")
-        return float(np.average((p - y) ** 2, weights=w)) if p.shape[0] else math.nan
+        blocks = _blocks(self, "brier_score")
+        return blocks.brier() if blocks.scores.shape[0] else math.nan
 
     def brier_decomposition(self: _Cases, bins: int | None = None,
                             strategy: str = "uniform") -> BrierDecomposition:
@@ -100,25 +100,18 @@ class CalibrationReads:
 
         Complexity: O(n log n).
         """
-        p, y, w, held = _groups(self, "brier_decomposition")
-        if p.shape[0] == 0:
+        blocks = _blocks(self, "brier_decomposition")
+        if blocks.scores.shape[0] == 0:
             return BrierDecomposition(math.nan, math.nan, math.nan, math.nan)
-        if bins is None:
-            _, ids = np.unique(p, return_inverse=True)
-        else:
-            ids = _sklearn_bins(p, check_int(bins, "bins", minimum=1, maximum=MAX_BINS),
-                                check_choice(strategy, "strategy", ("uniform", "quantile")),
-                                held)
-        n = float(w.sum())
-        counts = np.bincount(ids, weights=w)
-        used = counts > 0
-        forecast = np.bincount(ids, weights=p * w)[used] / counts[used]
-        observed = np.bincount(ids, weights=y * w)[used] / counts[used]
-        base = float(np.average(y, weights=w))
-        reliability = float(np.sum(counts[used] * (forecast - observed) ** 2)) / n
-        resolution = float(np.sum(counts[used] * (observed - base) ** 2)) / n
-        return BrierDecomposition(reliability, resolution, base * (1.0 - base),
-                                  float(np.average((p - y) ** 2, weights=w)))
+        # bins=None: each block is a distinct score
+        ids = (np.arange(blocks.scores.shape[0], dtype=np.int64) if bins is None
+               else blocks.bins(bins, strategy))
+        counts, observed, forecast = blocks.binned(ids)
+        n = blocks.total()
+        base = float(np.sum(blocks.positive)) / n
+        reliability = float(np.sum(counts * (forecast - observed) ** 2)) / n
+        resolution = float(np.sum(counts * (observed - base) ** 2)) / n
+        return BrierDecomposition(reliability, resolution, base * (1.0 - base), blocks.brier())
 
     def log_loss(self: _Cases) -> float:
         """scikit-learn's ``log_loss`` of the outcomes and the scores (clipped to
@@ -126,14 +119,14 @@ class CalibrationReads:
 
         Complexity: O(n).
         """
-        p, y, w, _ = _groups(self, "log_loss")
-        if p.shape[0] == 0:
+        blocks = _blocks(self, "log_loss")
+        if blocks.scores.shape[0] == 0:
             return math.nan
         eps = float(np.finfo(np.float64).eps)
-        positive = np.clip(p, eps, 1 - eps)
-        negative = np.clip(1.0 - p, eps, 1 - eps)
-        return float(np.average(-(y * np.log(positive) + (1.0 - y) * np.log(negative)),
-                                weights=w))
+        p = blocks.scores
+        losses = blocks.positive * -np.log(np.clip(p, eps, 1 - eps))
+        losses += blocks.negative * -np.log(np.clip(1.0 - p, eps, 1 - eps))
+        return float(np.sum(losses)) / blocks.total()
 
     def reliability_curve(self: _Cases, bins: int = 10,
                           strategy: str = "uniform") -> ReliabilityCurve:
@@ -141,17 +134,10 @@ class CalibrationReads:
 
         Complexity: O(n log n).
         """
-        p, y, w, held = _groups(self, "reliability_curve")
-        ids = _sklearn_bins(p, check_int(bins, "bins", minimum=1, maximum=MAX_BINS),
-                            check_choice(strategy, "strategy", ("uniform", "quantile")), held)
-        width = max(int(ids.max(initial=0)) + 1, 1)
-        total = np.bincount(ids, weights=w, minlength=width)
-        used = total > 0
-        fraction = np.bincount(ids, weights=y * w, minlength=width)[used] / total[used]
-        mean = np.bincount(ids, weights=p * w, minlength=width)[used] / total[used]
+        blocks = _blocks(self, "reliability_curve")
+        counts, fraction, mean = blocks.binned(blocks.bins(bins, strategy))
         weighted = getattr(self, "weighted", False)
-        return ReliabilityCurve(fraction, mean,
-                                total[used] if weighted else total[used].astype(np.int64))
+        return ReliabilityCurve(fraction, mean, counts if weighted else counts.astype(np.int64))
 
     def calibration_error(self: _Cases, bins: int = 15, strategy: str = "uniform",
                           norm: str = "l1") -> float:
@@ -166,8 +152,50 @@ class CalibrationReads:
 
         Complexity: O(n log n).
         """
-        p, y, w, held = _groups(self, "calibration_error")
-        return calibration_error_of(p, y, bins, strategy, norm, w, held)
+        blocks = _blocks(self, "calibration_error")
+        counts = np.column_stack((blocks.positive, blocks.negative)).ravel()
+        return calibration_error_of(np.repeat(blocks.scores, 2),
+                                    np.tile(np.array([1.0, 0.0]), blocks.scores.shape[0]),
+                                    bins, strategy, norm, counts, blocks.held)
+
+
+@dataclass(frozen=True)
+class _Blocks:
+    """The held cases by tie block, in the ranking's order: each block's score, how many
+    positives and negatives it holds (or the sums of their weights), and every held case's
+    score (the quantile bins' edges are theirs). Every calibration read is a function of
+    these: so integer weights, which give the repeated cases' blocks, give their bits."""
+
+    scores: FloatArray
+    positive: FloatArray
+    negative: FloatArray
+    held: FloatArray
+
+    def total(self) -> float:
+        return float(np.sum(self.positive + self.negative))
+
+    def brier(self) -> float:
+        p = self.scores
+        squares = self.positive * (1.0 - p) ** 2
+        squares += self.negative * p**2
+        return float(np.sum(squares)) / self.total()
+
+    def bins(self, bins: int, strategy: str) -> NDArray[np.int64]:
+        return _sklearn_bins(self.scores, check_int(bins, "bins", minimum=1, maximum=MAX_BINS),
+                             check_choice(strategy, "strategy", ("uniform", "quantile")),
+                             self.held)
+
+    def binned(self, ids: NDArray[np.int64]) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Each non-empty bin's cases (or weight), share of positives and mean score."""
+        width = max(int(ids.max(initial=0)) + 1, 1)
+        cases = self.positive + self.negative
+        counts = np.bincount(ids, weights=cases, minlength=width).astype(np.float64,
+                                                                          copy=False)
+        used = counts > 0
+        positives = np.bincount(ids, weights=self.positive, minlength=width)[used]
+        scores = np.bincount(ids, weights=self.scores * cases, minlength=width)[used]
+        return counts[used], positives / counts[used], scores / counts[used]
+
 
 def calibration_error_of(p: FloatArray, y: FloatArray, bins: int = 15,
                          strategy: str = "uniform", norm: str = "l1",
@@ -221,14 +249,9 @@ def calibration_error_of(p: FloatArray, y: FloatArray, bins: int = 15,
     return math.sqrt(squared) if squared > 0 else 0.0
 
 
-def _groups(ev: _Cases, measure: str
-            ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-    """The held cases grouped by tie block and label: each block's score twice, the outcomes
-    1 and 0, and how many cases (or how much weight) each group holds, in the ranking's order;
-    and every held case's score (for quantile bins). Scores are checked as probabilities.
-
-    Complexity: O(n).
-    """
+def _blocks(ev: _Cases, measure: str) -> _Blocks:
+    """The evaluator's held cases as :class:`_Blocks`; scores checked as probabilities.
+    Complexity: O(n)."""
     from rankeval.scored.sorting import run_starts
 
     with ev._lock:
@@ -240,7 +263,7 @@ def _groups(ev: _Cases, measure: str
     held = check_probabilities(np.negative(keys, dtype=np.float64), measure)
     if held.shape[0] == 0:
         empty = np.zeros(0)
-        return empty, empty, empty, held
+        return _Blocks(empty, empty, empty, held)
     starts = np.flatnonzero(run_starts(keys))
     if weights is None:
         positive = np.add.reduceat(labels.astype(np.float64), starts)
@@ -248,9 +271,7 @@ def _groups(ev: _Cases, measure: str
     else:
         positive = np.add.reduceat(np.where(labels, weights, 0.0), starts)
         negative = np.add.reduceat(np.where(labels, 0.0, weights), starts)
-    scores = np.repeat(held[starts] + 0.0, 2)
-    outcomes = np.tile(np.array([1.0, 0.0]), starts.shape[0])
-    return scores, outcomes, np.column_stack((positive, negative)).ravel(), held
+    return _Blocks(held[starts] + 0.0, positive, negative, held)
 
 
 def grouped_mean(terms: FloatArray, weights: FloatArray | None = None) -> float:
