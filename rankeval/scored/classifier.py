@@ -63,6 +63,7 @@ from rankeval.intervals import Interval
 from rankeval.scored.calibration import check_probabilities, grouped_mean
 from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
 from rankeval.scored.readers import reset_to_empty
+from rankeval.scored.weighted import WeightParts
 
 __all__ = ["ScoredClassifierEvaluation"]
 
@@ -74,7 +75,7 @@ _MAGIC = b"\x89RKC\r\n\x1a\n"
 _VERSION = 1
 
 
-class ScoredClassifierEvaluation:
+class ScoredClassifierEvaluation(WeightParts):
     """Scored decisions among several categories, streamed in (see the module text).
 
     >>> ev = ScoredClassifierEvaluation(["ham", "spam", "promo"])
@@ -117,11 +118,6 @@ class ScoredClassifierEvaluation:
         self._weights: list[FloatArray] | None = None
         self._cache: dict[object, Any] = {}
         self._lock = threading.RLock()
-
-    @property
-    def weighted(self) -> bool:
-        """Whether the cases carry weights (given ``weights=`` since made or reset)."""
-        return self._weights is not None
 
     # ------------------------------------------------------------------ adds
     def add_case(self, true_category: str, scores: Sequence[float], *,
@@ -248,14 +244,6 @@ class ScoredClassifierEvaluation:
             self._labels = [np.concatenate(self._labels)]
             self._scores = [np.concatenate(self._scores)]
         return self._labels[0], self._scores[0]
-
-    def _weight_array(self) -> FloatArray | None:
-        """Each case's weight (one array from now on), or None when unweighted."""
-        if self._weights is None:
-            return None
-        if len(self._weights) != 1:
-            self._weights = [np.concatenate(self._weights) if self._weights else np.zeros(0)]
-        return self._weights[0]
 
     def _unweighted(self, what: str, why: str) -> None:
         """Refuse ``what`` on weighted cases, saying ``why``."""

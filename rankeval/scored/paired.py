@@ -38,6 +38,7 @@ from rankeval.checks import (
 )
 from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
 from rankeval.scored.readers import reset_to_empty
+from rankeval.scored.weighted import WeightParts
 
 _MAGIC = b"\x89RKP\r\n\x1a\n"
 _VERSION = 1
@@ -282,7 +283,7 @@ class _Ranking:
         return points.OperatingPoints(tp, fp, self.scores, int(pos.sum()), int(neg.sum()))
 
 
-class PairedEvaluation:
+class PairedEvaluation(WeightParts):
     """Two classifiers scored on the same cases, streamed in, for DeLong's paired test.
 
     ``a`` and ``b`` are ordinary :class:`~rankeval.ScoredPrecisionRecallEvaluation` readers
@@ -311,11 +312,6 @@ class PairedEvaluation:
         #: The cases' weights, aligned with the pairs, once a weight was given (None before).
         self._weights: list[FloatArray] | None = None
         self._lock = threading.RLock()
-
-    @property
-    def weighted(self) -> bool:
-        """Whether the cases carry weights (a weight was given since it was made or reset)."""
-        return self._weights is not None
 
     @property
     def a(self) -> ScoredPrecisionRecallEvaluation:
@@ -390,14 +386,6 @@ class PairedEvaluation:
             self._scores_a = [np.concatenate(self._scores_a)]
             self._scores_b = [np.concatenate(self._scores_b)]
         return self._labels[0], self._scores_a[0], self._scores_b[0]
-
-    def _weight_array(self) -> FloatArray | None:
-        """The cases' weights, aligned with :meth:`_arrays` (None: unweighted)."""
-        if self._weights is None:
-            return None
-        if len(self._weights) != 1:
-            self._weights = [np.concatenate(self._weights) if self._weights else np.zeros(0)]
-        return self._weights[0]
 
     def num_cases(self) -> int:
         """Cases added. Complexity: O(1)."""

@@ -45,9 +45,17 @@ from rankeval.scored.store import (
 if TYPE_CHECKING:
     from rankeval.scored.state_file import EvaluatorState
 
-__all__ = ["NO_WEIGHTED_MEANING", "WEIGHTED_PART", "WeightedArrival", "WeightedStore",
-           "WeightedTimeWindowStore", "WeightedWindowStore", "canonical_order",
-           "unweighted_read"]
+__all__ = [
+    "NO_WEIGHTED_MEANING",
+    "WEIGHTED_PART",
+    "WeightParts",
+    "WeightedArrival",
+    "WeightedStore",
+    "WeightedTimeWindowStore",
+    "WeightedWindowStore",
+    "canonical_order",
+    "unweighted_read",
+]
 
 #: Added to a pending weighted case's imaginary part (its label, 0 or 1): the entry after it
 #: is its weight.
@@ -593,3 +601,24 @@ class WeightedTimeWindowStore(WeightedArrival):
         assert self._times.shape == self._arrival[1].shape
         assert bool(np.all(self._times[1:] >= self._times[:-1]))
         assert not self._times.size or self._times[0] > self.now - self.horizon
+
+
+class WeightParts:
+    """The weights of an accumulator that keeps its cases as a list of arrays (the
+    multi-category and paired evaluations): ``_weights``, aligned with the cases, is None
+    until a weight is given."""
+
+    _weights: list[FloatArray] | None
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the cases carry weights (a weight was given since it was made or reset)."""
+        return self._weights is not None
+
+    def _weight_array(self) -> FloatArray | None:
+        """Each case's weight (one array from now on), or None when unweighted."""
+        if self._weights is None:
+            return None
+        if len(self._weights) != 1:
+            self._weights = [np.concatenate(self._weights) if self._weights else np.zeros(0)]
+        return self._weights[0]
