@@ -41,6 +41,7 @@ __all__ = [
     "delong",
     "delong_from_sums",
     "delong_interval",
+    "delong_of_blocks",
     "exact_dot",
     "normal_quantile",
     "placement_sums",
@@ -374,6 +375,13 @@ def delong(keys: FloatArray, labels: NDArray[np.bool_], grouped: bool, pos_misse
     Complexity: O(n) for n ranked cases, O(blocks) extra memory.
     """
     _, pos_in, neg_in = blocks(keys, labels, grouped)
+    return delong_of_blocks(pos_in, neg_in, pos_missed, neg_missed, auc)
+
+
+def delong_of_blocks(pos_in: NDArray[np.int64], neg_in: NDArray[np.int64], pos_missed: int = 0,
+                     neg_missed: int = 0, auc: float | None = None) -> DeLong:
+    """:func:`delong` of ranked blocks of ``pos_in`` positives and ``neg_in`` negatives each
+    (best block first): cases given by their counts, such as integer weights. O(blocks)."""
     ranked_pos, ranked_neg = int(pos_in.sum()), int(neg_in.sum())
     pos_above = np.cumsum(pos_in) - pos_in  # positives in the blocks above
     neg_below = ranked_neg - np.cumsum(neg_in)  # ranked negatives in the blocks below

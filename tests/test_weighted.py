@@ -1016,3 +1016,37 @@ def test_report_of_weighted_cases_is_the_weighted_report() -> None:
         assert all(same_bits(mine[key], theirs[key]) for key in mine)
     assert same_bits(report.roc_curve(), ev.roc_curve(max_points=40))
     assert same_bits(report.pr_curve(True), engine_like.pr_curve(True))
+
+
+@pytest.mark.parametrize("seed", SEEDS[:4])
+def test_integer_weights_asked_an_analytic_interval_are_frequencies(seed: int) -> None:
+    """Asked by name, every analytic interval of integer weights is the repeated cases', bit
+    for bit; the default stays the bootstrap, and other weights are refused."""
+    from rankeval.scored.reads import interval_methods
+
+    y, s, w = _data(seed, integer=True)
+    weighted = _weighted(y, s, w)
+    repeated = Evaluation()
+    repeated.add_cases(np.repeat(y, w.astype(np.int64)), np.repeat(s, w.astype(np.int64)))
+    for ev in (weighted, repeated):
+        ev.add_misses(2)
+        ev.add_negative_misses(1)
+    asked = 0
+    for read in READS.values():
+        if not read.weighted or read.options:
+            continue
+        for method in interval_methods().get(read.name, ()):
+            if method == "bootstrap":
+                continue
+            extra = {"threshold": 0.5} if read.name in ("precision", "recall") else {}
+            mine = weighted.interval(read.name, method=method, **extra)
+            theirs = repeated.interval(read.name, method=method, **extra)
+            assert same_bits([mine.value, mine.low, mine.high, mine.std_error],
+                             [theirs.value, theirs.low, theirs.high, theirs.std_error]), (
+                read.name, method)
+            asked += 1
+    assert asked >= 10  # the ROC area's, Gini's, AP's two, precision's and recall's five each
+    assert weighted.interval("roc_auc", resamples=20).method == "bootstrap"
+    halves = _weighted(y, s, w * 0.5 + 0.25)
+    with pytest.raises(ValueError, match="applies to integer weights"):
+        halves.interval("roc_auc", method="delong")

@@ -26,6 +26,7 @@ from rankeval import formulas, intervals, points
 from rankeval.checks import check_choice, check_int, check_rank, check_threshold
 from rankeval.intervals import Interval
 from rankeval.scored.reads import READS, interval_methods
+from rankeval.scored.sorting import run_starts
 
 __all__ = ["BOOTSTRAP_MEASURES", "INTERVAL_METHODS", "MAX_RESAMPLES", "IntervalReads",
            "IntervalSource", "Resample", "ValueReads", "bootstrap", "draws", "interval_of",
@@ -119,12 +120,27 @@ class _StoreSource(ValueReads):
         return store.weighted_ranking()[2] if hasattr(store, "weighted_ranking") else None
 
     def delong(self) -> intervals.DeLong:
+        store = self.ev._merged()
+        if hasattr(store, "weighted_ranking"):  # integer weights: each block's counts
+            keys, labels, weights = store.weighted_ranking()
+            starts = np.flatnonzero(run_starts(keys))
+            positive = np.add.reduceat(np.where(labels, weights, 0.0), starts)
+            negative = np.add.reduceat(np.where(labels, 0.0, weights), starts)
+            return intervals.delong_of_blocks(
+                positive.astype(np.int64), negative.astype(np.int64), self.ev._pos_missed,
+                self.ev._neg_missed, self.ev.area_under_roc_curve())
         keys, labels, grouped, pos_missed, neg_missed = self.ranking()
         return intervals.delong(keys, labels, grouped, pos_missed, neg_missed,
                                 self.ev.area_under_roc_curve())
 
     def counts_above(self, threshold: float) -> tuple[int, int]:
-        keys, labels = self.ev._merged().ranking()
+        store = self.ev._merged()
+        if hasattr(store, "weighted_ranking"):  # integer weights: the counts they stand for
+            keys, labels, weights = store.weighted_ranking()
+            above = int(np.searchsorted(keys, -threshold, side="right"))
+            held = weights[:above]
+            return int(held[labels[:above]].sum()), int(held.sum())
+        keys, labels = store.ranking()
         above = int(np.searchsorted(keys, -threshold, side="right"))
         return int(np.count_nonzero(labels[:above])), above
 
@@ -250,12 +266,17 @@ def interval_of(source: IntervalSource, measure: str = "roc_auc", level: float =
     measure = check_choice(measure, "measure", tuple(INTERVAL_METHODS))
     allowed = INTERVAL_METHODS[measure]
     weights = source.weights()
+    # Integer weights asked an analytic method are frequencies: the repeated cases' interval.
+    # The default stays the bootstrap: a weight often stands for cases never observed
+    # (down-sampling), which a frequency would count as seen, narrowing the interval.
+    counted = weights is None or frequencies(weights)
     if method is None and weights is not None and "bootstrap" in allowed:
-        method = "bootstrap"  # the one method that resamples weighted cases
+        method = "bootstrap"  # the one method that resamples any weighted cases
     chosen = allowed[0] if method is None else check_choice(method, "method", allowed)
-    if weights is not None and chosen != "bootstrap":
-        raise ValueError(f"the {chosen} interval counts cases, so it does not apply to weighted "
-                         "cases: method='bootstrap' resamples cases with their weights")
+    if not counted and chosen != "bootstrap":
+        raise ValueError(f"the {chosen} interval counts cases, so it applies to integer weights "
+                         "(read as how many times each case was seen) but not to these: "
+                         "method='bootstrap' resamples cases with their weights")
     level = intervals.check_level(level)
     read = READS[measure]
     if read.of_points is not None:  # a decision read: its value, then its resamples
@@ -311,6 +332,11 @@ def interval_of(source: IntervalSource, measure: str = "roc_auc", level: float =
     if measure == "precision":
         return _counted(tp, above, level, chosen)
     return _counted(tp, source.num_positive_ref(), level, chosen)
+
+
+def frequencies(weights: FloatArray) -> bool:
+    """Whether weights are frequencies: integers, whose total a float64 holds exactly."""
+    return bool((np.floor(weights) == weights).all()) and float(weights.sum()) < 2.0**53
 
 
 def _value(ev: IntervalSource, measure: str, k: int | None) -> float:
