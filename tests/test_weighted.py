@@ -122,20 +122,23 @@ def test_integer_weights_are_repeated_cases(seed: int) -> None:
         assert same_bits(_value(weighted, read), _value(repeated, read)), read.name
     for mine, theirs in zip(_curves(weighted), _curves(repeated), strict=True):
         np.testing.assert_array_equal(mine, theirs)
-    for bins in (10, 3):  # quantile edges are the held cases': each held once, not repeated
-        a = weighted.reliability_curve(bins, "uniform")
-        b = repeated.reliability_curve(bins, "uniform")
+    for bins, strategy in ((10, "uniform"), (3, "uniform"), (4, "quantile"), (7, "quantile")):
+        a = weighted.reliability_curve(bins, strategy)
+        b = repeated.reliability_curve(bins, strategy)
         assert same_bits(a.fraction_positive, b.fraction_positive)
         assert same_bits(a.mean_predicted, b.mean_predicted)
         assert same_bits(a.counts, b.counts.astype(np.float64))
-    for norm in ("l1", "l2", "max"):
-        assert same_bits(weighted.calibration_error(bins=7, norm=norm),
-                         repeated.calibration_error(bins=7, norm=norm))
-    for bins in (None, 5):
-        mine, theirs = weighted.brier_decomposition(bins), repeated.brier_decomposition(bins)
+        for norm in ("l1", "l2", "max"):
+            assert same_bits(weighted.calibration_error(bins, strategy, norm),
+                             repeated.calibration_error(bins, strategy, norm))
+        mine = weighted.brier_decomposition(bins, strategy)
+        theirs = repeated.brier_decomposition(bins, strategy)
         assert same_bits([mine.reliability, mine.resolution, mine.uncertainty, mine.brier],
                          [theirs.reliability, theirs.resolution, theirs.uncertainty,
                           theirs.brier])
+    mine, theirs = weighted.brier_decomposition(), repeated.brier_decomposition()
+    assert same_bits([mine.reliability, mine.resolution, mine.brier],
+                     [theirs.reliability, theirs.resolution, theirs.brier])
 
 
 @pytest.mark.parametrize("seed", SEEDS[:4])
@@ -551,8 +554,9 @@ def test_categories_integer_weights_are_repeated_cases(seed: int) -> None:
     assert same_bits(weighted.brier_score(), repeated.brier_score())
     assert same_bits(weighted.log_loss(), repeated.log_loss())
     for norm in ("l1", "l2", "max"):
-        assert same_bits(weighted.calibration_error(norm=norm),
-                         repeated.calibration_error(norm=norm))
+        for strategy in ("uniform", "quantile"):
+            assert same_bits(weighted.calibration_error(6, strategy, norm),
+                             repeated.calibration_error(6, strategy, norm))
     for name in ("a", "d"):
         mine, theirs = weighted.category(name), repeated.category(name)
         for read in ("brier_score", "log_loss", "calibration_error"):
@@ -1050,3 +1054,19 @@ def test_integer_weights_asked_an_analytic_interval_are_frequencies(seed: int) -
     halves = _weighted(y, s, w * 0.5 + 0.25)
     with pytest.raises(ValueError, match="applies to integer weights"):
         halves.interval("roc_auc", method="delong")
+
+
+def test_frequency_percentiles_are_numpys_of_the_repeated_values() -> None:
+    """The quantile bins' edges of weighted cases: NumPy's percentiles of the values repeated
+    as often as their (integer) weights, bit for bit, without repeating them."""
+    from rankeval.scored.calibration import frequency_percentiles
+
+    rng = np.random.default_rng(3)
+    for _ in range(400):
+        n = int(rng.integers(1, 30))
+        values = np.round(rng.random(n), int(rng.integers(1, 4)))
+        weights = rng.integers(0, 5, n).astype(np.float64)
+        weights[0] += 1.0
+        percents = np.linspace(0, 1, int(rng.integers(2, 12))) * 100
+        expected = np.percentile(np.repeat(values, weights.astype(np.int64)), percents)
+        assert same_bits(frequency_percentiles(values, weights, percents), expected)

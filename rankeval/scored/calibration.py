@@ -24,9 +24,10 @@ Every read runs over the cases grouped by tie block: a score's positives and its
 each counted (or, for weighted cases, weighed: the sum of their weights), times the score's
 term. Weighted cases thus take scikit-learn's
 ``sample_weight`` meaning, and integer weights give the repeated cases' bits (the same terms
-and counts). The quantile bins' edges are the quantiles of the held cases' scores (each held
-case once, as scikit-learn's ``calibration_curve``, which takes no weights; so integer
-weights and repeated cases bin alike only with uniform bins).
+and counts). The quantile bins' edges are NumPy's percentiles (scikit-learn's
+``calibration_curve``) of the scores each repeated as often as its weight says, computed on the
+cumulative weights without repeating anything (:func:`frequency_percentiles`): for integer
+weights, the repeated cases' edges, bit for bit.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ from numpy.typing import NDArray
 from rankeval.checks import check_choice, check_int
 
 __all__ = ["MAX_BINS", "BrierDecomposition", "CalibrationReads", "ReliabilityCurve",
-           "calibration_error_of", "check_probabilities", "grouped_mean"]
+           "calibration_error_of", "check_probabilities", "frequency_percentiles",
+           "grouped_mean"]
 
 #: The most bins a calibration read takes (more would only describe single cases).
 MAX_BINS = 1_000_000
@@ -156,20 +158,19 @@ class CalibrationReads:
         counts = np.column_stack((blocks.positive, blocks.negative)).ravel()
         return calibration_error_of(np.repeat(blocks.scores, 2),
                                     np.tile(np.array([1.0, 0.0]), blocks.scores.shape[0]),
-                                    bins, strategy, norm, counts, blocks.held)
+                                    bins, strategy, norm, counts)
 
 
 @dataclass(frozen=True)
 class _Blocks:
-    """The held cases by tie block, in the ranking's order: each block's score, how many
-    positives and negatives it holds (or the sums of their weights), and every held case's
-    score (the quantile bins' edges are theirs). Every calibration read is a function of
-    these: so integer weights, which give the repeated cases' blocks, give their bits."""
+    """The held cases by tie block, in the ranking's order: each block's score and how many
+    positives and negatives it holds (or the sums of their weights). Every calibration read is
+    a function of these: so integer weights, which give the repeated cases' blocks, give
+    their bits."""
 
     scores: FloatArray
     positive: FloatArray
     negative: FloatArray
-    held: FloatArray
 
     def total(self) -> float:
         return float(np.sum(self.positive + self.negative))
@@ -183,7 +184,7 @@ class _Blocks:
     def bins(self, bins: int, strategy: str) -> NDArray[np.int64]:
         return _sklearn_bins(self.scores, check_int(bins, "bins", minimum=1, maximum=MAX_BINS),
                              check_choice(strategy, "strategy", ("uniform", "quantile")),
-                             self.held)
+                             self.positive + self.negative)
 
     def binned(self, ids: NDArray[np.int64]) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Each non-empty bin's cases (or weight), share of positives and mean score."""
@@ -199,12 +200,11 @@ class _Blocks:
 
 def calibration_error_of(p: FloatArray, y: FloatArray, bins: int = 15,
                          strategy: str = "uniform", norm: str = "l1",
-                         weights: FloatArray | None = None,
-                         held: FloatArray | None = None) -> float:
+                         weights: FloatArray | None = None) -> float:
     """torchmetrics' calibration error of confidences ``p`` and outcomes ``y`` (0/1): shared
     by the binary evaluator and the classifier's top-label read. ``weights``: each case's
     weight, or count (the bins' shares, accuracies and confidences are then weighted
-    means); ``held``: the scores whose quantiles make the quantile bins (default ``p``).
+    means, and the quantile edges those of each case repeated as often as its weight).
 
     Complexity: O(n log n).
     """
@@ -221,8 +221,8 @@ def calibration_error_of(p: FloatArray, y: FloatArray, bins: int = 15,
     sums = np.add.reduceat(np.ones(p.shape[0]) if weights is None else weights[order],
                            starts)
     kept = sums > 0.0  # a pair only zero weights hold is no term
-    if held is None:  # the quantile edges: every case's confidence, before the grouping
-        held = p
+    if strategy == "quantile":  # the edges from every case (its weight), before the grouping
+        inner = frequency_percentiles(p, weights, np.linspace(0, 1, count + 1) * 100)[1:-1]
     p, y, weights = ps[starts][kept], ys[starts][kept], sums[kept]
     if p.shape[0] == 0:
         return math.nan
@@ -231,7 +231,7 @@ def calibration_error_of(p: FloatArray, y: FloatArray, bins: int = 15,
         ids = np.searchsorted(edges, p, side="right") - 1
         width = count + 1
     else:
-        ids = _sklearn_bins(p, count, "quantile", held)
+        ids = np.searchsorted(inner, p).astype(np.int64)
         width = count
     total = np.bincount(ids, weights=weights, minlength=width).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -263,7 +263,7 @@ def _blocks(ev: _Cases, measure: str) -> _Blocks:
     held = check_probabilities(np.negative(keys, dtype=np.float64), measure)
     if held.shape[0] == 0:
         empty = np.zeros(0)
-        return _Blocks(empty, empty, empty, held)
+        return _Blocks(empty, empty, empty)
     starts = np.flatnonzero(run_starts(keys))
     if weights is None:
         positive = np.add.reduceat(labels.astype(np.float64), starts)
@@ -271,7 +271,7 @@ def _blocks(ev: _Cases, measure: str) -> _Blocks:
     else:
         positive = np.add.reduceat(np.where(labels, weights, 0.0), starts)
         negative = np.add.reduceat(np.where(labels, 0.0, weights), starts)
-    return _Blocks(held[starts] + 0.0, positive, negative, held)
+    return _Blocks(held[starts] + 0.0, positive, negative)
 
 
 def grouped_mean(terms: FloatArray, weights: FloatArray | None = None) -> float:
@@ -327,15 +327,63 @@ def _torch_linspace(bins: int) -> FloatArray:
                      for i in range(bins + 1)], dtype=np.float64)
 
 
-def _sklearn_bins(p: FloatArray, bins: int, strategy: str, held: FloatArray | None = None
+def frequency_percentiles(values: FloatArray, weights: FloatArray | None,
+                          percents: FloatArray) -> FloatArray:
+    """``np.percentile(values, percents)`` (its default, linear method) of the values each
+    repeated as often as its weight, computed on the cumulative weights with NumPy's own
+    arithmetic (the virtual index ``(n - 1) q``, its floor and the interpolation ``a + (b - a)
+    g``, or ``b - (b - a)(1 - g)`` from g = 0.5 on) without repeating anything: integer weights
+    give the repeated values' edges bit for bit; other weights the same rule on the weight
+    scale. ``weights`` None: ``np.percentile`` itself.
+
+    >>> v, w = np.array([0.3, 0.1, 0.7]), np.array([2.0, 1.0, 3.0])
+    >>> q = np.array([0.0, 25.0, 50.0, 90.0, 100.0])
+    >>> (frequency_percentiles(v, w, q) == np.percentile(np.repeat(v, [2, 1, 3]), q)).all()
+    np.True_
+
+    Complexity: O(n log n).
+    """
+    if weights is None:
+        return np.asarray(np.percentile(values, percents), dtype=np.float64)
+    held = weights > 0.0  # a value of weight 0 is not repeated at all
+    values, weights = values[held], weights[held]
+    order = np.argsort(values, kind="stable")
+    ordered, cumulative = values[order], np.cumsum(weights[order])
+    total = float(cumulative[-1])
+    n: float = int(total) if total.is_integer() else total  # as NumPy's count
+    virtual = (n - 1) * np.true_divide(percents, 100)
+    previous = np.floor(virtual)
+    last = ordered.shape[0] - 1
+
+    def at(position: FloatArray) -> FloatArray:
+        """The value at each position of the repeated, sorted values."""
+        found = np.searchsorted(cumulative, position, side="right")
+        picked: FloatArray = ordered[np.minimum(found, last)]
+        return picked
+
+    below, above = at(previous), at(previous + 1)
+    high, low = virtual >= n - 1, virtual < 0
+    below[high] = above[high] = ordered[-1]
+    below[low] = above[low] = ordered[0]
+    start = previous.copy()  # NumPy's index there: the last (-1) or the first (0)
+    start[high], start[low] = -1.0, 0.0
+    gamma = virtual - start
+    difference = above - below
+    result = below + difference * gamma
+    upper = gamma >= 0.5
+    result[upper] = (above - difference * (1 - gamma))[upper]
+    return result
+
+
+def _sklearn_bins(p: FloatArray, bins: int, strategy: str, weights: FloatArray | None = None
                   ) -> NDArray[np.int64]:
     """Each score's bin, as scikit-learn's ``calibration_curve`` assigns them (none for no
-    score: the quantiles of nothing are undefined); the quantile edges are those of ``held``
-    (default ``p``)."""
+    score: the quantiles of nothing are undefined); the quantile edges are those of the scores
+    each repeated as often as its weight (:func:`frequency_percentiles`)."""
     if p.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)
     if strategy == "quantile":
-        edges = np.percentile(p if held is None else held, np.linspace(0, 1, bins + 1) * 100)
+        edges = frequency_percentiles(p, weights, np.linspace(0, 1, bins + 1) * 100)
     else:
         edges = np.linspace(0.0, 1.0, bins + 1)
     return np.searchsorted(edges[1:-1], p).astype(np.int64)
