@@ -912,3 +912,26 @@ class TestSeedConventionsByName:
                       ["nDCG(ideal=retrieved)@1", "nDCG(ideal=retrieved)@5",
                        "nDCG(ideal=retrieved)@10"])
         assert got == pytest.approx(expected, abs=1e-10)
+
+
+@pytest.mark.parametrize("span", [3, 40, 10**6])
+def test_judged_counts_equal_a_count_of_every_pair(span: int) -> None:
+    """The judged documents per (query, value): counted in cells when the values span little,
+    sorted otherwise; both against a dict of every judgment."""
+    rng = np.random.default_rng(span)
+    for _ in range(60):
+        queries = int(rng.integers(1, 40))
+        m = int(rng.integers(0, 300))
+        query, rel = rng.integers(0, queries, m), rng.integers(-2, span, m)
+        found: dict[tuple[int, int], int] = {}
+        for q, r in zip(query.tolist(), rel.tolist(), strict=True):
+            if r >= 0:
+                found[(q, r)] = found.get((q, r), 0) + 1
+        pairs = sorted(found)
+        offsets = np.zeros(queries + 1, dtype=np.int64)
+        for q, _ in pairs:
+            offsets[q + 1] += 1
+        counts = trec_sort.judged_counts(query, rel, queries)
+        assert counts.offsets.tolist() == np.cumsum(offsets).tolist()
+        assert counts.grades.tolist() == [r for _, r in pairs]
+        assert counts.counts.tolist() == [found[pair] for pair in pairs]
