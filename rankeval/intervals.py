@@ -242,11 +242,13 @@ class DeLong:
         return self.s10 / self.positives + self.s01 / self.negatives
 
 
-def blocks(keys: NDArray[Any], labels: NDArray[np.bool_], grouped: bool
-           ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+def blocks(keys: NDArray[Any], labels: NDArray[np.bool_], grouped: bool,
+           weights: NDArray[np.float64] | None = None
+           ) -> tuple[NDArray[np.int64], NDArray[Any], NDArray[Any]]:
     """The blocks of a sorted ranking whose cases share one placement: runs of equal keys
     (``grouped``; the tie blocks of :func:`rankeval.points.tie_block_ends`) or single cases.
-    Returns each block's first row, positives and negatives.
+    Returns each block's first row, positives and negatives (int64 counts; with ``weights``,
+    float64 sums of the cases' weights).
 
     >>> [a.tolist() for a in blocks(np.array([1.0, 1.0, 2.0]), np.array([True, False, True]),
     ...                             True)]
@@ -263,6 +265,9 @@ def blocks(keys: NDArray[Any], labels: NDArray[np.bool_], grouped: bool
         starts = np.concatenate(([0], ends[:-1] + 1)).astype(np.int64)
     else:
         starts = np.arange(n, dtype=np.int64)
+    if weights is not None:
+        return (starts, np.add.reduceat(np.where(labels, weights, 0.0), starts),
+                np.add.reduceat(np.where(labels, 0.0, weights), starts))
     pos_in = np.add.reduceat(labels.astype(np.int64), starts)
     return starts, pos_in, np.diff(np.append(starts, n)) - pos_in
 

@@ -64,6 +64,7 @@ __all__ = [
     "check_missing",
     "check_order",
     "check_run_options",
+    "check_weight_policy",
     "check_weights_found",
     "collect_evaluator",
     "evaluate",
@@ -213,9 +214,7 @@ class ScoredTableOptions:
                                 f"{type(getattr(self, name)).__name__}")
         set_ = object.__setattr__
         set_(self, "ties", check_order(self.ties, self.order_col))
-        if self.weight_col is not None and self.ties != "grouped":
-            raise ValueError('weight_col= needs ties="grouped": a case of weight w is w tied '
-                             "copies of it")
+        check_weight_policy(self.weight_col, self.ties)
         misses, negative = check_misses(self.misses, self.negative_misses)
         set_(self, "misses", misses)
         set_(self, "negative_misses", negative)
@@ -357,6 +356,14 @@ def bucket_rows(ids: IntArray) -> list[tuple[int, IntArray]]:
     ends = np.r_[starts[1:], ids.shape[0]]
     return [(int(sorted_ids[start]), by_bucket[start:end])
             for start, end in zip(starts.tolist(), ends.tolist(), strict=True)]
+
+
+def check_weight_policy(weight_col: str | None, policy: TiePolicy) -> None:
+    """Refuse ``weight_col`` with a policy other than grouped ties: a case of weight w is w
+    tied copies of it."""
+    if weight_col is not None and policy != "grouped":
+        raise ValueError('weight_col= needs ties="grouped": a case of weight w is w tied '
+                         "copies of it")
 
 
 def check_weights_found(found: Mapping[str, Any], weight_col: str) -> None:
@@ -816,9 +823,7 @@ def collect_evaluator(
     function.
     """
     policy = check_order(ties, order_col)
-    if weight_col is not None and policy != "grouped":
-        raise ValueError('weight_col= needs ties="grouped": a case of weight w is w tied '
-                         "copies of it")
+    check_weight_policy(weight_col, policy)
     return _engine_of(df, "collect_evaluator").collect_table(df, score_col, label_col, policy,
                                                              order_col, weight_col)
 

@@ -235,10 +235,8 @@ def calibration_error_of(p: FloatArray, y: FloatArray, bins: int = 15,
         width = count
     total = np.bincount(ids, weights=weights, minlength=width).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        accuracy = np.nan_to_num(
-            np.bincount(ids, weights=_times(y, weights), minlength=width) / total)
-        confidence = np.nan_to_num(
-            np.bincount(ids, weights=_times(p, weights), minlength=width) / total)
+        accuracy = np.nan_to_num(np.bincount(ids, weights=y * weights, minlength=width) / total)
+        confidence = np.nan_to_num(np.bincount(ids, weights=p * weights, minlength=width) / total)
     gap = np.abs(accuracy - confidence)
     share = total / total.sum()
     if norm == "l1":
@@ -252,7 +250,7 @@ def calibration_error_of(p: FloatArray, y: FloatArray, bins: int = 15,
 def _blocks(ev: _Cases, measure: str) -> _Blocks:
     """The evaluator's held cases as :class:`_Blocks`; scores checked as probabilities.
     Complexity: O(n)."""
-    from rankeval.scored.sorting import run_starts
+    from rankeval.intervals import blocks
 
     with ev._lock:
         store = ev._merged()
@@ -264,14 +262,9 @@ def _blocks(ev: _Cases, measure: str) -> _Blocks:
     if held.shape[0] == 0:
         empty = np.zeros(0)
         return _Blocks(empty, empty, empty)
-    starts = np.flatnonzero(run_starts(keys))
-    if weights is None:
-        positive = np.add.reduceat(labels.astype(np.float64), starts)
-        negative = np.diff(np.append(starts, held.shape[0])).astype(np.float64) - positive
-    else:
-        positive = np.add.reduceat(np.where(labels, weights, 0.0), starts)
-        negative = np.add.reduceat(np.where(labels, 0.0, weights), starts)
-    return _Blocks(held[starts] + 0.0, positive, negative)
+    starts, positive, negative = blocks(keys, labels, True, weights)
+    return _Blocks(held[starts] + 0.0, positive.astype(np.float64, copy=False),
+                   negative.astype(np.float64, copy=False))
 
 
 def grouped_mean(terms: FloatArray, weights: FloatArray | None = None) -> float:
@@ -290,11 +283,6 @@ def grouped_mean(terms: FloatArray, weights: FloatArray | None = None) -> float:
                          minlength=values.shape[0]).astype(np.float64)
     held = counts > 0.0  # a value only zero weights hold is no term (as a case not repeated)
     return float(np.average(values[held], weights=counts[held])) if held.any() else math.nan
-
-
-def _times(values: FloatArray, weights: FloatArray | None) -> FloatArray:
-    """``values`` weighted: times each case's weight (as they are when unweighted)."""
-    return values if weights is None else values * weights
 
 
 def check_probabilities(scores: NDArray[Any], measure: str) -> NDArray[Any]:

@@ -82,7 +82,7 @@ from rankeval.scored.weighted import (
     WeightedWindowStore,
     unweighted_read,
 )
-from rankeval.scored.weighted_parts import WeightedReport
+from rankeval.scored.weighted_parts import WeightedReport, weighted_roc_auc
 from rankeval.scored.window import WindowStore
 
 __all__ = ["ScoredPrecisionRecallEvaluation"]
@@ -985,12 +985,9 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             store = self._folded()
             pos, neg = store.counts()
             if isinstance(store, WeightedStore):
-                # The same rational value from the sums of weights: the pair count is the
-                # area below the curve in weights (exact for integer weights: the same bits)
-                doubled = self._points().doubled_areas[0]
-                return formulas.roc_auc_from_pairs(
-                    float(doubled[-1]) if doubled.shape[0] else 0.0, pos, self._pos_missed,
-                    neg, self._neg_missed)
+                # The same rational value from the sums of weights (the pair count in weights)
+                return weighted_roc_auc(self._points(), pos, self._pos_missed, neg,
+                                        self._neg_missed)
             return formulas.roc_auc_from_pairs(
                 store.doubled_pairs, pos, self._pos_missed, neg, self._neg_missed
             )

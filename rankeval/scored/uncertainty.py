@@ -26,7 +26,6 @@ from rankeval import formulas, intervals, points
 from rankeval.checks import check_choice, check_int, check_rank, check_threshold
 from rankeval.intervals import Interval
 from rankeval.scored.reads import READS, interval_methods
-from rankeval.scored.sorting import run_starts
 
 __all__ = ["BOOTSTRAP_MEASURES", "INTERVAL_METHODS", "MAX_RESAMPLES", "IntervalReads",
            "IntervalSource", "Resample", "ValueReads", "bootstrap", "draws", "interval_of",
@@ -123,9 +122,7 @@ class _StoreSource(ValueReads):
         store = self.ev._merged()
         if hasattr(store, "weighted_ranking"):  # integer weights: each block's counts
             keys, labels, weights = store.weighted_ranking()
-            starts = np.flatnonzero(run_starts(keys))
-            positive = np.add.reduceat(np.where(labels, weights, 0.0), starts)
-            negative = np.add.reduceat(np.where(labels, 0.0, weights), starts)
+            _, positive, negative = intervals.blocks(keys, labels, True, weights)
             return intervals.delong_of_blocks(
                 positive.astype(np.int64), negative.astype(np.int64), self.ev._pos_missed,
                 self.ev._neg_missed, self.ev.area_under_roc_curve())

@@ -48,7 +48,7 @@ from rankeval.scored.readers import RankingReader, summary_of
 from rankeval.scored.weighted import unweighted_read
 
 __all__ = ["SumShare", "SumStart", "WeightedReport", "assemble", "bucket_points",
-           "evaluate_buckets", "sorted_bucket", "sum_share", "sum_starts"]
+           "evaluate_buckets", "sorted_bucket", "sum_share", "sum_starts", "weighted_roc_auc"]
 
 
 @dataclass(frozen=True)
@@ -165,6 +165,16 @@ def bucket_points(keys: FloatArray, labels: BoolArray, weights: FloatArray, offs
     return tp, fp, np.negative(keys[ends], dtype=np.float64) + 0.0
 
 
+def weighted_roc_auc(points: OperatingPoints, pos_added: float, pos_missed: int,
+                     neg_added: float, neg_missed: int) -> float:
+    """The ROC area of weighted points: the pair count in weights (the doubled area below the
+    curve) over ``2 R N``, as the evaluator's pair count (exact for integer weights: the
+    repeated cases' bits). The evaluator and :class:`WeightedReport` both read it here."""
+    doubled = points.doubled_areas[0]
+    return formulas.roc_auc_from_pairs(float(doubled[-1]) if doubled.shape[0] else 0.0,
+                                       pos_added, pos_missed, neg_added, neg_missed)
+
+
 def assemble(pieces: Iterable[tuple[int, tuple[FloatArray, FloatArray, FloatArray]]],
              pos_missed: int = 0, neg_missed: int = 0,
              curve_points: int = 1000) -> WeightedReport:
@@ -216,10 +226,8 @@ class WeightedReport(decisions.DecisionReads):
 
     # ------------------------------------------------------------------ values
     def area_under_roc_curve(self) -> float:
-        doubled = self._all.doubled_areas[0]
-        return formulas.roc_auc_from_pairs(float(doubled[-1]) if doubled.shape[0] else 0.0,
-                                           self._pos_added, self._pos_missed,
-                                           self._neg_added, self._neg_missed)
+        return weighted_roc_auc(self._all, self._pos_added, self._pos_missed, self._neg_added,
+                                self._neg_missed)
 
     def average_precision(self) -> float:
         return self._all.average_precision
