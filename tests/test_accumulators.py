@@ -143,10 +143,17 @@ def _load(kind: Kind, path: Path) -> Any:
 
 @pytest.mark.parametrize("kind", KINDS, ids=[kind.name for kind in KINDS])
 def test_each_is_the_declared_accumulator(kind: Kind) -> None:
-    from rankeval.scored.readers import Accumulator
+    from rankeval.scored.accumulation import Accumulation, Part
 
     made = kind.make()
-    assert isinstance(made, Accumulator)
+    assert isinstance(made, Accumulation)
+    # Its state declared once: each part an attribute it holds, as new as the part's empty
+    # value (reset() gives them back: test_reset_forgets_every_case_and_keeps_the_settings).
+    assert made._STATE
+    for name, part in made._STATE.items():
+        assert isinstance(part, Part)
+        empty = part.empty(made)
+        assert type(getattr(made, name)) is type(empty), name
     for name in ("from_bytes", "load"):
         assert callable(getattr(type(made), name))
 

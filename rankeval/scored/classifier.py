@@ -39,11 +39,9 @@ the arg-max confusion and the bootstrap intervals raise on weighted cases.
 
 from __future__ import annotations
 
-import os
-import threading
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -60,9 +58,9 @@ from rankeval.checks import (
 from rankeval.errors import PersistenceError
 from rankeval.formulas import TiePolicy
 from rankeval.intervals import Interval
+from rankeval.scored.accumulation import Part, joined, new_list, nothing
 from rankeval.scored.calibration import check_probabilities, grouped_mean
 from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
-from rankeval.scored.readers import reset_to_empty
 from rankeval.scored.weighted import WeightParts
 
 __all__ = ["ScoredClassifierEvaluation"]
@@ -111,13 +109,25 @@ class ScoredClassifierEvaluation(WeightParts):
         self.ties: TiePolicy = check_choice(ties, "ties", ("insertion", "grouped"))
         self.multi_label = check_flag(multi_label, "multi_label")
         self._index = {name: i for i, name in enumerate(names)}
-        # Each case's category (multi-class), or its row of memberships (multi-label).
-        self._labels: list[NDArray[Any]] = []
-        self._scores: list[FloatArray] = []
-        # Each case's weight, once a weight was given (None: every case weighs 1).
-        self._weights: list[FloatArray] | None = None
+        self._start()
+
+    # The state, declared once (rankeval.scored.accumulation): lists of arrays, joined by a
+    # merge. Each case's category (multi-class) or its row of memberships (multi-label), its
+    # row of scores, and its weight once a weight was given (None: every case weighs 1).
+    _STATE: ClassVar[dict[str, Part]] = {
+        "_labels": Part(new_list, joined),
+        "_scores": Part(new_list, joined),
+        "_weights": Part(nothing, joined),
+    }
+    _labels: list[NDArray[Any]]
+    _scores: list[FloatArray]
+
+    def _settings(self) -> dict[str, Any]:
+        return {"categories": self.categories, "ties": self.ties,
+                "multi_label": self.multi_label}
+
+    def _changed(self) -> None:
         self._cache: dict[object, Any] = {}
-        self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ adds
     def add_case(self, true_category: str, scores: Sequence[float], *,
@@ -251,21 +261,9 @@ class ScoredClassifierEvaluation(WeightParts):
             raise ValueError(f"{what} {why}: this evaluation holds weighted cases")
 
     def merge(self, other: ScoredClassifierEvaluation) -> None:
-        """Add every case of ``other`` (same categories, same mode), after this one's.
-
-        Complexity: O(m·C) for m cases of ``other``.
-        """
-        if not isinstance(other, ScoredClassifierEvaluation):
-            raise TypeError(f"can only merge a ScoredClassifierEvaluation, got "
-                            f"{type(other).__name__}")
-        if (other.categories, other.multi_label, other.ties) != (
-                self.categories, self.multi_label, self.ties):
-            raise ValueError("cannot merge evaluations of other categories, mode or ties")
-        with other._lock:
-            labels, scores = other._arrays()
-            theirs = other._weight_array()
-        with self._lock:
-            self._append(labels.copy(), scores.copy(), None if theirs is None else theirs.copy())
+        """Add every case of ``other`` (same categories, same mode, same ties), after this
+        one's. Complexity: O(1) (the arrays are shared: neither changes them in place)."""
+        super().merge(other)
 
     # ------------------------------------------------------------------ files
     def to_bytes(self) -> bytes:
@@ -329,29 +327,6 @@ class ScoredClassifierEvaluation(WeightParts):
         except (ValueError, TypeError) as error:
             raise PersistenceError(name, f"invalid classifier state: {error}") from None
         return ev
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write :meth:`to_bytes` to ``path`` atomically (the old file or the whole new one
-        survives a crash). Complexity: O(n·C)."""
-        container.write_file(path, self.to_bytes())
-
-    @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> ScoredClassifierEvaluation:
-        """Read an evaluation :meth:`save` wrote; a FIFO, a device or a file larger than
-        memory is refused before a byte is read (:func:`rankeval.container.read_file`)."""
-        return cls.from_bytes(container.read_file(path), os.fspath(path))
-
-    def reset(self) -> None:
-        """Forget every case, keeping the settings. Complexity: O(1)."""
-        with self._lock:
-            reset_to_empty(self, ScoredClassifierEvaluation(self.categories, ties=self.ties,
-                                                            multi_label=self.multi_label))
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"state": self.to_bytes()}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(ScoredClassifierEvaluation.from_bytes(state["state"]).__dict__)
 
     def __repr__(self) -> str:
         return (f"ScoredClassifierEvaluation(categories={list(self.categories)!r}, "

@@ -57,6 +57,7 @@ from rankeval.points import (
 )
 from rankeval.scored import curves
 from rankeval.scored import store as _store_module
+from rankeval.scored.accumulation import Accumulation, Part, added, kept, zero
 from rankeval.scored.calibration import CalibrationReads
 from rankeval.scored.decisions import (
     Asks,
@@ -115,8 +116,13 @@ Self = TypeVar("Self", bound="ScoredPrecisionRecallEvaluation")
 _WEIGHTED_HEAD = complex(0.0, WEIGHTED_PART)
 
 
+def _never(evaluation: object) -> float:
+    """A time before any: no clock reading or stamp yet."""
+    return -math.inf
+
+
 class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, IntervalReads,
-                                      CalibrationReads, DecisionReads):
+                                      CalibrationReads, DecisionReads, Accumulation):
     """Incremental evaluation of scored binary decisions, exact at every step.
 
     Cases arrive one at a time (:meth:`add_case`) or in bulk
@@ -203,24 +209,27 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             None if seconds is None else (clock or time.time))
         self._attach(_new_store(check_ties(ties), check_window(window), seconds, dtype),
                      read_only=False)
-        for name, value in self._STATE.items():
-            setattr(self, name, value)
+        for name, part in self._STATE.items():
+            setattr(self, name, part.empty(self))
         self._fresh_derived()
 
     # ------------------------------------------------- the declared state
-    # Besides the store (cases; made by _new_store, attached by _attach) and the settings
-    # (ties, window or horizon, score dtype, clock, read-only), an evaluator's state is these
-    # attributes, each with its value when new and after reset(). __init__, pickling,
-    # snapshots and copies go through this one list; merge adds the two miss counts (the
-    # only state that merges); _publish and reset set them with the store in one call-free
-    # assignment (see _publish), which a loop could not be.
-    _STATE: ClassVar[dict[str, object]] = {
-        "_pos_missed": 0,  # positives declared missed
-        "_neg_missed": 0,  # negatives declared missed
-        "_clock_latest": -math.inf,  # the latest time add_case took from the clock
+    # Besides the store (cases; made by _new_store, attached by _attach, merged by merge()
+    # in arrival or time order) and the settings (ties, window or horizon, score dtype,
+    # clock, read-only), an evaluator's state is these parts (rankeval.scored.accumulation),
+    # each with its value when new and after reset() and its merge rule. __init__, pickling,
+    # snapshots and copies go through this one list, and merge() merges the miss counts by
+    # their rules (_merged_misses); _publish and reset set them with the store in one
+    # call-free assignment (see _publish), which a loop could not be.
+    _STATE: ClassVar[dict[str, Part]] = {
+        "_pos_missed": Part(zero, added),  # positives declared missed
+        "_neg_missed": Part(zero, added),  # negatives declared missed
+        # The latest time add_case took from this evaluator's clock: its own reading, which
+        # a merge keeps (the merged cases' times are in the store).
+        "_clock_latest": Part(_never, kept),
         # The latest time _add_timed stamped. Apart from _clock_latest on purpose: add_case
         # writes that one without the lock, and could overwrite a later stamp with its own.
-        "_time_high": -math.inf,
+        "_time_high": Part(_never, kept),
     }
     _pos_missed: int
     _neg_missed: int
@@ -1111,8 +1120,8 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._attach(state["store"], state["read_only"])
         self._clock = state.get("clock")
-        for name, value in self._STATE.items():  # a pickle of an older version lacks some
-            setattr(self, name, state.get(name.lstrip("_"), value))
+        for name, part in self._STATE.items():  # a pickle of an older version lacks some
+            setattr(self, name, state.get(name.lstrip("_"), part.empty(self)))
         self._fresh_derived()
 
     def _arrival_order(self) -> tuple[FloatArray, BoolArray]:
@@ -1200,8 +1209,7 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             store = self._store.successor()
             store.add_batch(labels, keys)
             store.fold()  # the totals below count the merged cases
-            pos_missed = self._pos_missed + their_pos_missed
-            neg_missed = self._neg_missed + their_neg_missed
+            pos_missed, neg_missed = self._merged_misses(their_pos_missed, their_neg_missed)
             check_total(store.pos_added + pos_missed, "numPositiveRef")
             check_total(store.neg_added + neg_missed, "numNegativeRef")
             self._publish(store, pos_missed, neg_missed)
@@ -1217,8 +1225,16 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             store = self._weighted_successor()
             store.add_batch(labels, keys.astype(np.float64), weights)
             store.fold()
-            self._publish(store, self._pos_missed + their_pos_missed,
-                          self._neg_missed + their_neg_missed)
+            self._publish(store, *self._merged_misses(their_pos_missed, their_neg_missed))
+
+    def _merged_misses(self, pos_missed: int, neg_missed: int) -> tuple[int, int]:
+        """Our miss counts merged with another's by their declared rules (added)."""
+        return (self._STATE["_pos_missed"].merge(self._pos_missed, pos_missed),
+                self._STATE["_neg_missed"].merge(self._neg_missed, neg_missed))
+
+    def _settings(self) -> dict[str, Any]:
+        return {"ties": self.ties, "window": self.window, "horizon": self.horizon,
+                "clock": self._clock, "score_dtype": self.score_dtype}
 
     def _weighted_cases(self) -> tuple[FloatArray, BoolArray, FloatArray]:
         """Keys, labels and weights of every case (weight 1 each if unweighted), in an order
@@ -1270,8 +1286,8 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
                 assert isinstance(mine, WeightedTimeWindowStore)
                 mine.fold()
                 merged = mine.merged_by_time((keys, labels, weights, times, now, latest))
-                self._publish(merged, self._pos_missed + their_pos_missed,
-                              self._neg_missed + their_neg_missed)
+                self._publish(merged, *self._merged_misses(their_pos_missed,
+                                                           their_neg_missed))
             return
         with other._lock:
             theirs = _timed(other._folded()).timed_cases()
@@ -1280,8 +1296,7 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
             if self._read_only:
                 self._refuse()
             store = _timed(self._folded()).merged_by_time(theirs)
-            pos_missed = self._pos_missed + their_pos_missed
-            neg_missed = self._neg_missed + their_neg_missed
+            pos_missed, neg_missed = self._merged_misses(their_pos_missed, their_neg_missed)
             check_total(store.pos_added + pos_missed, "numPositiveRef")
             check_total(store.neg_added + neg_missed, "numNegativeRef")
             self._publish(store, pos_missed, neg_missed)

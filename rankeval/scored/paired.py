@@ -18,10 +18,8 @@ Alternatives, scipy's spellings: ``"two-sided"`` (default), ``"greater"`` (AUC_a
 from __future__ import annotations
 
 import math
-import os
-import threading
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -36,8 +34,8 @@ from rankeval.checks import (
     check_weight,
     check_weight_array,
 )
+from rankeval.scored.accumulation import Part, joined, merged_copy, new_list, nothing
 from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
-from rankeval.scored.readers import reset_to_empty
 from rankeval.scored.weighted import WeightParts
 
 _MAGIC = b"\x89RKP\r\n\x1a\n"
@@ -283,6 +281,10 @@ class _Ranking:
         return points.OperatingPoints(tp, fp, self.scores, int(pos.sum()), int(neg.sum()))
 
 
+def _grouped_evaluator(paired: object) -> ScoredPrecisionRecallEvaluation:
+    return ScoredPrecisionRecallEvaluation(ties="grouped")
+
+
 class PairedEvaluation(WeightParts):
     """Two classifiers scored on the same cases, streamed in, for DeLong's paired test.
 
@@ -304,14 +306,27 @@ class PairedEvaluation(WeightParts):
     """
 
     def __init__(self) -> None:
-        self._a = ScoredPrecisionRecallEvaluation(ties="grouped")
-        self._b = ScoredPrecisionRecallEvaluation(ties="grouped")
-        self._labels: list[BoolArray] = []
-        self._scores_a: list[FloatArray] = []
-        self._scores_b: list[FloatArray] = []
-        #: The cases' weights, aligned with the pairs, once a weight was given (None before).
-        self._weights: list[FloatArray] | None = None
-        self._lock = threading.RLock()
+        self._start()
+
+    # The state, declared once (rankeval.scored.accumulation): each classifier's evaluator
+    # (merged by its own merge), the pairs in arrival order (labels, both scores), and their
+    # weights once a weight was given (None before); the lists join in a merge.
+    _STATE: ClassVar[dict[str, Part]] = {
+        "_a": Part(_grouped_evaluator, merged_copy),
+        "_b": Part(_grouped_evaluator, merged_copy),
+        "_labels": Part(new_list, joined),
+        "_scores_a": Part(new_list, joined),
+        "_scores_b": Part(new_list, joined),
+        "_weights": Part(nothing, joined),
+    }
+    _a: ScoredPrecisionRecallEvaluation
+    _b: ScoredPrecisionRecallEvaluation
+    _labels: list[BoolArray]
+    _scores_a: list[FloatArray]
+    _scores_b: list[FloatArray]
+
+    def _settings(self) -> dict[str, Any]:
+        return {}
 
     @property
     def a(self) -> ScoredPrecisionRecallEvaluation:
@@ -394,15 +409,7 @@ class PairedEvaluation(WeightParts):
     def merge(self, other: PairedEvaluation) -> None:
         """Add every pair of ``other`` after this one's (grouped ties: the order of the
         cases changes no value). Complexity: O(m log m) for m cases of ``other``."""
-        if not isinstance(other, PairedEvaluation):
-            raise TypeError(f"can only merge a PairedEvaluation, got {type(other).__name__}")
-        with other._lock:
-            labels, a, b = other._arrays()  # never written in place: add_cases copies
-            weights = other._weight_array()
-        if weights is not None:
-            self.add_cases(labels, a, b, weights)
-        elif labels.shape[0]:
-            self.add_cases(labels, a, b)
+        super().merge(other)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PairedEvaluation):
@@ -472,30 +479,6 @@ class PairedEvaluation(WeightParts):
         except (TypeError, ValueError) as error:
             raise PersistenceError(name, f"invalid paired state: {error}") from None
         return paired
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write :meth:`to_bytes` to ``path`` atomically. Complexity: O(n)."""
-        from rankeval import container
-
-        container.write_file(path, self.to_bytes())
-
-    @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> PairedEvaluation:
-        """Read an evaluation :meth:`save` wrote (a FIFO or device is refused unread)."""
-        from rankeval import container
-
-        return cls.from_bytes(container.read_file(path), os.fspath(path))
-
-    def reset(self) -> None:
-        """Forget every case, keeping the settings. Complexity: O(1)."""
-        with self._lock:
-            reset_to_empty(self, PairedEvaluation())
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"state": self.to_bytes()}  # the lock is not pickled
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(PairedEvaluation.from_bytes(state["state"]).__dict__)
 
     def __repr__(self) -> str:
         weighted = ", weighted" if self.weighted else ""

@@ -15,12 +15,12 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from rankeval.points import FloatArray
 from rankeval.scored.reads import READS
 
-__all__ = ["Accumulator", "RankingReader", "Reader", "summary_of"]
+__all__ = ["RankingReader", "Reader", "summary_of"]
 
 V_co = TypeVar("V_co", covariant=True)
 
@@ -50,31 +50,6 @@ class RankingReader(Reader[float], Protocol):
     def pr_curve(self, interpolate: bool = False) -> FloatArray: ...
     def pr_score_curve(self, interpolate: bool = False) -> FloatArray: ...
     def roc_curve(self) -> FloatArray: ...
-
-
-@runtime_checkable
-class Accumulator(Protocol):
-    """What every accumulator does, whatever it holds: the binary evaluator (and its
-    windows), the multi-category, paired, sketch and segmented evaluations.
-    ``tests/test_accumulators.py`` holds each to it and to the round trips (``from_bytes``
-    and ``load``, classmethods, take the class's own arguments: a segmented evaluation's
-    factory, a time window's clock).
-    """
-
-    def merge(self, other: Any) -> None: ...
-    def reset(self) -> None: ...
-    def to_bytes(self) -> bytes: ...
-    def save(self, path: Any) -> None: ...
-    def to_text(self) -> str: ...
-    def __getstate__(self) -> Any: ...
-
-
-def reset_to_empty(accumulator: Any, empty: Any) -> None:
-    """Give ``accumulator`` the state of ``empty`` (a new one with its settings), keeping its
-    own lock: each accumulator's ``reset()`` calls this under that lock."""
-    state = dict(vars(empty))
-    state.pop("_lock", None)
-    vars(accumulator).update(state)
 
 
 def summary_of(reader: RankingReader, ranks: Iterable[int], beta: float) -> dict[str, float]:

@@ -21,15 +21,14 @@ import json
 import os
 import re
 import secrets
-import threading
 from collections.abc import Callable, Hashable, Iterator, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from rankeval.checks import check_case_arrays, check_weight, check_weight_array, listed_keys
-from rankeval.scored.readers import reset_to_empty
+from rankeval.scored.accumulation import Accumulation, Part, by_merge
 
 __all__ = ["SegmentReports", "SegmentedEvaluation"]
 
@@ -98,7 +97,7 @@ class SegmentReports(_SummaryTable, Mapping[Hashable, Any]):
         return f"SegmentReports({len(self)} segments)"
 
 
-class SegmentedEvaluation(_SummaryTable):
+class SegmentedEvaluation(_SummaryTable, Accumulation):
     """An evaluator per segment (see the module text).
 
     >>> from rankeval import ScoredPrecisionRecallEvaluation
@@ -115,8 +114,15 @@ class SegmentedEvaluation(_SummaryTable):
         if not callable(factory):
             raise TypeError(f"factory must make an evaluator (a callable), got {factory!r}")
         self._factory = factory
-        self._segments: dict[Hashable, Any] = {}
-        self._lock = threading.RLock()
+        self._start()
+
+    # The state, declared once (rankeval.scored.accumulation): an evaluator per segment, in
+    # order of first sight; merge() merges them segment by segment, all or nothing.
+    _STATE: ClassVar[dict[str, Part]] = {"_segments": Part(lambda seg: {}, by_merge)}
+    _segments: dict[Hashable, Any]
+
+    def _settings(self) -> dict[str, Any]:
+        return {"factory": self._factory}
 
     def _get(self, segment: Hashable) -> Any:
         ev = self._segments.get(segment)
@@ -235,7 +241,7 @@ class SegmentedEvaluation(_SummaryTable):
         return container.pack(_MAGIC, 1, {"keys": keys}, blobs)
 
     @classmethod
-    def from_bytes(cls, data: bytes, factory: Callable[[], Any],
+    def from_bytes(cls, data: bytes, factory: Callable[[], Any],  # type: ignore[override]
                    name: str = "<bytes>") -> SegmentedEvaluation:
         """The evaluation :meth:`to_bytes` wrote; ``factory`` as in :meth:`load` (its
         evaluators' class reads each segment with its ``from_bytes``).
@@ -265,11 +271,6 @@ class SegmentedEvaluation(_SummaryTable):
                 raise
             raise PersistenceError(name, f"malformed segments: {error}") from None
         return seg
-
-    def reset(self) -> None:
-        """Forget every segment and case, keeping the factory. Complexity: O(1)."""
-        with self._lock:
-            reset_to_empty(self, SegmentedEvaluation(self._factory))
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled as the factory and :meth:`to_bytes` (a lambda factory cannot be pickled:
@@ -315,7 +316,7 @@ class SegmentedEvaluation(_SummaryTable):
                     os.remove(os.path.join(folder, name))
 
     @classmethod
-    def load(cls, directory: str | os.PathLike[str],
+    def load(cls, directory: str | os.PathLike[str],  # type: ignore[override]
              factory: Callable[[], Any]) -> SegmentedEvaluation:
         """Read a directory :meth:`save` wrote; ``factory`` makes the evaluators of segments
         first seen from now on, and its evaluators' class reads every saved segment (its

@@ -37,10 +37,8 @@ that the exact value of the rounded scores always lies in ``[low, high]``.
 from __future__ import annotations
 
 import math
-import os
 import struct
-import threading
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -58,9 +56,9 @@ from rankeval.checks import (
     float32_rounded,
 )
 from rankeval.errors import PersistenceError
+from rankeval.scored.accumulation import Accumulation, Part, added, by_merge, new_list, zero
 from rankeval.scored.evaluation import ScoredPrecisionRecallEvaluation
 from rankeval.scored.partitioned import Layout, Request, assemble, bucket_part_from_counts
-from rankeval.scored.readers import reset_to_empty
 
 __all__ = ["MAX_K", "Estimate", "SketchEvaluation"]
 
@@ -125,7 +123,11 @@ def _req() -> Any:
     return datasketches.req_floats_sketch
 
 
-class SketchEvaluation:
+#: The counts of the state, merged by their declared rule (added).
+_COUNTS = ("_pos", "_neg", "_pos_missed", "_neg_missed")
+
+
+class SketchEvaluation(Accumulation):
     """ROC area and average precision of an unbounded stream in bounded memory, with bounds.
 
     Parameters
@@ -168,14 +170,32 @@ class SketchEvaluation:
                              f"got {self._k}")
         self._exact_until = check_int(exact_until, "exact_until", minimum=0)
         _req()  # the extra is needed from the first case on, so say so now, not at the switch
-        self._lock = threading.RLock()
-        self._exact: ScoredPrecisionRecallEvaluation | None = (
-            _exact_evaluator() if self._exact_until else None)
-        self._sketches: tuple[Any, Any] | None = (
-            None if self._exact_until else (self._new_sketch(), self._new_sketch()))
-        self._pending: list[tuple[bool, float]] = []
-        self._pos = self._neg = 0  # cases held or sketched (not the pending ones)
-        self._pos_missed = self._neg_missed = 0
+        self._start()
+
+    # The state, declared once (rankeval.scored.accumulation). The cases are held exactly
+    # (an evaluator) until exact_until, then in two sketches (positives', negatives'); merge()
+    # moves both sides to the later phase, so those parts are merged by it; the counts of
+    # cases held or sketched (not the pending ones) and of misses add.
+    _STATE: ClassVar[dict[str, Part]] = {
+        "_exact": Part(lambda ev: _exact_evaluator() if ev._exact_until else None, by_merge),
+        "_sketches": Part(lambda ev: None if ev._exact_until
+                          else (ev._new_sketch(), ev._new_sketch()), by_merge),
+        "_pending": Part(new_list, by_merge),
+        "_pos": Part(zero, added),
+        "_neg": Part(zero, added),
+        "_pos_missed": Part(zero, added),
+        "_neg_missed": Part(zero, added),
+    }
+    _exact: ScoredPrecisionRecallEvaluation | None
+    _sketches: tuple[Any, Any] | None
+    _pending: list[tuple[bool, float]]
+    _pos: int
+    _neg: int
+    _pos_missed: int
+    _neg_missed: int
+
+    def _settings(self) -> dict[str, Any]:
+        return {"sketch_size": self._k, "exact_until": self._exact_until}
 
     def _new_sketch(self) -> Any:
         sketch = _req()(self._k, True)
@@ -276,7 +296,7 @@ class SketchEvaluation:
             other._fold()
             theirs_exact = other._exact
             theirs = other._sketches
-            counts = (other._pos, other._neg, other._pos_missed, other._neg_missed)
+            counts = tuple(getattr(other, name) for name in _COUNTS)
             if theirs_exact is not None:
                 keys, held = theirs_exact._merged().ranking()
                 their_labels, their_values = held.copy(), np.negative(keys)
@@ -298,10 +318,9 @@ class SketchEvaluation:
                     mine = self._updated(mine, np.zeros(0, np.bool_), np.zeros(0))
                 for sketch, their in zip(mine, theirs, strict=True):
                     sketch.merge(their)
-                (self._sketches, self._exact, self._pos, self._neg, self._pos_missed,
-                 self._neg_missed) = (mine, None, self._pos + counts[0], self._neg + counts[1],
-                                      self._pos_missed + counts[2],
-                                      self._neg_missed + counts[3])
+                merged = {name: self._STATE[name].merge(getattr(self, name), theirs_count)
+                          for name, theirs_count in zip(_COUNTS, counts, strict=True)}
+                vars(self).update(merged, _sketches=mine, _exact=None)  # one call
 
     # ---------------------------------------------------------------- reads
     def _counts(self) -> tuple[int, int]:
@@ -436,28 +455,6 @@ class SketchEvaluation:
         self._sketches = None
         positives = int(np.count_nonzero(labels))
         return positives, labels.shape[0] - positives
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write :meth:`to_bytes` atomically (the old file or the whole new one survives)."""
-        container.write_file(path, self.to_bytes())
-
-    @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> SketchEvaluation:
-        """Read an evaluator :meth:`save` wrote (:func:`rankeval.container.read_file` refuses
-        what is not a regular file, or is larger than this machine's memory)."""
-        return cls.from_bytes(container.read_file(path), os.fspath(path))
-
-    def reset(self) -> None:
-        """Forget every case (back to exact), keeping the settings. Complexity: O(1)."""
-        with self._lock:
-            reset_to_empty(self, SketchEvaluation(sketch_size=self._k,
-                                                  exact_until=self._exact_until))
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"state": self.to_bytes()}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(SketchEvaluation.from_bytes(state["state"]).__dict__)
 
 
 def _checked_meta(meta: dict[str, Any], blobs: list[bytes]

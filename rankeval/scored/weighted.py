@@ -26,12 +26,13 @@ label plus :data:`WEIGHTED_PART` as imaginary part, then the weight.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from rankeval.points import BoolArray, FloatArray, weight_sums
+from rankeval.scored.accumulation import Accumulation
 from rankeval.scored.sorting import run_starts
 from rankeval.scored.store import (
     _VERSIONS,
@@ -62,6 +63,7 @@ __all__ = [
 WEIGHTED_PART = 2.0
 
 Batch = tuple[BoolArray, FloatArray, FloatArray]  # labels, keys, weights
+W = TypeVar("W", bound="WeightParts")
 
 
 #: The reads that count cases by rank, with no weighted meaning (scikit-learn has none).
@@ -603,12 +605,23 @@ class WeightedTimeWindowStore(WeightedArrival):
         assert not self._times.size or self._times[0] > self.now - self.horizon
 
 
-class WeightParts:
+class WeightParts(Accumulation):
     """The weights of an accumulator that keeps its cases as a list of arrays (the
-    multi-category and paired evaluations): ``_weights``, aligned with the cases, is None
-    until a weight is given."""
+    multi-category and paired evaluations): ``_weights``, aligned with the cases
+    (``_labels``), is None until a weight is given."""
 
     _weights: list[FloatArray] | None
+    _labels: list[NDArray[Any]]
+
+    def _merge_views(self: W, other: W) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Both parts, the weights aligned: when one side is weighted, the other's cases
+        weigh 1 each."""
+        mine, theirs = super()._merge_views(other)
+        if (mine["_weights"] is None) != (theirs["_weights"] is None):
+            for view in (mine, theirs):
+                if view["_weights"] is None:
+                    view["_weights"] = [np.ones(sum(part.shape[0] for part in view["_labels"]))]
+        return mine, theirs
 
     @property
     def weighted(self) -> bool:
