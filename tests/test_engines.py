@@ -167,12 +167,16 @@ def test_the_engines_share_one_evaluate() -> None:
     assert rankeval.spark.evaluate_run is rankeval.dask.evaluate_run is common.evaluate_run
     assert (rankeval.spark.collect_evaluator is rankeval.dask.collect_evaluator
             is common.collect_evaluator)
+    # The signature is written once: the keywords are ScoredTableOptions' fields (their one
+    # set of defaults), typed by TableKeywords, beside the two that pick the result's type.
     parameters = inspect.signature(common.evaluate).parameters
-    assert list(parameters)[-1] == "betas"  # the deprecated earlier name of beta, last
+    assert list(parameters) == ["df", "columns", "group_col", "weight_col", "options"]
     fields = {f.name: f.default for f in dataclasses.fields(ScoredTableOptions) if f.init}
-    assert list(parameters)[1:-1] == list(fields)
-    for name, default in fields.items():
-        assert parameters[name].default == default, name
+    keywords = list(common.TableKeywords.__annotations__)
+    assert keywords[-1] == "betas"  # the deprecated earlier name of beta, last
+    assert [*keywords[:-1], "group_col", "weight_col"] == [
+        name for name in fields if name not in ("group_col", "weight_col")
+    ] + ["group_col", "weight_col"]
     curve = inspect.signature(rankeval.spark.curve_frame).parameters
     for name in list(curve)[1:]:
         assert curve[name].default == fields[name], name
@@ -183,6 +187,26 @@ def test_the_engines_share_one_evaluate() -> None:
         common.evaluate(table)
     with pytest.raises(TypeError, match="collect_evaluator takes a Spark or a Dask DataFrame"):
         common.collect_evaluator(table)
+
+
+def test_evaluate_takes_its_columns_by_name() -> None:
+    """The columns are keywords (truth and scores cannot be swapped by position); the old
+    positional form warns, naming its removal release, and gives the same report; a column
+    given twice, a third positional argument or an unknown keyword is refused by name."""
+    table = pd.DataFrame({"s": [0.9, 0.8, 0.3, 0.1], "y": [1, 0, 1, 0]})
+    frame = dd.from_pandas(table, npartitions=2)
+    new = rankeval.dask.evaluate(frame, label_col="y", score_col="s")
+    with pytest.warns(DeprecationWarning, match="keywords: label_col=, score_col=.*rankeval 1.0"):
+        old = rankeval.dask.evaluate(frame, "s", "y")  # type: ignore[call-overload]
+    local = ScoredPrecisionRecallEvaluation()
+    local.add_cases(table["y"].to_numpy() == 1, table["s"].to_numpy())
+    assert old.summary() == new.summary() == local.report().summary()
+    with pytest.raises(TypeError, match="score_col by position and by keyword"):
+        rankeval.dask.evaluate(frame, "s", score_col="s")  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="at most two column names"):
+        rankeval.dask.evaluate(frame, "s", "y", "z")  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'label'"):
+        rankeval.dask.evaluate(frame, label="y")  # type: ignore[call-overload]
 
 
 MIXED_KEYS: list[Any] = [1, True, 1.0, "1", Decimal("1.10"), Decimal("1.1"), "x", 2, 2.5]

@@ -11,8 +11,17 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Final, Protocol, cast, overload, runtime_checkable
+from dataclasses import dataclass, field, fields
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Final,
+    Protocol,
+    TypedDict,
+    cast,
+    overload,
+    runtime_checkable,
+)
 
 import numpy as np
 from numpy.typing import NDArray
@@ -48,6 +57,9 @@ from rankeval.scored.weighted_parts import (
     sum_starts,
 )
 from rankeval.scored.weighted_parts import assemble as weighted_assemble
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "SAMPLE_SIZE",
@@ -624,95 +636,41 @@ class Engine(Protocol):
 _DEFAULT = ScoredTableOptions()
 
 
-@overload
-def evaluate(
-    df: Any,
-    score_col: str = _DEFAULT.score_col,
-    label_col: str = _DEFAULT.label_col,
-    *,
-    ties: TiePolicy = _DEFAULT.ties,
-    order_col: str | None = _DEFAULT.order_col,
-    buckets: int | None = _DEFAULT.buckets,
-    precision_at: Sequence[int] = _DEFAULT.precision_at,
-    beta: float | Sequence[float] = _DEFAULT.beta,
-    curve_points: int = _DEFAULT.curve_points,
-    misses: int = _DEFAULT.misses,
-    negative_misses: int = _DEFAULT.negative_misses,
-    sample_size: int = _DEFAULT.sample_size,
-    seed: int = _DEFAULT.seed,
-    group_col: None = None,
-    decisions: Asks = (),
-    weight_col: None = None,
-    betas: Sequence[float] | None = None,
-) -> PartitionedReport: ...
+class TableKeywords(TypedDict, total=False):
+    """The keywords of :func:`evaluate` shared by its three forms: :class:`ScoredTableOptions`'
+    fields (the one place they are checked and defaulted), as type checkers see them;
+    ``betas`` is ``beta``'s deprecated earlier name."""
+
+    score_col: str
+    label_col: str
+    ties: TiePolicy
+    order_col: str | None
+    buckets: int | None
+    precision_at: Sequence[int]
+    beta: float | Sequence[float]
+    curve_points: int
+    misses: int
+    negative_misses: int
+    sample_size: int
+    seed: int
+    decisions: Asks
+    betas: Sequence[float] | None
 
 
 @overload
-def evaluate(
-    df: Any,
-    score_col: str = _DEFAULT.score_col,
-    label_col: str = _DEFAULT.label_col,
-    *,
-    ties: TiePolicy = _DEFAULT.ties,
-    order_col: str | None = _DEFAULT.order_col,
-    buckets: int | None = _DEFAULT.buckets,
-    precision_at: Sequence[int] = _DEFAULT.precision_at,
-    beta: float | Sequence[float] = _DEFAULT.beta,
-    curve_points: int = _DEFAULT.curve_points,
-    misses: int = _DEFAULT.misses,
-    negative_misses: int = _DEFAULT.negative_misses,
-    sample_size: int = _DEFAULT.sample_size,
-    seed: int = _DEFAULT.seed,
-    group_col: None = None,
-    decisions: Asks = (),
-    weight_col: str,
-    betas: Sequence[float] | None = None,
-) -> WeightedReport: ...
-
-
+def evaluate(df: Any, *columns: str, group_col: None = None, weight_col: None = None,
+             **options: Unpack[TableKeywords]) -> PartitionedReport: ...
 @overload
-def evaluate(
-    df: Any,
-    score_col: str = _DEFAULT.score_col,
-    label_col: str = _DEFAULT.label_col,
-    *,
-    ties: TiePolicy = _DEFAULT.ties,
-    order_col: str | None = _DEFAULT.order_col,
-    buckets: int | None = _DEFAULT.buckets,
-    precision_at: Sequence[int] = _DEFAULT.precision_at,
-    beta: float | Sequence[float] = _DEFAULT.beta,
-    curve_points: int = _DEFAULT.curve_points,
-    misses: int = _DEFAULT.misses,
-    negative_misses: int = _DEFAULT.negative_misses,
-    sample_size: int = _DEFAULT.sample_size,
-    seed: int = _DEFAULT.seed,
-    group_col: str,
-    decisions: Asks = (),
-    weight_col: str | None = None,
-    betas: Sequence[float] | None = None,
-) -> SegmentReports: ...
+def evaluate(df: Any, *columns: str, group_col: None = None, weight_col: str,
+             **options: Unpack[TableKeywords]) -> WeightedReport: ...
+@overload
+def evaluate(df: Any, *columns: str, group_col: str, weight_col: str | None = None,
+             **options: Unpack[TableKeywords]) -> SegmentReports: ...
 
 
-def evaluate(
-    df: Any,
-    score_col: str = _DEFAULT.score_col,
-    label_col: str = _DEFAULT.label_col,
-    *,
-    ties: TiePolicy = _DEFAULT.ties,
-    order_col: str | None = _DEFAULT.order_col,
-    buckets: int | None = _DEFAULT.buckets,
-    precision_at: Sequence[int] = _DEFAULT.precision_at,
-    beta: float | Sequence[float] = _DEFAULT.beta,
-    curve_points: int = _DEFAULT.curve_points,
-    misses: int = _DEFAULT.misses,
-    negative_misses: int = _DEFAULT.negative_misses,
-    sample_size: int = _DEFAULT.sample_size,
-    seed: int = _DEFAULT.seed,
-    group_col: str | None = None,
-    decisions: Asks = (),
-    weight_col: str | None = None,
-    betas: Sequence[float] | None = None,
-) -> PartitionedReport | SegmentReports | WeightedReport:
+def evaluate(df: Any, *columns: str, group_col: str | None = None,
+             weight_col: str | None = None, **options: Unpack[TableKeywords]
+             ) -> PartitionedReport | SegmentReports | WeightedReport:
     """Evaluate a Spark or Dask DataFrame of scored cases exactly: ``rankeval.spark.evaluate``
     and ``rankeval.dask.evaluate`` are this one function.
 
@@ -748,18 +706,40 @@ def evaluate(
     TypeError
         Not a Spark or Dask DataFrame, or a column of the wrong type.
     """
-    options = ScoredTableOptions(score_col, label_col, ties, order_col, buckets, precision_at,
-                                 betas_of(beta, betas), curve_points, misses, negative_misses,
-                                 sample_size, seed, group_col, decisions, weight_col)
+    checked = _table_options(columns, group_col, weight_col, dict(options))
     engine = _engine_of(df, "evaluate")
     if weight_col is not None:
-        weighted: WeightedReport | SegmentReports = engine.evaluate_weighted(df, options)
+        weighted: WeightedReport | SegmentReports = engine.evaluate_weighted(df, checked)
         return weighted
     if group_col is not None:
-        grouped: SegmentReports = engine.evaluate_groups(df, options)
+        grouped: SegmentReports = engine.evaluate_groups(df, checked)
         return grouped
-    result: PartitionedReport = engine.evaluate_table(df, options)
+    result: PartitionedReport = engine.evaluate_table(df, checked)
     return result
+
+
+def _table_options(columns: tuple[str, ...], group_col: str | None, weight_col: str | None,
+                   options: dict[str, Any]) -> ScoredTableOptions:
+    """:func:`evaluate`'s arguments, checked into one :class:`ScoredTableOptions`: the
+    columns given by position (deprecated: score first, truth second, against the rule) moved
+    to their keywords, and ``betas`` into ``beta``."""
+    if len(columns) > 2:
+        raise TypeError(f"evaluate() takes the DataFrame and at most two column names by "
+                        f"position (deprecated), got {len(columns) + 1} positional arguments")
+    given = dict(zip(("score_col", "label_col")[:len(columns)], columns, strict=True))
+    for name in given.keys() & options.keys():
+        raise TypeError(f"evaluate() got {name} by position and by keyword")
+    if given:
+        deprecated("evaluate()'s columns by position (score_col, label_col) are now "
+                   "keywords: label_col=, score_col=", stacklevel=3)
+        options.update(given)
+    known = {item.name for item in fields(ScoredTableOptions) if item.init}
+    unknown = sorted(set(options) - known - {"betas"})
+    if unknown:
+        raise TypeError(f"evaluate() got an unexpected keyword argument {unknown[0]!r}")
+    if "betas" in options:
+        options["beta"] = betas_of(options.get("beta", 1.0), options.pop("betas"))  # warns
+    return ScoredTableOptions(**options, group_col=group_col, weight_col=weight_col)
 
 
 def evaluate_run(
