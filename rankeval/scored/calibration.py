@@ -156,9 +156,8 @@ class CalibrationReads:
         """
         blocks = _blocks(self, "calibration_error")
         counts = np.column_stack((blocks.positive, blocks.negative)).ravel()
-        return calibration_error_of(np.repeat(blocks.scores, 2),
-                                    np.tile(np.array([1.0, 0.0]), blocks.scores.shape[0]),
-                                    bins, strategy, norm, counts)
+        return calibration_error_of(np.tile(np.array([1.0, 0.0]), blocks.scores.shape[0]),
+                                    np.repeat(blocks.scores, 2), bins, strategy, norm, counts)
 
 
 @dataclass(frozen=True)
@@ -198,10 +197,11 @@ class _Blocks:
         return counts[used], positives / counts[used], scores / counts[used]
 
 
-def calibration_error_of(p: FloatArray, y: FloatArray, bins: int = 15,
+def calibration_error_of(y: FloatArray, p: FloatArray, bins: int = 15,
                          strategy: str = "uniform", norm: str = "l1",
                          weights: FloatArray | None = None) -> float:
-    """torchmetrics' calibration error of confidences ``p`` and outcomes ``y`` (0/1): shared
+    """torchmetrics' calibration error of outcomes ``y`` (0/1, the truth first) and
+    confidences ``p``: shared
     by the binary evaluator and the classifier's top-label read. ``weights``: each case's
     weight, or count (the bins' shares, accuracies and confidences are then weighted
     means, and the quantile edges those of each case repeated as often as its weight).

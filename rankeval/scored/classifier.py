@@ -678,7 +678,7 @@ class ScoredClassifierEvaluation(WeightParts):
                 return float("nan")
             top = np.argmax(scores, axis=1)
             confidence = scores[np.arange(labels.shape[0]), top]
-            return calibration_error_of(confidence, (top == labels).astype(np.float64), count,
+            return calibration_error_of((top == labels).astype(np.float64), confidence, count,
                                         strategy, norm, self._weight_array())
 
 
