@@ -3,6 +3,7 @@ store's bit for bit; any other score is refused, naming it, with nothing changed
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import struct
@@ -118,9 +119,11 @@ def test_saved_pickled_reset_and_copied_as_float32(tmp_path: Path) -> None:
         assert other.score_dtype == "float32"
         assert other == ev
         assert "score_dtype='float32'" in repr(other)
-    # The header flag is 2 in a version 2 file; the keys section stays float64.
-    version, flags = struct.unpack_from("<II", path.read_bytes(), 8)
-    assert (version, flags) == (2, 2)
+    # The metadata says so in a version 3 file; the keys section stays float64.
+    data = path.read_bytes()
+    version, meta_len = struct.unpack_from("<IQ", data, 8)
+    meta = json.loads(data[20:20 + meta_len])
+    assert (version, meta["score_dtype"], meta["blobs"][0]) == (3, "float32", 8 * 3)
     ev.reset()
     assert ev.score_dtype == "float32"
 

@@ -14,7 +14,7 @@ import os
 import pickle
 import struct
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -22,7 +22,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rankeval.scored.state_file import (
-    FORMAT_VERSION,
     MAGIC,
     TEMP_SUFFIX,
     EvaluatorState,
@@ -32,7 +31,8 @@ from rankeval.scored.state_file import (
 )
 from tests import strategies
 
-HEADER = struct.Struct("<8sIIQQQQ")
+HEADER = struct.Struct("<8sIIQQQQ")  # versions 1 and 2 (rankeval 0.2 and earlier)
+CONTAINER = struct.Struct("<8sIQ")  # version 3: the container (magic, version, M)
 
 
 @st.composite
@@ -88,12 +88,25 @@ def small_state(window: int | None = None) -> EvaluatorState:
 
 
 def forge(path: Path, meta: dict[str, Any], keys: bytes, ages: bytes, labels: bytes,
-          version: int = FORMAT_VERSION, flags: int = 0, times: bytes = b"") -> None:
-    """Write a file with any content but a correct header and checksum."""
+          version: int = 2, flags: int = 0, times: bytes = b"") -> None:
+    """Write a file of version 1 or 2 with any content but a correct header and checksum."""
     raw = json.dumps(meta).encode()
     head = HEADER.pack(MAGIC, version, flags, len(raw), len(keys), len(ages), len(labels))
     body = head + raw + keys + ages + times + labels
     path.write_bytes(body + hashlib.sha256(body).digest())
+
+
+def forge3(path: Path, meta: dict[str, Any], sections: list[bytes]) -> None:
+    """Write a file of version 3 (the container) with any metadata and sections, but a
+    correct header, section sizes and checksum, as the documented layout says."""
+    raw = json.dumps({**meta, "blobs": [len(part) for part in sections]}).encode()
+    body = CONTAINER.pack(MAGIC, 3, len(raw)) + raw + b"".join(sections)
+    path.write_bytes(body + hashlib.sha256(body).digest())
+
+
+def good_meta3(**changes: Any) -> dict[str, Any]:
+    """Version 3's metadata of :func:`small_state` (no window), with ``changes`` applied."""
+    return good_meta(**{"score_dtype": "float64", "weighted": False, **changes})
 
 
 def good_meta(**changes: Any) -> dict[str, Any]:
@@ -191,44 +204,59 @@ class TestRoundTrip:
 
 
 class TestLayout:
-    def test_file_matches_the_documented_layout(self, tmp_path: Path) -> None:
-        """An independent reader (struct, json, numpy, hashlib) decodes the file as documented."""
-        save_state(tmp_path / "s", small_state(window=4))
-        data = (tmp_path / "s").read_bytes()
-        magic, version, flags, m, k, a, lab = HEADER.unpack_from(data)
-        assert (magic, version, flags) == (b"\x89RKV\r\n\x1a\n", 1, 0)
-        assert (k, a, lab) == (24, 24, 3)
-        assert len(data) == 48 + m + k + a + lab + 32
-        assert (48 + m) % 8 == 0
-        meta = json.loads(data[48 : 48 + m])
-        assert meta == {"ties": "insertion", "cases": 3, "pos_missed": "1", "neg_missed": "2",
-                        "window": 4, "next_age": 3}
-        at = 48 + m
-        assert np.frombuffer(data, "<f8", 3, at).tolist() == [-0.9, -0.5, -0.5]
-        assert np.frombuffer(data, "<i8", 3, at + k).tolist() == [2, 0, 1]
-        assert list(data[at + k + a : at + k + a + lab]) == [1, 0, 1]
+    def read3(self, path: Path) -> tuple[dict[str, Any], list[bytes]]:
+        """An independent reader of version 3 (struct, json, hashlib), as documented."""
+        data = path.read_bytes()
+        magic, version, m = CONTAINER.unpack_from(data)
+        assert (magic, version) == (b"\x89RKV\r\n\x1a\n", 3)
+        assert (20 + m) % 8 == 0  # the sections start aligned
+        meta = json.loads(data[20 : 20 + m])
+        sizes = meta.pop("blobs")
+        assert len(data) == 20 + m + sum(sizes) + 32
         assert data[-32:] == hashlib.sha256(data[:-32]).digest()
+        at, sections = 20 + m, []
+        for size in sizes:
+            sections.append(data[at : at + size])
+            at += size
+        return meta, sections
 
-    def test_time_window_file_is_version_2_with_times(self, tmp_path: Path) -> None:
-        """A time window: version 2, flag 1, a times section after the ages."""
+    def test_file_matches_the_documented_layout(self, tmp_path: Path) -> None:
+        """A window: the container's header, metadata and sections keys, ages, labels."""
+        save_state(tmp_path / "s", small_state(window=4))
+        meta, sections = self.read3(tmp_path / "s")
+        assert meta == {"ties": "insertion", "cases": 3, "pos_missed": "1", "neg_missed": "2",
+                        "window": 4, "next_age": 3, "score_dtype": "float64",
+                        "weighted": False}
+        assert np.frombuffer(sections[0], "<f8").tolist() == [-0.9, -0.5, -0.5]
+        assert np.frombuffer(sections[1], "<i8").tolist() == [2, 0, 1]
+        assert list(sections[2]) == [1, 0, 1]
+        assert len(sections) == 3
+
+    def test_time_window_file_has_times_after_the_ages(self, tmp_path: Path) -> None:
         save_state(tmp_path / "s", timed_state())
-        data = (tmp_path / "s").read_bytes()
-        _, version, flags, m, k, a, lab = HEADER.unpack_from(data)
-        assert (version, flags, k, a, lab) == (2, 1, 24, 24, 3)
-        assert len(data) == 48 + m + k + a + 24 + lab + 32
-        meta = json.loads(data[48 : 48 + m])
+        meta, sections = self.read3(tmp_path / "s")
         assert meta == {"ties": "insertion", "cases": 3, "pos_missed": "1", "neg_missed": "2",
                         "window": None, "next_age": 3, "horizon": 30.0, "now": 12.0,
-                        "last_time": 21.0}
-        at = 48 + m + k + a
-        assert np.frombuffer(data, "<f8", 3, at).tolist() == [20.0, 10.0, 15.0]
-        assert list(data[at + 24 : at + 24 + lab]) == [1, 0, 1]
+                        "last_time": 21.0, "score_dtype": "float64", "weighted": False}
+        assert [len(part) for part in sections] == [24, 24, 24, 3]
+        assert np.frombuffer(sections[2], "<f8").tolist() == [20.0, 10.0, 15.0]
+        assert list(sections[3]) == [1, 0, 1]
+
+    def test_weighted_float32_file_has_weights_before_the_labels(self, tmp_path: Path) -> None:
+        state = EvaluatorState("grouped", np.array([-0.75, -0.5, -0.5]),
+                               np.array([True, False, True]), 0, 0, None, None, 3,
+                               score_dtype="float32", weights=np.array([2.5, 1.0, 0.5]))
+        save_state(tmp_path / "s", state)
+        meta, sections = self.read3(tmp_path / "s")
+        assert (meta["score_dtype"], meta["weighted"]) == ("float32", True)
+        assert [len(part) for part in sections] == [24, 24, 3]
+        assert np.frombuffer(sections[1], "<f8").tolist() == [2.5, 1.0, 0.5]
+        assert load_state(tmp_path / "s") == state
 
     def test_unwindowed_file_has_no_ages_section(self, tmp_path: Path) -> None:
-        """Without a window the ages length is 0 and the labels follow the keys."""
+        """Without a window the labels follow the keys."""
         save_state(tmp_path / "s", small_state())
-        _, _, _, _m, k, a, lab = HEADER.unpack_from((tmp_path / "s").read_bytes())
-        assert (k, a, lab) == (24, 0, 3)
+        assert [len(part) for part in self.read3(tmp_path / "s")[1]] == [24, 3]
 
     def test_huge_miss_counts_are_decimal_strings(self, tmp_path: Path) -> None:
         """Counts past 2**63 (even past Python's 4300-digit str limit) are stored exactly."""
@@ -287,7 +315,7 @@ class TestDamage:
         data[8:12] = struct.pack("<I", 7)
         (tmp_path / "s").write_bytes(bytes(data))
         assert load_error(tmp_path / "s") == (
-            "unsupported format version 7 (this rankeval reads 1 and 2)")
+            "unsupported format version 7 (this rankeval reads 1, 2 and 3)")
 
     @pytest.mark.parametrize(
         ("content", "problem"),
@@ -296,7 +324,7 @@ class TestDamage:
             (b"\x89PNG\r\n\x1a\n" + bytes(100), "not a rankeval state file (bad magic)"),
             (b'{"ties": "insertion", "cases": 0}\n', "not a rankeval state file (bad magic)"),
             (b"\x80\x04\x95", "not a rankeval state file (bad magic)"),  # a pickle's start
-            (MAGIC[:5], "truncated: expected at least 48 bytes, found 5"),
+            (MAGIC[:5], "truncated: expected at least 12 bytes, found 5"),
         ],
         ids=["empty", "png", "json", "pickle", "magic-prefix"],
     )
@@ -538,13 +566,132 @@ class TestAtomicSave:
         assert load_state("s") == small_state()
 
 
+class TestForgedContainer:
+    """Files of version 3 with a correct checksum and section sizes whose content breaks an
+    invariant (a buggy writer): each refused by name."""
+
+    def test_forge3_writes_a_loadable_file(self, tmp_path: Path) -> None:
+        forge3(tmp_path / "f", good_meta3(), [KEYS, LABELS])
+        assert load_state(tmp_path / "f") == small_state()
+        forge3(tmp_path / "f", good_meta3(horizon=30.0, now=12.0, last_time=21.0),
+               [KEYS, AGES, TIMES, LABELS])
+        assert load_state(tmp_path / "f") == timed_state()
+
+    @pytest.mark.parametrize(
+        ("meta", "sections", "problem"),
+        [
+            (good_meta3(), [KEYS[::-1], LABELS], "invalid state: keys must be sorted"),
+            (good_meta3(), [np.array([np.nan, 1, 2]).tobytes(), LABELS],
+             "invalid state: keys must not be NaN"),
+            (good_meta3(), [KEYS, bytes([1, 2, 0])], "label bytes must be 0 or 1"),
+            (good_meta3(cases=4), [KEYS, LABELS], "metadata says 4 cases"),
+            (good_meta3(), [KEYS[:16], LABELS], "do not describe one number of cases"),
+            (good_meta3(), [KEYS[:20], LABELS], "do not hold its 2 arrays"),
+            (good_meta3(), [KEYS, AGES, LABELS], "do not hold its 2 arrays"),
+            (good_meta3(window=3), [KEYS, LABELS], "do not hold its 3 arrays"),
+            (good_meta3(pos_missed="-1"), [KEYS, LABELS], "pos_missed must be a decimal"),
+            (good_meta3(ties="random"), [KEYS, LABELS], "ties 'random'"),
+            (good_meta3(extra=1), [KEYS, LABELS], "members"),
+            (good_meta(), [KEYS, LABELS], "members"),  # version 3 says score_dtype, weighted
+            (good_meta3(score_dtype="float16"), [KEYS, LABELS], "score_dtype 'float16'"),
+            (good_meta3(score_dtype="float32"), [np.array([-0.1, 0, 1]).tobytes(), LABELS],
+             "invalid state: "),
+            (good_meta3(weighted=1), [KEYS, LABELS], "weighted must be true or false"),
+            (good_meta3(weighted=True), [KEYS, np.array([1.0, -1.0, 1.0]).tobytes(), LABELS],
+             "invalid state: "),
+            (good_meta3(next_age=2), [KEYS, LABELS], "invalid state: next_age 2"),
+            (good_meta3(window=3), [KEYS, np.array([0, 1, 1]).tobytes(), LABELS],
+             "ages must be unique"),
+            (good_meta3(window=3), [KEYS, np.array([0, 2, 1]).tobytes(), LABELS],
+             "equal keys must be in insertion order"),
+            (good_meta3(horizon=30.0, now=40.0, last_time=21.0), [KEYS, AGES, TIMES, LABELS],
+             "time 10.0 has left the window"),
+            (good_meta3(horizon=None, now=12.0, last_time=21.0), [KEYS, AGES, TIMES, LABELS],
+             "horizon must be a number"),
+        ],
+    )
+    def test_broken_content_is_refused(self, tmp_path: Path, meta: dict[str, Any],
+                                       sections: list[bytes], problem: str) -> None:
+        forge3(tmp_path / "f", meta, sections)
+        assert problem in load_error(tmp_path / "f")
+
+    @pytest.mark.parametrize(
+        "raw",
+        [b"[1, 2]", b"{\"blobs\": NaN}", b"\xff\xfe", b"{\"a\": 1, \"a\": 2}",
+         b"[" * 100000, b"{\"blobs\": [-1]}", b"{\"blobs\": 3}"],
+        ids=["array", "nan", "not-utf8", "duplicate", "deep", "negative", "not-a-list"],
+    )
+    def test_malformed_metadata_is_refused(self, tmp_path: Path, raw: bytes) -> None:
+        body = CONTAINER.pack(MAGIC, 3, len(raw)) + raw
+        (tmp_path / "f").write_bytes(body + hashlib.sha256(body).digest())
+        assert load_error(tmp_path / "f").startswith("invalid state metadata")
+
+
+class TestOldFiles:
+    """Files rankeval 0.2 wrote (format versions 1 and 2, ``tests/data/state-files``, made
+    by that release's ``save_state`` from these states) still load, to these states and to
+    evaluators equal to ones fed the same cases."""
+
+    FOLDER = Path(__file__).parent / "data" / "state-files"
+    STATES: ClassVar[dict[str, EvaluatorState]] = {
+        "v1-insertion": small_state(),
+        "v1-window": EvaluatorState("grouped", np.array([-0.9, -0.5, -0.5]),
+                                    np.array([True, False, True]), 0, 0, 4,
+                                    np.array([2, 0, 1]), 3),
+        "v2-time-window": timed_state(),
+        "v2-float32": EvaluatorState("grouped", np.array([-0.75, -0.5, 0.25]),
+                                     np.array([False, True, True]), 0, 1, None, None, 3,
+                                     score_dtype="float32"),
+        "v2-weighted": EvaluatorState("grouped", np.array([-0.9, -0.5, -0.5]),
+                                      np.array([True, False, True]), 0, 0, None, None, 3,
+                                      weights=np.array([2.5, 1.0, 0.5])),
+        "v2-weighted-window": EvaluatorState("grouped", np.array([-0.9, -0.5, -0.5]),
+                                             np.array([True, False, True]), 0, 0, 5,
+                                             np.array([2, 0, 1]), 3,
+                                             weights=np.array([2.5, 0.0, 0.5])),
+    }
+
+    @pytest.mark.parametrize("name", sorted(STATES))
+    def test_each_loads_to_its_state_and_saves_again_as_version_3(self, name: str,
+                                                                 tmp_path: Path) -> None:
+        path = self.FOLDER / f"{name}.rankeval"
+        data = path.read_bytes()
+        assert (data[:8], struct.unpack_from("<I", data, 8)[0]) == (MAGIC, int(name[1]))
+        loaded = load_state(path)
+        assert loaded == self.STATES[name]
+        save_state(tmp_path / "s", loaded)
+        assert struct.unpack_from("<I", (tmp_path / "s").read_bytes(), 8)[0] == 3
+        assert load_state(tmp_path / "s") == loaded
+
+    def test_an_evaluator_loads_them(self) -> None:
+        from rankeval import ScoredPrecisionRecallEvaluation
+
+        ev = ScoredPrecisionRecallEvaluation.load(self.FOLDER / "v1-insertion.rankeval")
+        fed = ScoredPrecisionRecallEvaluation(ties="insertion")
+        for correct, score in [(True, 0.9), (False, 0.5), (True, 0.5)]:  # ties in arrival order
+            fed.add_case(correct, score)
+        fed.add_misses(1)
+        fed.add_negative_misses(2)
+        assert ev.summary() == fed.summary()
+        weighted = ScoredPrecisionRecallEvaluation.load(self.FOLDER / "v2-weighted.rankeval")
+        fed = ScoredPrecisionRecallEvaluation()
+        fed.add_cases([True, False, True], [0.9, 0.5, 0.5], weights=[2.5, 1.0, 0.5])
+        assert weighted == fed
+
+
 class TestHostileFiles:
     """Files whose header claims more than they hold: refused before allocating for the claim."""
 
+    version = 3
+
     def claim(self, path: Path, cases: int, digest: bytes) -> None:
         """A header and metadata claiming ``cases`` cases; the rest of the file is a hole."""
-        raw = json.dumps(good_meta(cases=cases)).encode()
-        head = HEADER.pack(MAGIC, FORMAT_VERSION, 0, len(raw), 8 * cases, 0, cases)
+        if self.version == 3:
+            raw = json.dumps(good_meta3(cases=cases, blobs=[8 * cases, cases])).encode()
+            head = CONTAINER.pack(MAGIC, 3, len(raw))
+        else:
+            raw = json.dumps(good_meta(cases=cases)).encode()
+            head = HEADER.pack(MAGIC, self.version, 0, len(raw), 8 * cases, 0, cases)
         size = len(head) + len(raw) + 9 * cases + 32
         with path.open("wb") as out:
             out.write(head + raw)
@@ -574,7 +721,7 @@ class TestHostileFiles:
             self.claim(path, 10**11, digest)
         problem: list[str] = []
         peak = self.peak_while(lambda: problem.append(load_error(path)))
-        assert "more than this machine's memory" in problem[0]
+        assert "more than this machine's memory" in problem[0], problem
         assert peak < 1 << 20
 
     @pytest.mark.parametrize("digest", [bytes(32), bytes(range(32))])
@@ -603,3 +750,9 @@ class TestHostileFiles:
     def test_a_directory_is_refused(self, tmp_path: Path) -> None:
         with pytest.raises((PersistenceError, IsADirectoryError, PermissionError)):
             load_state(tmp_path)
+
+
+class TestHostileOldFiles(TestHostileFiles):
+    """The same claims in a file of version 2 (read by the legacy reader)."""
+
+    version = 2

@@ -432,7 +432,7 @@ def test_a_state_file_with_a_huge_number_is_refused(tmp_path: Any, field: str) -
     import hashlib
     import json
 
-    from rankeval.scored import state_file
+    from rankeval import container
 
     clock = Clock()
     ev = ScoredPrecisionRecallEvaluation(horizon=10.0, clock=clock)
@@ -440,13 +440,12 @@ def test_a_state_file_with_a_huge_number_is_refused(tmp_path: Any, field: str) -
     path = tmp_path / "w"
     ev.save(path)
     data = path.read_bytes()
-    header = state_file._HEADER.unpack_from(data)
-    meta_len = header[3]
-    meta = json.loads(data[state_file._HEADER.size:state_file._HEADER.size + meta_len])
+    head = container._HEADER
+    magic, version, meta_len = head.unpack_from(data)
+    meta = json.loads(data[head.size:head.size + meta_len])
     text = json.dumps(meta).replace(f'"{field}": {json.dumps(meta[field])}',
                                     f'"{field}": {"9" * 400}').encode()
-    body = (state_file._HEADER.pack(*header[:3], len(text), *header[4:])
-            + text + data[state_file._HEADER.size + meta_len:-32])
+    body = head.pack(magic, version, len(text)) + text + data[head.size + meta_len:-32]
     path.write_bytes(body + hashlib.sha256(body).digest())
     with pytest.raises(PersistenceError, match=f"{field} must be finite"):
         ScoredPrecisionRecallEvaluation.load(path, clock=clock)

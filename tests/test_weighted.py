@@ -447,32 +447,43 @@ def test_save_and_load_keep_the_weights(tmp_path: Any) -> None:
 
 
 def _assembled(keys: list[float], labels: list[bool], weights: list[float], *,
-               flags: int = 4, ties: str = "grouped") -> bytes:
-    """A state file put together by hand from the format's description (version 2)."""
+               flags: int = 4, ties: str = "grouped", version: int = 3) -> bytes:
+    """A state file put together by hand from the format's description: version 3 (the
+    container: keys, weights, labels), or version 2 (rankeval 0.2's, with header flags)."""
     import hashlib
     import json
     import struct
 
     n = len(keys)
-    meta = json.dumps({"cases": n, "neg_missed": "0", "next_age": n, "pos_missed": "0",
-                       "ties": ties, "window": None}, sort_keys=True,
-                      separators=(",", ":")).encode()
-    meta += b" " * (-(48 + len(meta)) % 8)
-    body = (struct.pack("<8sIIQQQQ", b"\x89RKV\r\n\x1a\n", 2, flags, len(meta), 8 * n, 0, n)
-            + meta + np.array(keys, "<f8").tobytes() + np.array(weights, "<f8").tobytes()
-            + np.array(labels, np.uint8).tobytes())
+    fields: dict[str, Any] = {"cases": n, "neg_missed": "0", "next_age": n, "pos_missed": "0",
+                              "ties": ties, "window": None}
+    sections = (np.array(keys, "<f8").tobytes() + np.array(weights, "<f8").tobytes()
+                + np.array(labels, np.uint8).tobytes())
+    if version == 3:
+        fields.update(score_dtype="float64", weighted=True, blobs=[8 * n, 8 * n, n])
+        meta = json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
+        meta += b" " * (-(20 + len(meta)) % 8)
+        body = struct.pack("<8sIQ", b"\x89RKV\r\n\x1a\n", 3, len(meta)) + meta + sections
+    else:
+        meta = json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
+        meta += b" " * (-(48 + len(meta)) % 8)
+        body = (struct.pack("<8sIIQQQQ", b"\x89RKV\r\n\x1a\n", 2, flags, len(meta), 8 * n,
+                            0, n) + meta + sections)
     return body + hashlib.sha256(body).digest()
 
 
 def test_a_hand_made_weighted_file_loads() -> None:
-    """The format as documented: the file of these three weighted cases is ours."""
+    """The format as documented: the file of these three weighted cases is ours; rankeval
+    0.2's (version 2) loads to the same evaluator."""
     ev = _weighted([True, False, False], [0.9, 0.5, 0.5], [1.0, 2.0, 3.0])
     data = _assembled([-0.9, -0.5, -0.5], [True, False, False], [1.0, 2.0, 3.0])
     assert ev.to_bytes() == data
     assert Evaluation.from_bytes(data) == ev
+    old = _assembled([-0.9, -0.5, -0.5], [True, False, False], [1.0, 2.0, 3.0], version=2)
+    assert Evaluation.from_bytes(old) == ev
 
 
-@pytest.mark.parametrize(("weights", "labels", "flags", "ties", "message"), [
+_CRAFTED = [
     ([1.0, -1.0, 3.0], None, 4, "grouped", "finite and positive"),
     ([1.0, math.nan, 3.0], None, 4, "grouped", "finite and positive"),
     ([1.0, 0.0, 3.0], None, 4, "grouped", "finite and positive"),
@@ -481,13 +492,19 @@ def test_a_hand_made_weighted_file_loads() -> None:
     ([1.0, 2.0, 3.0], [True, True, False], 4, "grouped", "sorted by key, then label"),
     ([1.0, 2.0, 3.0], None, 7, "grouped", "unknown header flags"),
     ([1.0, 2.0, 3.0], None, 4, "insertion", "weights need ties 'grouped'"),
+]
+
+
+# Version 3 has no header flags (its metadata says what they said): the flags case is 2's.
+@pytest.mark.parametrize(("weights", "labels", "flags", "ties", "message", "version"), [
+    (*case, version) for case in _CRAFTED for version in (2, 3) if version == 2 or case[2] == 4
 ])
 def test_crafted_weighted_files_are_refused(weights: list[float], labels: Any, flags: int,
-                                            ties: str, message: str) -> None:
+                                            ties: str, message: str, version: int) -> None:
     from rankeval.errors import PersistenceError
 
     data = _assembled([-0.9, -0.5, -0.5], labels or [True, False, False], weights,
-                      flags=flags, ties=ties)
+                      flags=flags, ties=ties, version=version)
     with pytest.raises(PersistenceError, match=message):
         Evaluation.from_bytes(data)
 

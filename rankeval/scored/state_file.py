@@ -5,77 +5,67 @@ it back; ``ScoredPrecisionRecallEvaluation.save`` / ``.load`` are thin wrappers.
 The format is simple enough to read without rankeval (a dozen lines of Python
 with ``struct``, ``json`` and ``numpy.frombuffer``, or any language).
 
-File format, versions 1 and 2
------------------------------
-All integers are little-endian. ``n`` is the number of ranked cases. Version 2 adds one
-thing, the time window (header flag ``1``, below); a save writes version 1 whenever the
-state has no time window, so those files stay readable by every release.
-
-======  ======  ==========  ===============================================
-offset  size    type        field
-======  ======  ==========  ===============================================
-0       8       bytes       magic ``89 52 4B 56 0D 0A 1A 0A`` (``b"\x89RKV\r\n\x1a\n"``)
-8       4       uint32      format version, ``1`` or ``2``
-12      4       uint32      flags: ``0``, or in version 2 ``1`` (a time window), ``2``
-                            (scores stored as float32), ``4`` (weighted cases), ``5``
-                            or ``6``
-16      8       uint64      ``M``: metadata length in bytes
-24      8       uint64      ``K``: keys length in bytes, ``8 n``
-32      8       uint64      ``A``: ages length in bytes, ``8 n`` with a window, else ``0``
-40      8       uint64      ``L``: labels length in bytes, ``n``
-48      M       UTF-8       metadata: one JSON object, padded with spaces so that
-                            ``48 + M`` is a multiple of 8 (the arrays are aligned)
-48+M    K       float64     keys, ``-score`` in rank order (ascending; equal keys in
-                            insertion order); never NaN
-\+K     A       int64       ages: insertion sequence number of each case, same order
-\+A     T       float64     times (flag ``1`` only, ``T = 8 n``, else ``T = 0``): each
-                            case's time in the clock's seconds, same order
-\+T     W       float64     weights (flag ``4`` only, ``W = 8 n``, else ``W = 0``): each
-                            case's weight, same order
-\+W     L       uint8       labels: ``1`` positive, ``0`` negative, same order
-\+L     32      bytes       SHA-256 of every preceding byte of the file
-======  ======  ==========  ===============================================
-
-The file is exactly ``48 + M + K + A + T + W + L + 32`` bytes long. The metadata object
-has exactly these members:
+File format, version 3
+----------------------
+Every accumulator saves the one container of :mod:`rankeval.container` (magic, version,
+JSON metadata listing its sections' sizes, the sections, SHA-256); the evaluator's has the
+magic ``89 52 4B 56 0D 0A 1A 0A`` (``b"\x89RKV\r\n\x1a\n"``) and version ``3``. ``n`` is the
+number of ranked cases. The metadata object has exactly these members (besides the
+container's ``"blobs"``):
 
 - ``"ties"``: ``"insertion"`` or ``"grouped"``;
-- ``"cases"``: ``n``, a JSON integer (a cross-check of the header);
+- ``"cases"``: ``n``, a JSON integer;
 - ``"pos_missed"``, ``"neg_missed"``: the miss counts as *decimal strings*
   (``"0"``, ``"12"``; no sign, no leading zeros), since they may exceed 2**63;
-- ``"window"``: ``null``, or the window length, a positive JSON integer
-  ``>= n``; the ages section is present exactly when it is not ``null``;
+- ``"window"``: ``null``, or the window length, a positive JSON integer ``>= n``;
 - ``"next_age"``: the sequence number the next case will get, a JSON integer
-  in ``[n, 2**63)``, above every age.
+  in ``[n, 2**63)``, above every age;
+- ``"score_dtype"``: ``"float64"``, or ``"float32"`` for an evaluator that stores its scores
+  as float32 (every key is then a value a float32 holds exactly; never with a window);
+- ``"weighted"``: ``true`` for an evaluator holding weighted cases (ties ``"grouped"``),
+  else ``false``;
+- a time window only: ``"horizon"``, the seconds of cases kept, a positive finite JSON
+  number (``"window"`` is then ``null``); ``"now"``, the clock's time at the last eviction,
+  and ``"last_time"``, the latest time a case was given: each a finite JSON number, or
+  ``null`` before the first one.
 
-Flag ``2`` (version 2) marks an evaluator that stores its scores as float32
-(``score_dtype="float32"``): the keys section is float64 as always, and every key must be a
-value a float32 holds exactly; the flag is set only on unbounded evaluators (never with
-flag ``1`` or a window).
+The sections, in this order, each with one value a case in the same (rank) order:
 
-Flag ``4`` (version 2) marks an evaluator holding weighted cases (ties ``"grouped"``; with
-flag ``1`` it makes ``5``, with flag ``2`` ``6``). Without a window each weight is finite and
-positive, and the cases are in the weighted store's canonical order: by key, then label (a
-negative first), then weight. In a window of cases or of time the cases are in rank order
-with their ages, as any window's, and a weight may be 0 (a case that holds its place in the
-window and counts for nothing).
+======================  ========  ==================================================
+section                 type      present
+======================  ========  ==================================================
+keys                    float64   always: ``-score`` in rank order (ascending; equal
+                                  keys in insertion order); never NaN
+ages                    int64     with a window of cases or of time: each case's
+                                  insertion sequence number
+times                   float64   with a time window: each case's time in the clock's
+                                  seconds
+weights                 float64   with ``"weighted": true``: each case's weight
+labels                  uint8     always: ``1`` positive, ``0`` negative
+======================  ========  ==================================================
 
-A time window (flag ``1``) has ``"window": null``, an ages section, and three more members:
-
-- ``"horizon"``: the seconds of cases kept, a positive finite JSON number;
-- ``"now"``: the clock's time at the last eviction, and ``"last_time"``: the latest time a
-  case was given; each a finite JSON number, or ``null`` before the first one.
+Without a window each weight is finite and positive, and the cases are in the weighted
+store's canonical order: by key, then label (a negative first), then weight. In a window of
+cases or of time the cases are in rank order with their ages, as any window's, and a weight
+may be 0 (a case that holds its place in the window and counts for nothing).
 
 Ages are unique, non-negative, and increase along each run of equal keys. Times are finite
 and never decrease in age order; each is above ``now - horizon`` (the older ones have left)
 and at most ``last_time``.
 
+Versions 1 and 2 (rankeval 0.2 and earlier) load as before; nothing writes them any more.
+Their header is ``magic, version, flags, M, K, A, L`` (``<8sIIQQQQ``: flags ``1`` a time
+window, ``2`` float32 scores, ``4`` weighted cases; M the metadata's length, space-padded to
+8-byte alignment; K, A, L the keys', ages' and labels' lengths in bytes), then the
+metadata (the members above without ``"score_dtype"`` and ``"weighted"``, which the flags
+said), the same sections, and the SHA-256.
+
 The magic is built like PNG's: the high-bit first byte catches 7-bit
 transfers, ``\r\n`` and the final ``\n`` catch newline translation, and
-``\x1a`` stops a DOS ``type``. A reader checks, in this order: magic, version,
-flags, header lengths against each other, file size against the header
-("truncated" / "trailing data"), the SHA-256, then the metadata and every
-invariant above. Any failure raises :class:`PersistenceError` naming the file
+``\x1a`` stops a DOS ``type``. A reader checks, in this order: magic, version, the metadata
+(one JSON object whose members and section sizes agree with each other, with the file's
+size — "truncated" / "trailing data" — and with this machine's memory), the SHA-256, then
+every invariant above. Any failure raises :class:`PersistenceError` naming the file
 and the problem; nothing is returned half-filled.
 
 Atomic saves
@@ -106,7 +96,7 @@ Examples
 ...     size = os.path.getsize(path)
 ...     loaded = load_state(path)
 >>> loaded == state, size
-(True, 203)
+(True, 227)
 """
 
 from __future__ import annotations
@@ -118,24 +108,21 @@ import math
 import numbers
 import os
 import re
-import stat
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from io import BufferedReader
-from typing import IO, TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 import numpy as np
 from numpy.typing import NDArray
 
+from rankeval import container
 from rankeval.checks import check_float32_scores
+from rankeval.container import open_regular
 from rankeval.errors import PersistenceError
-from rankeval.files import TEMP_SUFFIX, atomic_output, physical_memory
+from rankeval.files import TEMP_SUFFIX, physical_memory
 from rankeval.formulas import TIE_POLICIES, TiePolicy
-
-if TYPE_CHECKING:
-    from hashlib import _Hash
 
 __all__ = [
     "FORMAT_VERSION",
@@ -151,18 +138,20 @@ __all__ = [
 ]
 
 MAGIC = b"\x89RKV\r\n\x1a\n"
-FORMAT_VERSION = 2  # the newest version this module reads; see save_state for what it writes
+FORMAT_VERSION = 3  # what save_state writes (the container); versions 1 and 2 are read too
 _TIMED = 1  # header flag: a time window, with a times section
 _FLOAT32 = 2  # header flag: scores stored as float32 (an unbounded evaluator)
 _WEIGHTED = 4  # header flag: weighted cases, with a weights section
 
-_HEADER = struct.Struct("<8sIIQQQQ")  # magic, version, flags, M, K, A, L
+_HEADER = struct.Struct("<8sIIQQQQ")  # versions 1, 2: magic, version, flags, M, K, A, L
+_VERSIONED = struct.Struct("<8sI")  # what every version starts with: magic, version
 _DIGEST_SIZE = hashlib.sha256().digest_size
 _ALIGN = 8
 _MAX_AGE = 2**63 - 1
 _DECIMAL = re.compile(r"(?:0|[1-9][0-9]*)\Z")
 _META_MEMBERS = frozenset({"ties", "cases", "pos_missed", "neg_missed", "window", "next_age"})
 _TIMED_MEMBERS = _META_MEMBERS | {"horizon", "now", "last_time"}
+_V3_MEMBERS = frozenset({"score_dtype", "weighted"})  # version 3 says these in its metadata
 # Bitmap uniqueness check for ages when their span is at most this many times n;
 # past that, sorting is cheaper in memory.
 _BITMAP_SPAN_FACTOR = 8
@@ -477,8 +466,8 @@ def _all_unique(values: NDArray[np.int64], lo: int, hi: int) -> bool:
 
 
 # --------------------------------------------------------------------- save
-def _metadata(state: EvaluatorState) -> bytes:
-    """The JSON metadata, space-padded so the arrays after it are 8-byte aligned."""
+def _metadata(state: EvaluatorState) -> dict[str, object]:
+    """The JSON metadata of format version 3 (the container adds the sections' sizes)."""
     meta: dict[str, object] = {
         "ties": state.ties,
         "cases": state.num_cases,
@@ -487,15 +476,14 @@ def _metadata(state: EvaluatorState) -> bytes:
         "neg_missed": str(Decimal(state.neg_missed)),
         "window": state.window,
         "next_age": state.next_age,
+        "score_dtype": state.score_dtype,
+        "weighted": state.weights is not None,
     }
     if state.horizon is not None:
         meta["horizon"] = state.horizon  # json writes repr: the double round-trips
         meta["now"] = None if state.now == -math.inf else state.now
         meta["last_time"] = None if state.last_time == -math.inf else state.last_time
-    text = json.dumps(meta, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    raw = text.encode("utf-8")
-    pad = -(_HEADER.size + len(raw)) % _ALIGN
-    return raw + b" " * pad
+    return meta
 
 
 def _sections(state: EvaluatorState) -> list[NDArray[Any]]:
@@ -512,7 +500,7 @@ def _sections(state: EvaluatorState) -> list[NDArray[Any]]:
 
 
 def save_state(path: str | os.PathLike[str], state: EvaluatorState) -> None:
-    """Write ``state`` to ``path`` atomically: format version 1, or 2 for a time window.
+    """Write ``state`` to ``path`` atomically, in format version 3 (the container).
 
     Parameters
     ----------
@@ -558,9 +546,8 @@ def save_state(path: str | os.PathLike[str], state: EvaluatorState) -> None:
     target = os.fspath(path)
     if not isinstance(target, str):
         raise TypeError(f"path must be a str or os.PathLike[str], got {target!r}")
-    encoded = _encoded(state)
-    with atomic_output(target, binary=True) as out:
-        _write(out, *encoded)
+    _validate(state)
+    container.save_parts(target, MAGIC, FORMAT_VERSION, _metadata(state), _sections(state))
 
 
 def state_bytes(state: EvaluatorState) -> bytes:
@@ -570,56 +557,11 @@ def state_bytes(state: EvaluatorState) -> bytes:
     """
     if not isinstance(state, EvaluatorState):
         raise TypeError(f"state must be an EvaluatorState, got {type(state).__name__}")
-    out = io.BytesIO()
-    _write(out, *_encoded(state))
-    return out.getvalue()
-
-
-def _encoded(state: EvaluatorState) -> tuple[bytes, bytes, list[NDArray[Any]]]:
-    """The header, the metadata and the sections of ``state``, validated again first (its
-    arrays may have changed since it was built): format version 1, or 2 for a time window or
-    float32 scores."""
     _validate(state)
-    meta = _metadata(state)
-    parts = _sections(state)
-    version, flags = (2, _TIMED) if state.horizon is not None else (1, 0)
-    if state.score_dtype == "float32":
-        version, flags = 2, _FLOAT32
-    if state.weights is not None:
-        version, flags = 2, flags | _WEIGHTED
-    header = _HEADER.pack(MAGIC, version, flags, len(meta), parts[0].nbytes,
-                          parts[1].nbytes if state.ages is not None else 0, parts[-1].nbytes)
-    return header, meta, parts
-
-
-def _write(out: IO[bytes], header: bytes, meta: bytes, parts: list[NDArray[Any]]) -> None:
-    """The header, the metadata, the sections and the SHA-256 of all of them."""
-    digest = hashlib.sha256()
-    for chunk in (header, meta):
-        out.write(chunk)
-        digest.update(chunk)
-    for part in parts:
-        if part.nbytes:
-            view = part.data.cast("B")
-            out.write(view)
-            digest.update(view)
-    out.write(digest.digest())
+    return container.pack(MAGIC, FORMAT_VERSION, _metadata(state), _sections(state))
 
 
 # --------------------------------------------------------------------- load
-def _read_into(stream: BufferedReader, array: NDArray[Any], digest: _Hash) -> int:
-    """Fill ``array`` from ``stream`` and hash it; return the bytes actually read."""
-    view = array.data.cast("B")
-    done = 0
-    while done < len(view):
-        got = stream.readinto(view[done:])
-        if not got:
-            break
-        done += got
-    digest.update(view[:done])
-    return done
-
-
 def load_state(path: str | os.PathLike[str]) -> EvaluatorState:
     """Read a state saved by :func:`save_state`, checking everything.
 
@@ -639,11 +581,11 @@ def load_state(path: str | os.PathLike[str]) -> EvaluatorState:
     FileNotFoundError
         No such file (other ``OSError``\\ s likewise propagate).
     PersistenceError
-        The file is not a complete, intact state file (version 1 or 2); the message
+        The file is not a complete, intact state file (version 1, 2 or 3); the message
         names the file and the problem, e.g. ``"checksum mismatch"``,
         ``"truncated: expected 203 bytes, found 100"``, ``"not a rankeval
         state file (bad magic)"``, ``"unsupported format version 7 (this
-        rankeval reads 1 and 2)"``.
+        rankeval reads 1, 2 and 3)"``.
 
     Notes
     -----
@@ -694,20 +636,69 @@ def _read_state(stream: Any, size: int, name: str, fail: Callable[[str], NoRetur
                 on_disk: bool) -> EvaluatorState:
     """Read and check one state of ``size`` bytes from ``stream``; ``on_disk``: a file, which
     may be sparse (bytes in memory cannot be)."""
-    head = stream.read(_HEADER.size)
+    head = stream.read(_VERSIONED.size)
     if len(head) < len(MAGIC):
         if not head:
             fail("empty file; not a rankeval state file")
         if MAGIC.startswith(head):
-            fail(f"truncated: expected at least {_HEADER.size} bytes, found {len(head)}")
+            fail(f"truncated: expected at least {_VERSIONED.size} bytes, found {len(head)}")
         fail("not a rankeval state file (bad magic)")
     if head[: len(MAGIC)] != MAGIC:
         fail("not a rankeval state file (bad magic)")
+    if len(head) < _VERSIONED.size:
+        fail(f"truncated: expected at least {_VERSIONED.size} bytes, found {len(head)}")
+    version = _VERSIONED.unpack(head)[1]
+    if version == FORMAT_VERSION:
+        return _read_container(stream, size, head, name, fail, on_disk)
+    if version not in (1, 2):
+        fail(f"unsupported format version {version} (this rankeval reads 1, 2 and 3)")
+    return _read_legacy(stream, size, head, name, fail, on_disk)
+
+
+def _read_container(stream: Any, size: int, head: bytes, name: str,
+                    fail: Callable[[str], NoReturn], on_disk: bool) -> EvaluatorState:
+    """Read a state of format version 3 (the container) after its first ``head`` bytes."""
+    meta, arrays = container.read_parts(stream, size, head, "state", name, on_disk=on_disk,
+                                        dtypes=_section_types)
+    labels = arrays[-1]
+    n = labels.shape[0]
+    if any(array.shape[0] != n for array in arrays):
+        fail(f"invalid state: sections of {[array.shape[0] for array in arrays]} values "
+             "do not describe one number of cases")
+    if meta["cases"] != n:
+        fail(f"metadata says {meta['cases']} cases, the sections {n}")
+    if n and int(labels.max()) > 1:
+        fail(f"label bytes must be 0 or 1, found {int(labels.max())}")
+    windowed = meta["window"] is not None or "horizon" in meta
+    ages = arrays[1] if windowed else None
+    times = arrays[2] if "horizon" in meta else None
+    weights = arrays[-2] if meta["weighted"] else None
+    return _state_of(meta, arrays[0], labels, ages, times, weights, meta["score_dtype"], fail)
+
+
+def _section_types(meta: dict[str, Any]) -> list[np.dtype[Any]]:
+    """Check version 3's metadata members (in place) and name its sections' types: keys,
+    then ages (a window of cases or time), times (a window of time), weights (weighted
+    cases), labels."""
+    timed = "horizon" in meta
+    _check_members(meta, (_TIMED_MEMBERS if timed else _META_MEMBERS) | _V3_MEMBERS)
+    if meta["score_dtype"] not in ("float64", "float32"):
+        raise ValueError(f"score_dtype {meta['score_dtype']!r} is not float64 or float32")
+    if type(meta["weighted"]) is not bool:
+        raise ValueError(f"weighted must be true or false, got {meta['weighted']!r}")
+    f8, i8 = np.dtype("<f8"), np.dtype("<i8")
+    return [f8, *([i8] if meta["window"] is not None or timed else []),
+            *([f8] if timed else []), *([f8] if meta["weighted"] else []), np.dtype(np.uint8)]
+
+
+def _read_legacy(stream: Any, size: int, head: bytes, name: str,
+                 fail: Callable[[str], NoReturn], on_disk: bool) -> EvaluatorState:
+    """Read a state of format version 1 or 2 (written by rankeval 0.2 and earlier) after its
+    first ``head`` bytes."""
+    head += stream.read(_HEADER.size - len(head))
     if len(head) < _HEADER.size:
         fail(f"truncated: expected at least {_HEADER.size} bytes, found {len(head)}")
     _, version, flags, meta_len, keys_len, ages_len, labels_len = _HEADER.unpack(head)
-    if version not in (1, FORMAT_VERSION):
-        fail(f"unsupported format version {version} (this rankeval reads 1 and 2)")
     if (flags & ~(_TIMED | _FLOAT32 | _WEIGHTED if version == 2 else 0)
             or (flags & _TIMED and flags & _FLOAT32)):
         fail(f"unknown header flags {flags:#x} (version {version} defines "
@@ -729,10 +720,10 @@ def _read_state(stream: Any, size: int, name: str, fail: Callable[[str], NoRetur
         fail(f"trailing data: expected {expected} bytes, found {size}")
 
     _check_room(n, ages_len + times_len + weights_len, name, fail)
-    if on_disk and _has_holes(stream):
+    if on_disk and container._has_holes(stream):
         # A file of mostly holes (a crafted sparse file) can claim any size
         # on no disk: prove the checksum before allocating anything for it.
-        _verify_digest(stream, head, expected, fail)
+        container._verify_digest(stream, head, expected, fail)
     digest = hashlib.sha256(head)
     meta_raw = stream.read(meta_len)
     digest.update(meta_raw)
@@ -744,14 +735,9 @@ def _read_state(stream: Any, size: int, name: str, fail: Callable[[str], NoRetur
         labels = np.empty(n, dtype=np.uint8)
     except MemoryError:
         fail(f"not enough memory to load {n} cases")
-    got = len(meta_raw) + _read_into(stream, keys, digest)
-    if ages is not None:
-        got += _read_into(stream, ages, digest)
-    if times is not None:
-        got += _read_into(stream, times, digest)
-    if weights is not None:
-        got += _read_into(stream, weights, digest)
-    got += _read_into(stream, labels, digest)
+    got = len(meta_raw) + sum(container._read_into(stream, array, digest)
+                              for array in (keys, ages, times, weights, labels)
+                              if array is not None)
     stored = stream.read(_DIGEST_SIZE)
     if got + len(stored) != expected - _HEADER.size:  # the file shrank while we read
         fail(f"truncated: expected {expected} bytes, found {_HEADER.size + got + len(stored)}")
@@ -768,6 +754,15 @@ def _read_state(stream: Any, size: int, name: str, fail: Callable[[str], NoRetur
         fail("ages section must be present exactly when the metadata has a window")
     if n and int(labels.max()) > 1:
         fail(f"label bytes must be 0 or 1, found {int(labels.max())}")
+    return _state_of(meta, keys, labels, ages, times, weights,
+                     "float32" if flags & _FLOAT32 else "float64", fail)
+
+
+def _state_of(meta: dict[str, Any], keys: NDArray[Any], labels: NDArray[np.uint8],
+              ages: NDArray[Any] | None, times: NDArray[Any] | None,
+              weights: NDArray[Any] | None, score_dtype: str,
+              fail: Callable[[str], NoReturn]) -> EvaluatorState:
+    """The state of checked metadata and sections, every invariant checked (any version)."""
     try:
         return EvaluatorState(
             ties=meta["ties"],
@@ -782,25 +777,11 @@ def _read_state(stream: Any, size: int, name: str, fail: Callable[[str], NoRetur
             times=None if times is None else times.astype(np.float64, copy=False),
             now=-math.inf if meta.get("now") is None else meta["now"],
             last_time=-math.inf if meta.get("last_time") is None else meta["last_time"],
-            score_dtype="float32" if flags & _FLOAT32 else "float64",
+            score_dtype=score_dtype,
             weights=None if weights is None else weights.astype(np.float64, copy=False),
         )
     except (TypeError, ValueError) as error:
         fail(f"invalid state: {error}")
-
-
-def open_regular(name: str, fail: Callable[[str], NoReturn]) -> BufferedReader:
-    """Open ``name`` for reading if it is a regular file; a FIFO or device never blocks us."""
-    fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            fail("not a regular file")
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
-    return open(fd, "rb")  # the caller's with block closes it
 
 
 def _check_room(n: int, extra_len: int, name: str, fail: Callable[[str], NoReturn]) -> None:
@@ -816,39 +797,6 @@ def _check_room(n: int, extra_len: int, name: str, fail: Callable[[str], NoRetur
         )
 
 
-def _has_holes(stream: BufferedReader) -> bool:
-    """Whether the file occupies far fewer disk blocks than its size says (a sparse file).
-
-    Compressing file systems report fewer blocks too; they only cost the
-    extra checksum pass of :func:`_verify_digest`.
-    """
-    info = os.fstat(stream.fileno())
-    blocks = getattr(info, "st_blocks", None)
-    return blocks is not None and info.st_size > (1 << 20) and blocks * 512 < info.st_size // 4
-
-
-def _verify_digest(
-    stream: BufferedReader, head: bytes, expected: int, fail: Callable[[str], NoReturn]
-) -> None:
-    """Hash the file in small chunks and compare with its digest; rewind after the header."""
-    stream.seek(expected - _DIGEST_SIZE)
-    stored = stream.read(_DIGEST_SIZE)
-    if stored == bytes(_DIGEST_SIZE):  # a hole where the digest belongs: no need to hash
-        fail("checksum mismatch (the file is corrupted)")
-    stream.seek(_HEADER.size)
-    digest = hashlib.sha256(head)
-    left = expected - _HEADER.size - _DIGEST_SIZE
-    while left:
-        chunk = stream.read(min(left, 1 << 20))
-        if not chunk:
-            fail("truncated while verifying the checksum")
-        digest.update(chunk)
-        left -= len(chunk)
-    if stored != digest.digest():
-        fail("checksum mismatch (the file is corrupted)")
-    stream.seek(_HEADER.size)
-
-
 def _reject_constant(token: str) -> NoReturn:
     raise ValueError(f"JSON constant {token} is not allowed")
 
@@ -861,7 +809,8 @@ def _unique_members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _parse_metadata(raw: bytes, timed: bool, fail: Callable[[str], NoReturn]) -> dict[str, Any]:
-    """Decode and type-check the metadata object (values are checked by EvaluatorState)."""
+    """Decode and type-check the metadata object of versions 1 and 2 (values are checked by
+    EvaluatorState)."""
     try:
         meta = json.loads(
             raw.decode("utf-8"),
@@ -872,25 +821,33 @@ def _parse_metadata(raw: bytes, timed: bool, fail: Callable[[str], NoReturn]) ->
         fail(f"bad metadata: {error}")
     if not isinstance(meta, dict):
         fail(f"bad metadata: expected a JSON object, got {type(meta).__name__}")
-    members = _TIMED_MEMBERS if timed else _META_MEMBERS
+    try:
+        _check_members(meta, _TIMED_MEMBERS if timed else _META_MEMBERS)
+    except ValueError as error:
+        fail(f"bad metadata: {error}")
+    return meta
+
+
+def _check_members(meta: dict[str, Any], members: frozenset[str]) -> None:
+    """Type-check the metadata's members (any version; ``ValueError`` names the first
+    fault), and read the miss counts' decimal strings as integers in place."""
     if set(meta) != members:
-        fail(f"bad metadata: members {sorted(meta)}, expected {sorted(members)}")
-    if timed and type(meta["horizon"]) not in (int, float):
-        fail(f"bad metadata: horizon must be a number, got {meta['horizon']!r}")
+        raise ValueError(f"members {sorted(meta)}, expected {sorted(members)}")
+    if "horizon" in meta and type(meta["horizon"]) not in (int, float):
+        raise ValueError(f"horizon must be a number, got {meta['horizon']!r}")
     for member in ("now", "last_time"):
         value = meta.get(member)
         if not (value is None or type(value) in (int, float)):
-            fail(f"bad metadata: {member} must be a number or null, got {value!r}")
+            raise ValueError(f"{member} must be a number or null, got {value!r}")
     if meta["ties"] not in TIE_POLICIES:
-        fail(f"bad metadata: ties {meta['ties']!r} is not one of {TIE_POLICIES}")
+        raise ValueError(f"ties {meta['ties']!r} is not one of {TIE_POLICIES}")
     for member in ("cases", "next_age"):
         if type(meta[member]) is not int:
-            fail(f"bad metadata: {member} must be an integer, got {meta[member]!r}")
+            raise ValueError(f"{member} must be an integer, got {meta[member]!r}")
     if meta["window"] is not None and type(meta["window"]) is not int:
-        fail(f"bad metadata: window must be an integer or null, got {meta['window']!r}")
+        raise ValueError(f"window must be an integer or null, got {meta['window']!r}")
     for member in ("pos_missed", "neg_missed"):
         text = meta[member]
         if not isinstance(text, str) or not _DECIMAL.match(text):
-            fail(f"bad metadata: {member} must be a decimal string, got {text!r}")
+            raise ValueError(f"{member} must be a decimal string, got {text!r}")
         meta[member] = int(Decimal(text))
-    return meta
