@@ -88,6 +88,21 @@ FIGURES = (
            _speed),
     Figure("the same from TREC files (10^6 lines, read and evaluated), vs pytrec_eval's parsers",
            "bench_ranking.txt", r"rankeval trec is (\d+\.\d+)x faster end to end", _speed),
+    Figure("10^7 lines (10^5 queries x 100 documents), 4 measures, end to end from pandas "
+           "tables (object ids), vs ranx from the same tables (all threads)", "bench_ranx.txt",
+           r"^2\. 10,000,000 lines(?:.*\n)*?\s+from pandas: rankeval (\d+\.\d+)x faster "
+           r"than ranx, \d+ threads", _speed),
+    Figure("the same, from pandas tables, vs ranx's evaluation alone of its prebuilt `Run`",
+           "bench_ranx.txt",
+           r"^2\. 10,000,000 lines(?:.*\n)*?\s+target: from pandas, end to end, >= 2x faster "
+           r"than ranx's evaluate of its prebuilt Run: (\d+\.\d+)x", _speed),
+    Figure("the same, from pytrec_eval's dicts, vs pytrec_eval", "bench_ranx.txt",
+           r"^2\. 10,000,000 lines(?:.*\n)*?\s+from dicts: rankeval (\d+\.\d+)x faster "
+           r"than pytrec_eval", _speed),
+    Figure("the same, from TREC files, vs pytrec_eval's parsers and evaluation",
+           "bench_ranx.txt",
+           r"^2\. 10,000,000 lines(?:.*\n)*?\s+from TREC file: rankeval (\d+\.\d+)x "
+           r"faster than pytrec_eval", _speed),
     Figure("Spark, 10^7 rows, exact ROC area and AP, vs MLlib exact (numBins=0)",
            "bench_engines.txt",
            r"continuous scores;.*?\n(?:.*\n)*?spark BinaryClassificationMetrics \(numBins=0\)"
