@@ -195,22 +195,29 @@ def api_benchmark(data: dict[str, Any], repeat: int) -> list[list[Any]]:
     return rows
 
 
+def write_files(data: dict[str, Any], docs: int, folder: str, sep: str) -> tuple[str, str]:
+    """The run (``docs`` a query, fields separated by ``sep``) and qrels of ``data`` as TREC
+    files in ``folder``: their paths."""
+    run_path, qrels_path = os.path.join(folder, "run.txt"), os.path.join(folder, "qrels.txt")
+    rank = np.tile(np.arange(1, docs + 1), data["qid"].size // docs)
+    with open(run_path, "w") as out:
+        out.writelines(sep.join((q, "Q0", d, str(r), f"{s:.6f}", "STANDARD")) + "\n"
+                       for q, d, r, s in zip(data["qid"].tolist(), data["docid"].tolist(),
+                                             rank.tolist(), data["score"].tolist(),
+                                             strict=True))
+    with open(qrels_path, "w") as out:
+        out.writelines(f"{q} 0 {d} {r}\n" for q, d, r in zip(
+            data["qrels_qid"].tolist(), data["qrels_docid"].tolist(),
+            data["qrels_rel"].tolist(), strict=True))
+    return run_path, qrels_path
+
+
 def cli_benchmark(queries: int, docs: int, repeat: int) -> list[list[Any]]:
     import pytrec_eval
 
     data = make_data(queries, docs, seed=common.SEED + 1)
     with tempfile.TemporaryDirectory() as tmp:
-        run_path = os.path.join(tmp, "run.txt")
-        qrels_path = os.path.join(tmp, "qrels.txt")
-        with open(run_path, "w") as out:
-            rank = np.tile(np.arange(1, docs + 1), queries)
-            out.writelines(f"{q}\tQ0\t{d}\t{r}\t{s:.6f}\tSTANDARD\n" for q, d, r, s in zip(
-                data["qid"].tolist(), data["docid"].tolist(), rank.tolist(),
-                data["score"].tolist(), strict=True))
-        with open(qrels_path, "w") as out:
-            out.writelines(f"{q} 0 {d} {r}\n" for q, d, r in zip(
-                data["qrels_qid"].tolist(), data["qrels_docid"].tolist(),
-                data["qrels_rel"].tolist(), strict=True))
+        run_path, qrels_path = write_files(data, docs, tmp, "\t")
         lines = queries * docs
         size_mb = os.path.getsize(run_path) / 1e6
 

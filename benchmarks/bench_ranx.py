@@ -35,29 +35,20 @@ from collections.abc import Callable
 from typing import Any
 
 import _common as common
-import numpy as np
-from bench_ranking import MEASURES, PYTREC_MEASURES, RANX_METRICS, check_agreement, make_data
+from bench_ranking import (
+    MEASURES,
+    PYTREC_MEASURES,
+    RANX_METRICS,
+    check_agreement,
+    make_data,
+    write_files,
+)
 
 from rankeval.ranking import Qrels, Run, evaluate_run
 
 DOCS = 100
 CPUS = os.cpu_count() or 1
 ALL_THREADS = f"ranx, {CPUS} threads"
-
-
-def write_files(data: dict[str, Any], folder: str) -> tuple[str, str]:
-    """The run and qrels of ``data`` as TREC files in ``folder``."""
-    run_path, qrels_path = os.path.join(folder, "run.txt"), os.path.join(folder, "qrels.txt")
-    rank = np.tile(np.arange(1, DOCS + 1), data["qid"].size // DOCS)
-    with open(run_path, "w") as out:
-        out.writelines(f"{q} Q0 {d} {r} {s:.6f} STANDARD\n" for q, d, r, s in zip(
-            data["qid"].tolist(), data["docid"].tolist(), rank.tolist(),
-            data["score"].tolist(), strict=True))
-    with open(qrels_path, "w") as out:
-        out.writelines(f"{q} 0 {d} {r}\n" for q, d, r in zip(
-            data["qrels_qid"].tolist(), data["qrels_docid"].tolist(),
-            data["qrels_rel"].tolist(), strict=True))
-    return run_path, qrels_path
 
 
 Step = Callable[[], Any]
@@ -171,7 +162,7 @@ def main() -> int:
         lines = queries * DOCS
         data = make_data(queries, DOCS)
         with tempfile.TemporaryDirectory() as folder:
-            run_path, qrels_path = write_files(data, folder)
+            run_path, qrels_path = write_files(data, DOCS, folder, " ")
             table = contenders(data, run_path, qrels_path)
             for name in table:  # warm-up: numba compiles, first touches
                 build, evaluate = table[name]
