@@ -223,3 +223,34 @@ def test_damaged_bytes_are_refused_naming_the_source(kind: Kind) -> None:
                                  **kind.load_options)
     with pytest.raises(PersistenceError, match="checkpoint-7"):
         read()
+
+
+@pytest.mark.parametrize("kind", [k for k in KINDS if k.name in ("binary", "classifier",
+                                                                "paired", "sketch", "segmented")],
+                         ids=["binary", "classifier", "paired", "sketch", "segmented"])
+def test_merges_both_ways_at_once_never_wait_for_each_other(kind: Kind) -> None:
+    """``a.merge(b)`` beside ``b.merge(a)`` in another thread, thousands of times with the
+    interpreter switching threads every microsecond: the base reads the other's parts under
+    its lock alone, then takes its own, so neither waits for the other. (Taking the other's
+    lock inside one's own deadlocks here within seconds.)"""
+    import sys
+    import threading
+
+    a, b = kind.make(), kind.make()  # empty: merging them keeps them small
+
+    def merges(mine: Any, theirs: Any) -> None:
+        for _ in range(5_000):
+            mine.merge(theirs)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        workers = [threading.Thread(target=merges, args=pair, daemon=True)
+                   for pair in ((a, b), (b, a))]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(timeout=120)
+    finally:
+        sys.setswitchinterval(interval)
+    assert not any(worker.is_alive() for worker in workers), "the two merges wait for each other"

@@ -55,7 +55,7 @@ def added(ours: Any, theirs: Any) -> Any:
 
 def joined(ours: list[Any] | None, theirs: list[Any] | None) -> list[Any] | None:
     """Lists of arrays merge by joining, ours first (None, a part never given, stays None
-    when both are; :meth:`Accumulation._merge_views` aligns the two before)."""
+    when both are; :meth:`Accumulation._aligned` aligns the two before)."""
     if ours is None and theirs is None:
         return None
     return [*(ours or ()), *(theirs or ())]
@@ -119,14 +119,16 @@ class Accumulation:
     def _settle(self) -> None:
         """Bring pending adds into the declared parts before they are read (under the lock)."""
 
-    def _merge_views(self: A, other: A) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Both accumulators' parts, to merge by their rules: ours, theirs (this one's lock
-        is held; ``other``'s is taken here)."""
-        with other._lock:
-            other._settle()
-            theirs = {name: getattr(other, name) for name in self._STATE}
-        self._settle()
-        return {name: getattr(self, name) for name in self._STATE}, theirs
+    def _parts(self) -> dict[str, Any]:
+        """Every declared part, read under this accumulator's lock (pending adds settled)."""
+        with self._lock:
+            self._settle()
+            return {name: getattr(self, name) for name in self._STATE}
+
+    def _aligned(self, mine: dict[str, Any], theirs: dict[str, Any]
+                 ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Both accumulators' parts made ready to merge by their rules (as they are here)."""
+        return mine, theirs
 
     def _check_merged(self, state: dict[str, Any]) -> None:
         """Refuse a merged state this accumulator cannot hold (a count past its limit)."""
@@ -156,8 +158,11 @@ class Accumulation:
         """Add every case of ``other`` (same settings) after this one's: each declared part
         merged by its rule. All or nothing. Complexity: that of the parts' rules."""
         self._check_mergeable(other)
+        # Theirs first, under their lock alone: two merges the other way round never hold
+        # both locks, so they cannot wait for each other.
+        theirs = other._parts()
         with self._lock:
-            mine, theirs = self._merge_views(other)
+            mine, theirs = self._aligned(self._parts(), theirs)
             state = {name: part.merge(mine[name], theirs[name])
                      for name, part in self._STATE.items()}
             self._check_merged(state)

@@ -202,9 +202,12 @@ class SegmentedEvaluation(_SummaryTable, Accumulation):
         """
         if not isinstance(other, SegmentedEvaluation):
             raise TypeError(f"can only merge a SegmentedEvaluation, got {type(other).__name__}")
+        # Theirs first, under their lock alone (see Accumulation.merge): two merges the other
+        # way round never hold both locks.
+        pairs = other.items()
         with self._lock:
             incoming = []
-            for key, theirs in other.items():
+            for key, theirs in pairs:
                 fresh = self._factory()
                 fresh.merge(theirs)
                 ours = self._segments.get(key)

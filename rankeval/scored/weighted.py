@@ -26,7 +26,7 @@ label plus :data:`WEIGHTED_PART` as imaginary part, then the weight.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 from numpy.typing import NDArray
@@ -63,7 +63,6 @@ __all__ = [
 WEIGHTED_PART = 2.0
 
 Batch = tuple[BoolArray, FloatArray, FloatArray]  # labels, keys, weights
-W = TypeVar("W", bound="WeightParts")
 
 
 #: The reads that count cases by rank, with no weighted meaning (scikit-learn has none).
@@ -613,10 +612,10 @@ class WeightParts(Accumulation):
     _weights: list[FloatArray] | None
     _labels: list[NDArray[Any]]
 
-    def _merge_views(self: W, other: W) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _aligned(self, mine: dict[str, Any], theirs: dict[str, Any]
+                 ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Both parts, the weights aligned: when one side is weighted, the other's cases
         weigh 1 each."""
-        mine, theirs = super()._merge_views(other)
         if (mine["_weights"] is None) != (theirs["_weights"] is None):
             for view in (mine, theirs):
                 if view["_weights"] is None:
