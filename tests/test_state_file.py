@@ -28,6 +28,7 @@ from rankeval.scored.state_file import (
     PersistenceError,
     load_state,
     save_state,
+    state_from_bytes,
 )
 from tests import strategies
 
@@ -756,3 +757,54 @@ class TestHostileOldFiles(TestHostileFiles):
     """The same claims in a file of version 2 (read by the legacy reader)."""
 
     version = 2
+
+
+def _saved_kinds() -> list[bytes]:
+    """Version 3 files of a weighted time window, a count window and float32 scores."""
+    from rankeval import ScoredPrecisionRecallEvaluation as Evaluation
+
+    timed = Evaluation(horizon=30.0, clock=lambda: 100.0)
+    timed.add_cases([True, False, True], [0.5, 0.2, 0.9], weights=[1.0, 2.0, 0.5])
+    window = Evaluation(window=5)
+    window.add_cases([True, False, True], [0.5, 0.2, 0.9])
+    narrow = Evaluation(score_dtype="float32")
+    narrow.add_cases([True, False], [0.5, 0.25])
+    narrow.add_misses(3)
+    return [timed.to_bytes(), window.to_bytes(), narrow.to_bytes()]
+
+
+SAVED = _saved_kinds()
+JSON_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-2, 2**65), st.floats(allow_nan=False),
+    st.sampled_from(["0", "1", "x", "float32", "float64", "grouped", "insertion"]),
+    st.lists(st.integers(-8, 64), max_size=6), st.dictionaries(st.text(max_size=3),
+                                                                st.integers(), max_size=2))
+
+
+@settings(max_examples=400, deadline=None)
+@given(which=st.integers(0, len(SAVED) - 1), member=st.sampled_from(
+    ["ties", "cases", "pos_missed", "neg_missed", "window", "next_age", "score_dtype",
+     "weighted", "horizon", "now", "last_time", "blobs", "extra"]),
+       value=JSON_VALUES, drop=st.booleans(), flip=st.integers(-1, 200))
+def test_a_crafted_version_3_file_is_refused_by_name_or_loads(
+        which: int, member: str, value: Any, drop: bool, flip: int) -> None:
+    """A saved file whose metadata member is changed or dropped (and a section byte flipped),
+    then checksummed again as a careful forger would: loading it gives a state that passes
+    every check, or raises PersistenceError; never another exception."""
+    data = SAVED[which]
+    _, version, size = CONTAINER.unpack_from(data)
+    meta = json.loads(data[20 : 20 + size])
+    if drop:
+        meta.pop(member, None)
+    else:
+        meta[member] = value
+    sections = bytearray(data[20 + size : -32])
+    if 0 <= flip < len(sections):
+        sections[flip] ^= 0x5A
+    raw = json.dumps(meta).encode()
+    body = CONTAINER.pack(MAGIC, version, len(raw)) + raw + bytes(sections)
+    try:
+        state = state_from_bytes(body + hashlib.sha256(body).digest())
+    except PersistenceError:
+        return
+    assert isinstance(state, EvaluatorState)  # constructed, so every invariant held
