@@ -935,3 +935,29 @@ def test_judged_counts_equal_a_count_of_every_pair(span: int) -> None:
         assert counts.offsets.tolist() == np.cumsum(offsets).tolist()
         assert counts.grades.tolist() == [r for _, r in pairs]
         assert counts.counts.tolist() == [found[pair] for pair in pairs]
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_query_ids_are_distinct_exactly_when_a_set_says(collide: bool,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The segments' first query ids are judged distinct by their sorted hashes, and by a set
+    of the texts when two hashes agree: both ways against a set, text and bytes, and with
+    every hash made equal (every pair a collision). The query codes follow: a query whose
+    rows come in two runs has one code, and each row's code names its query."""
+    from rankeval.ranking import inputs
+
+    if collide:
+        monkeypatch.setattr(inputs, "doc_hash",
+                            lambda ids: np.zeros(ids.shape[0], dtype=np.uint64))
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n = int(rng.integers(0, 30))
+        texts = [f"q{v}" for v in rng.integers(0, 40, n)]
+        for ids in (np.array(texts, dtype=str), np.array([t.encode() for t in texts])):
+            assert inputs._distinct(ids, inputs._texts(ids)) == (len(set(texts)) == n)
+    for rows, grouped in ((["b", "b", "a", "c", "a", "a"], False),
+                          (["b", "b", "a", "c", "c"], True)):
+        coded = inputs._query_codes(np.array(rows))
+        assert sorted(coded.ids) == sorted(set(rows))
+        assert [coded.ids[c] for c in coded.codes.tolist()] == rows
+        assert coded.grouped == grouped

@@ -71,14 +71,33 @@ def _query_codes(values: NDArray[Any]) -> _QueryCodes:
         return _QueryCodes((), empty, empty, True)
     _check_present(values, "query id")
     segments = _segment_starts(values)
-    firsts = _texts(values[segments])
-    if len(set(firsts)) == len(firsts):
+    starts = values[segments]
+    firsts = _texts(starts)
+    if _distinct(starts, firsts):
         codes = np.repeat(np.arange(segments.size, dtype=np.int64),
                           np.diff(np.append(segments, n)))
         return _QueryCodes(tuple(firsts), codes, segments, True)
     uniques, inverse = np.unique(values, return_inverse=True)
     codes = inverse.astype(np.int64).reshape(-1)
     return _QueryCodes(tuple(_texts(uniques)), codes, segments, False)
+
+
+def _distinct(ids: NDArray[Any], texts: list[str]) -> bool:
+    """Whether no id repeats (``texts``: the same ids as text).
+
+    Text and byte ids are judged by their 64-bit hashes (:func:`~rankeval.ranking.join.
+    doc_hash`), sorted: distinct hashes are distinct ids. Only when two hashes agree (a
+    repeat, or a collision) is a set of the texts asked. A set of a million fresh strings
+    costs four times the hashes and more per id as it grows past the caches: that made the
+    cost of a query grow with the number of queries.
+
+    Complexity: O(n log n) in NumPy's sort of n integers.
+    """
+    if ids.dtype.kind in "SU" and ids.shape[0] > 1:
+        hashes = np.sort(doc_hash(ids))
+        if not bool((hashes[1:] == hashes[:-1]).any()):
+            return True
+    return len(set(texts)) == len(texts)
 
 
 def _check_present(values: NDArray[Any], what: str) -> None:
