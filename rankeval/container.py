@@ -54,8 +54,8 @@ from numpy.typing import NDArray
 
 from rankeval.errors import PersistenceError
 
-__all__ = ["open_regular", "pack", "read_file", "read_parts", "save_parts", "unpack",
-           "write_file", "write_parts"]
+__all__ = ["check_room", "open_regular", "pack", "read_file", "read_parts", "save_parts",
+           "unpack", "write_file", "write_parts"]
 
 _HEADER = struct.Struct("<8sIQ")  # magic, version, metadata length
 _DIGEST = 32
@@ -205,7 +205,7 @@ def read_parts(stream: Any, size: int, head: bytes, what: str, name: str, *, on_
                                        for got, kind in zip(sizes, types, strict=False)):
         fail(f"invalid {what} metadata: sections of {sizes} bytes do not hold its "
              f"{len(types)} arrays")
-    _check_room(sum(sizes), fail)
+    check_room(sum(sizes), f"declares {len(sizes)} sections", fail)
     if on_disk and _has_holes(stream):
         # A file of mostly holes (a crafted sparse file) can claim any size on no disk:
         # prove the checksum before allocating anything for it.
@@ -238,14 +238,15 @@ def _read_into(stream: Any, array: NDArray[Any], digest: Any) -> int:
     return done
 
 
-def _check_room(needed: int, fail: Fail) -> None:
-    """Refuse sections this machine's memory cannot hold, before allocating them."""
+def check_room(needed: int, claim: str, fail: Fail) -> None:
+    """Refuse ``needed`` bytes this machine's memory cannot hold, before allocating them (a
+    state file's sections, a whole file); ``claim`` says what asks for them."""
     from rankeval.files import physical_memory
 
     memory = physical_memory()
     if memory is not None and needed > memory:  # None: not a POSIX system, allocation decides
-        fail(f"declares {needed / 2**30:.1f} GiB of sections to load, more than this "
-             f"machine's memory ({memory / 2**30:.1f} GiB)")
+        fail(f"{claim} ({needed / 2**30:.1f} GiB to load), more than this machine's memory "
+             f"({memory / 2**30:.1f} GiB)")
 
 
 def _has_holes(stream: BufferedReader) -> bool:
@@ -306,8 +307,6 @@ def read_file(path: str | os.PathLike[str]) -> bytes:
     """The bytes of ``path``. A FIFO, a device or anything else that is not a regular file is
     refused before a byte is read (it could block forever or never end), and so is a file
     larger than this machine's memory."""
-    from rankeval.files import physical_memory
-
     name = os.fspath(path)
 
     def fail(problem: str) -> NoReturn:
@@ -315,7 +314,5 @@ def read_file(path: str | os.PathLike[str]) -> bytes:
 
     with open_regular(name, fail) as f:
         size = os.fstat(f.fileno()).st_size
-        memory = physical_memory()
-        if memory is not None and size > memory:
-            fail(f"{size} bytes, more than this machine's memory ({memory} bytes)")
+        check_room(size, f"{size} bytes", fail)
         return f.read()

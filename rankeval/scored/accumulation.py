@@ -116,22 +116,15 @@ class Accumulation:
     def _changed(self) -> None:
         """Forget what is derived from the state (a cache); called after every change."""
 
-    def _settle(self) -> None:
-        """Bring pending adds into the declared parts before they are read (under the lock)."""
-
     def _parts(self) -> dict[str, Any]:
-        """Every declared part, read under this accumulator's lock (pending adds settled)."""
+        """Every declared part, read under this accumulator's lock."""
         with self._lock:
-            self._settle()
             return {name: getattr(self, name) for name in self._STATE}
 
     def _aligned(self, mine: dict[str, Any], theirs: dict[str, Any]
                  ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Both accumulators' parts made ready to merge by their rules (as they are here)."""
         return mine, theirs
-
-    def _check_merged(self, state: dict[str, Any]) -> None:
-        """Refuse a merged state this accumulator cannot hold (a count past its limit)."""
 
     # ---------------------------------------------------------------- operations
     def reset(self) -> None:
@@ -165,7 +158,6 @@ class Accumulation:
             mine, theirs = self._aligned(self._parts(), theirs)
             state = {name: part.merge(mine[name], theirs[name])
                      for name, part in self._STATE.items()}
-            self._check_merged(state)
             vars(self).update(state)  # one call: every part or none
             self._changed()
 

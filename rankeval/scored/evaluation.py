@@ -1259,8 +1259,7 @@ class ScoredPrecisionRecallEvaluation(LingPipeSpellings, MetricSpellings, Interv
         """
         if self._read_only:
             self._refuse()
-        combined = type(self)(ties=self.ties, window=self.window, horizon=self.horizon,
-                              clock=self._clock)
+        combined = type(self)(**self._settings())
         for other in others:
             combined.merge(other)
         self.merge(combined)

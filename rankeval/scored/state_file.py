@@ -121,7 +121,7 @@ from rankeval import container
 from rankeval.checks import check_float32_scores
 from rankeval.container import open_regular
 from rankeval.errors import PersistenceError
-from rankeval.files import TEMP_SUFFIX, physical_memory
+from rankeval.files import TEMP_SUFFIX
 from rankeval.formulas import TIE_POLICIES, TiePolicy
 
 __all__ = [
@@ -146,7 +146,6 @@ _WEIGHTED = 4  # header flag: weighted cases, with a weights section
 _HEADER = struct.Struct("<8sIIQQQQ")  # versions 1, 2: magic, version, flags, M, K, A, L
 _VERSIONED = struct.Struct("<8sI")  # what every version starts with: magic, version
 _DIGEST_SIZE = hashlib.sha256().digest_size
-_ALIGN = 8
 _MAX_AGE = 2**63 - 1
 _DECIMAL = re.compile(r"(?:0|[1-9][0-9]*)\Z")
 _META_MEMBERS = frozenset({"ties", "cases", "pos_missed", "neg_missed", "window", "next_age"})
@@ -719,7 +718,9 @@ def _read_legacy(stream: Any, size: int, head: bytes, name: str,
     if size > expected:
         fail(f"trailing data: expected {expected} bytes, found {size}")
 
-    _check_room(n, ages_len + times_len + weights_len, name, fail)
+    # keys and labels, then ages, times and weights
+    container.check_room(9 * n + ages_len + times_len + weights_len, f"declares {n} cases",
+                         fail)
     if on_disk and container._has_holes(stream):
         # A file of mostly holes (a crafted sparse file) can claim any size
         # on no disk: prove the checksum before allocating anything for it.
@@ -782,19 +783,6 @@ def _state_of(meta: dict[str, Any], keys: NDArray[Any], labels: NDArray[np.uint8
         )
     except (TypeError, ValueError) as error:
         fail(f"invalid state: {error}")
-
-
-def _check_room(n: int, extra_len: int, name: str, fail: Callable[[str], NoReturn]) -> None:
-    """Refuse a declared number of cases this machine's memory cannot hold, before allocating."""
-    memory = physical_memory()
-    if memory is None:  # not a POSIX system: let allocation decide
-        return
-    needed = 9 * n + extra_len  # keys and labels, then ages and times
-    if needed > memory:
-        fail(
-            f"declares {n} cases ({needed / 2**30:.1f} GiB to load), more than this "
-            f"machine's memory ({memory / 2**30:.1f} GiB)"
-        )
 
 
 def _reject_constant(token: str) -> NoReturn:
