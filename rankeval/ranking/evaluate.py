@@ -78,6 +78,7 @@ from rankeval.ranking.trec_sort import (
     ScorePrecision,
     rank_queries,
 )
+from rankeval.workers import can_fork, check_workers
 
 __all__ = [
     "Qrels",
@@ -356,6 +357,7 @@ def evaluate_run(
     trec_quirks: bool = True,
     known: QrelsLike | None = None,
     query_weights: Mapping[Any, float] | None = None,
+    workers: int | None = None,
 ) -> RunReport:
     """Evaluate a run against qrels with trec_eval's measures.
 
@@ -429,6 +431,13 @@ def evaluate_run(
     query_weights : mapping of query id to weight, optional
         Weights of the queries in every mean over queries (:meth:`RunReport.weighted`); the
         per-query values and the counts are unchanged.
+    workers : int, optional
+        Processes evaluating blocks of queries at once (forked: they share the inputs, read
+        once here); the result is bit for bit one worker's. Default: every CPU this process
+        may use, one per :data:`~rankeval.ranking.parallel.MIN_ROWS` (2·10^6) run rows; an
+        explicit number up to four per CPU. One worker when the platform cannot fork or this
+        interpreter runs other threads (forking them is unsafe). ``workers=1`` evaluates
+        here.
 
     Returns
     -------
@@ -463,7 +472,6 @@ def evaluate_run(
     >>> evaluate_run(qrels, run, "recall.5")["recall_5"]
     0.8333333333333334
     """
-    qrels_obj, run_obj = qrels_and_run(qrels, run)
     options = RunOptions(
         profile=profile, relevance_level=relevance_level, complete=complete,
         max_docs=max_docs, judged_only=judged_only, ties=ties, score_precision=score_precision,
@@ -474,7 +482,14 @@ def evaluate_run(
     )
     if query_weights is not None:
         check_query_weights(query_weights)  # before any work
-    report = _evaluate_run(qrels_obj, run_obj, measures, options, known)
+    check_workers(workers)
+    if workers != 1 and can_fork():
+        from rankeval.ranking.parallel import evaluate_in_blocks
+
+        report = evaluate_in_blocks(qrels, run, measures, options, known, workers)
+    else:
+        qrels_obj, run_obj = qrels_and_run(qrels, run)
+        report = _evaluate_run(qrels_obj, run_obj, measures, options, known)
     return report if query_weights is None else report.weighted(query_weights)
 
 
@@ -734,6 +749,13 @@ def merge_evaluations(
 
     Complexity: O(Q log Q · columns).
     """
+    return _merged(parts, run_queries)
+
+
+def _merged(parts: Iterable[RunReport], run_queries: Iterable[str] | None = None, *,
+            require_shared: bool = True) -> RunReport:
+    """:func:`merge_evaluations`; ``require_shared=False`` allows no query the run has (what
+    trec_eval 10 evaluates under ``-c``)."""
     chunks = list(parts)
     if not chunks:
         raise ValueError("no evaluation to merge")
@@ -755,7 +777,7 @@ def merge_evaluations(
         return out
 
     retrieved = joined([part.retrieved for part in chunks])
-    if not retrieved.any():
+    if require_shared and not retrieved.any():
         raise _no_shared_query()
     num_q = sum(part.num_queries for part in chunks)
     values = {name: joined([part.values[name] for part in chunks]) for name in first.values}

@@ -29,6 +29,7 @@ from rankeval.checks import is_null
 from rankeval.ranking import trec_files
 from rankeval.ranking.frames import is_frame
 from rankeval.ranking.join import PairIndex, as_bytes, as_objects, doc_hash, first_duplicate
+from rankeval.ranking.trec_files import gather_bytes
 from rankeval.ranking.trec_sort import JudgedCounts, judged_counts
 
 __all__ = ["Qrels", "QrelsLike", "Run", "RunLike", "as_qrels", "as_run", "qrels_and_run"]
@@ -210,17 +211,85 @@ def _docid_array(values: Sequence[Any] | NDArray[Any], what: str) -> DocIds:
     )
 
 
-def _flattened(table: Mapping[Any, Mapping[Any, Any]]
-               ) -> tuple[NDArray[np.str_], list[Any], list[Any]]:
-    """``{qid: {docid: value}}`` as rows: each row's query id (``str``), and the document
-    ids and values in the mapping's order, chained at C level (no Python step a row)."""
+def _check_nested(table: Mapping[Any, Any], name: str, values: str) -> None:
+    """Refuse a ``table`` whose values are not all mappings (``TypeError`` naming the first);
+    judged by their types in one C-level pass (``isinstance`` of an ABC costs a microsecond a
+    query)."""
+    if all(issubclass(k, Mapping) for k in _kinds(table.values())):
+        return
+    for qid, inner in table.items():
+        if not isinstance(inner, Mapping):
+            raise TypeError(f"{name}[{qid!r}] must map document ids to {values}, got "
+                            f"{type(inner).__name__}")
+
+
+@dataclass(frozen=True)
+class _Flat:
+    """``{qid: {docid: value}}`` as rows, chained at C level (no Python step a row): the
+    queries' codes, the document ids and the values in the mapping's order."""
+
+    coded: _QueryCodes
+    docs: list[Any]
+    values: list[Any]
+
+
+def _flattened(table: Mapping[Any, Mapping[Any, Any]]) -> _Flat:
     inner = list(table.values())
     counts = np.fromiter(map(len, inner), dtype=np.int64, count=len(inner))
-    qids = np.repeat(np.array([str(q) for q in table], dtype=str), counts) if inner else (
-        np.zeros(0, dtype="U1"))
-    docs = list(chain.from_iterable(map(methodcaller("keys"), inner)))
+    names = [str(q) for q in table]
+    docs = list(chain.from_iterable(inner))
     values = list(chain.from_iterable(map(methodcaller("values"), inner)))
-    return qids, docs, values
+    coded = _dict_codes(names, counts)
+    if coded is None:  # two keys read alike as text ({1: ..., "1": ...}): code the column
+        qids = np.repeat(np.array(names, dtype=str), counts) if inner else (
+            np.zeros(0, dtype="U1"))
+        coded = _query_codes(qids)
+    return _Flat(coded, docs, values)
+
+
+def _dict_codes(names: list[str], counts: IntArray) -> _QueryCodes | None:
+    """The codes of a mapping's rows (queries with rows, in order), straight from its keys
+    and sizes; None when two keys read alike as text."""
+    present = counts > 0
+    ids = [name for name, kept in zip(names, present.tolist(), strict=True) if kept]
+    if len(set(ids)) != len(ids):
+        return None
+    sizes = counts[present]
+    codes = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
+    segments = np.zeros(sizes.size, dtype=np.int64)
+    np.cumsum(sizes[:-1], out=segments[1:])
+    return _QueryCodes(tuple(ids), codes, segments, True)
+
+
+def _mapping_ids(keys: list[Any]) -> DocIds:
+    """The document ids of a mapping. Text ids become UTF-8 bytes in one pass: joined by
+    newlines, encoded and cut at the newlines by NumPy, at half the cost of NumPy's ``U``
+    conversion of a list; ids this cannot carry (a newline or NUL inside, a surrogate,
+    a width past the fast reader's) and other types go the general way."""
+    try:
+        joined = "\n".join(keys).encode("utf-8", "surrogateescape")
+    except (TypeError, UnicodeEncodeError):  # not all text, or a lone surrogate
+        return _docid_array(keys, "document ids")
+    data = np.frombuffer(joined, dtype=np.uint8)
+    if bool((data == 0).any()):
+        ended = next((k for k in keys if k.endswith("\x00")), None)
+        if ended is not None:
+            raise ValueError(f"document id {ended!r} ends with a NUL character, which "
+                             "NumPy's strings drop (it would be another document's id)")
+        return _docid_array(keys, "document ids")
+    cuts = np.flatnonzero(data == ord("\n"))
+    if not keys or cuts.size != len(keys) - 1:
+        return _docid_array(keys, "document ids")
+    starts = np.empty(len(keys), dtype=np.int64)
+    starts[0] = 0
+    starts[1:] = cuts + 1
+    ends = np.empty(len(keys), dtype=np.int64)
+    ends[:-1] = cuts
+    ends[-1] = data.size
+    if int((ends - starts).max()) == 0:  # every id empty
+        return np.zeros(len(keys), dtype="S1")
+    ids = gather_bytes(data, starts, ends)
+    return ids if ids is not None else _docid_array(keys, "document ids")
 
 
 def _first_bad_grade(qrels: Mapping[Any, Any], grades: Iterable[Any]
@@ -306,18 +375,18 @@ class Qrels:
 
         Complexity: O(m) for m judgments.
         """
-        for qid, judged in qrels.items():
-            if not isinstance(judged, Mapping):
-                raise TypeError(f"qrels[{qid!r}] must map document ids to relevance grades, "
-                                f"got {type(judged).__name__}")
-        qids, docs, rels = _flattened(qrels)
-        bad = _first_bad_grade(qrels, rels)
+        _check_nested(qrels, "qrels", "relevance grades")
+        flat = _flattened(qrels)
+        bad = _first_bad_grade(qrels, flat.values)
         if bad is not None:
             qid, docid, rel = bad
             raise TypeError(f"relevance of query {qid!r}, document {docid!r} must be an "
                             f"integer, got {type(rel).__name__} {rel!r}")
-        return cls._build(qids, _docid_array(docs, "document ids"),
-                          np.array(rels, dtype=np.int64), None)
+        try:
+            rel = np.array(flat.values, dtype=np.int64)
+        except OverflowError:
+            raise ValueError("relevance grades must fit in 64 bits (|rel| < 2**63)") from None
+        return cls._build(None, _mapping_ids(flat.docs), rel, None, coded=flat.coded)
 
     @classmethod
     def from_relevant(
@@ -432,10 +501,13 @@ class Qrels:
 
     @classmethod
     def _build(
-        cls, qid: NDArray[Any], docid: DocIds, rel: IntArray, lines: IntArray | None,
-        *, checked: bool = False,
+        cls, qid: NDArray[Any] | None, docid: DocIds, rel: IntArray, lines: IntArray | None,
+        *, checked: bool = False, coded: _QueryCodes | None = None,
     ) -> Qrels:
-        coded = _query_codes(qid)
+        """From columns (``coded``: the query column coded already, ``qid`` then unused)."""
+        if coded is None:
+            assert qid is not None
+            coded = _query_codes(qid)
         query_ids, query = coded.ids, coded.codes
         hashes = doc_hash(docid)
         if not checked:
@@ -524,6 +596,13 @@ class Qrels:
             return run._docid_objects, run._object_hashes, self._object_index
         return run._docid_bytes, run._bytes_hashes, self._bytes_index
 
+    def _select(self, keep: BoolArray) -> Qrels:
+        """The judgments of the queries ``keep`` marks (one flag per query id), in order."""
+        rows, ids, query = _selected(self.query_ids, self.query, keep)
+        qrels = Qrels(ids, query, self.docid[rows], self.rel[rows])
+        qrels.__dict__["_hashes"] = self._hashes[rows]
+        return qrels
+
 
 @dataclass(frozen=True, eq=False)
 class Run:
@@ -583,14 +662,12 @@ class Run:
 
         Complexity: O(n) for n rows.
         """
-        for qid, retrieved in run.items():
-            if not isinstance(retrieved, Mapping):
-                raise TypeError(f"run[{qid!r}] must map document ids to scores, got "
-                                f"{type(retrieved).__name__}")
+        _check_nested(run, "run", "scores")
         # Rows by C-level chaining (a query's documents and scores at once), not row by row.
-        qids, docs, scores = _flattened(run)
-        return cls._build(qids, _docid_array(docs, "document ids"), _scores(scores), runid,
-                          check_duplicates=False, queries=(str(q) for q in run))
+        flat = _flattened(run)
+        return cls._build(None, _mapping_ids(flat.docs), _scores(flat.values), runid,
+                          check_duplicates=False, queries=(str(q) for q in run),
+                          coded=flat.coded)
 
     @classmethod
     def from_ranked_lists(
@@ -773,10 +850,14 @@ class Run:
 
     @classmethod
     def _build(
-        cls, qid: NDArray[Any], docid: DocIds, score: FloatArray, runid: str,
+        cls, qid: NDArray[Any] | None, docid: DocIds, score: FloatArray, runid: str,
         *, check_duplicates: bool = True, queries: Iterable[str] = (),
+        coded: _QueryCodes | None = None,
     ) -> Run:
-        coded = _query_codes(qid)
+        """From columns (``coded``: the query column coded already, ``qid`` then unused)."""
+        if coded is None:
+            assert qid is not None
+            coded = _query_codes(qid)
         query_ids, query, segments = coded.ids, coded.codes, coded.segments
         # Queries listed without any document (``{qid: {}}``) exist and score 0, as in
         # pytrec_eval.
@@ -829,6 +910,15 @@ class Run:
     def _object_hashes(self) -> NDArray[np.uint64]:
         return doc_hash(self._docid_objects)
 
+    def _select(self, keep: BoolArray) -> Run:
+        """The rows of the queries ``keep`` marks (one flag per query id), in order; a query
+        listed without documents stays listed."""
+        rows, ids, query = _selected(self.query_ids, self.query, keep)
+        run = Run(ids, query, self.docid[rows], self.score[rows], self.runid)
+        if "_hashes" in self.__dict__:
+            run.__dict__["_hashes"] = self._hashes[rows]
+        return run
+
     def to_dict(self) -> dict[str, dict[str, float]]:
         """pytrec_eval's shape ``{qid: {docid: score}}`` (document ids as text).
 
@@ -845,6 +935,19 @@ class Run:
         :meth:`from_frame` reads it back. Complexity: O(n).
         """
         return _long_table(self.query_ids, self.query, self.docid, "score", self.score, backend)
+
+
+def _selected(query_ids: tuple[str, ...], query: IntArray, keep: BoolArray
+              ) -> tuple[IntArray | slice, tuple[str, ...], IntArray]:
+    """The rows of the kept queries (a slice when they are consecutive: views, not copies),
+    the kept ids, and those rows' codes among them."""
+    rows: IntArray | slice = np.flatnonzero(keep[query])
+    assert isinstance(rows, np.ndarray)
+    if rows.size and int(rows[-1]) - int(rows[0]) + 1 == rows.size:
+        rows = slice(int(rows[0]), int(rows[-1]) + 1)
+    renumbered = np.cumsum(keep, dtype=np.int64) - 1
+    ids = tuple(q for q, kept in zip(query_ids, keep.tolist(), strict=True) if kept)
+    return rows, ids, renumbered[query[rows]]
 
 
 def _nested(query_ids: tuple[str, ...], query: IntArray, docid: DocIds,
@@ -913,13 +1016,24 @@ def qrels_and_run(qrels: QrelsLike, run: RunLike) -> tuple[Qrels, Run]:
 
     Complexity: O(m) for m judgments and run rows (mappings are scanned once more).
     """
+    check_order(qrels, run)
+    return as_qrels(qrels), as_run(run)
+
+
+def check_order(qrels: QrelsLike, run: RunLike) -> None:
+    """:func:`qrels_and_run`'s refusals of swapped inputs, without building anything.
+
+    Complexity: O(m) for m judgments and run rows of mappings.
+    """
     if isinstance(qrels, Run) or isinstance(run, Qrels):
         raise TypeError(
             f"got a {type(qrels).__name__} where the qrels belong and a {type(run).__name__} "
             f"where the run belongs; {SWAP_HINT}"
         )
     if isinstance(qrels, Mapping):
-        judged_maps = [judged for judged in qrels.values() if isinstance(judged, Mapping)]
+        judged_maps = list(qrels.values())
+        if not all(issubclass(k, Mapping) for k in _kinds(judged_maps)):
+            judged_maps = [judged for judged in judged_maps if isinstance(judged, Mapping)]
         bad = _first_bad_grade(qrels, chain.from_iterable(map(methodcaller("values"),
                                                               judged_maps)))
         if bad is not None:
@@ -928,7 +1042,6 @@ def qrels_and_run(qrels: QrelsLike, run: RunLike) -> tuple[Qrels, Run]:
                             f"integer relevance (a score? {SWAP_HINT})")
         if isinstance(run, Mapping):
             _refuse_likely_swap(qrels, run)
-    return as_qrels(qrels), as_run(run)
 
 
 def _refuse_likely_swap(qrels: Mapping[Any, Any], run: Mapping[Any, Any]) -> None:

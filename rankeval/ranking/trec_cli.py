@@ -53,7 +53,7 @@ USAGE = (
     "usage: rankeval trec [-h] [-q] [-c] [-n] [-J] [-l level] [-M max_docs] [-N num_docs]\n"
     "                     {-m measure[.params]}* [--profile 9.0.8-2020|9.0.8|10.0]\n"
     "                     [--no-relevant zero|skip] [--known known_file]\n"
-    "                     [--list-measures] [--irds dataset_id]\n"
+    "                     [--list-measures] [--irds dataset_id] [--workers N]\n"
     "                     qrels_file run_file  (with --irds: run_file only)\n"
 )
 
@@ -91,6 +91,9 @@ options:
   --known FILE                    the documents each user already knew (qrels format: qid
                                   iter docno rel, rel >= 1 known), for coverage and novelty
   --list-measures                 list every measure: name, parameters, definition
+  --workers N                     processes evaluating blocks of queries at once (the same
+                                  bytes as one; default: chosen from the CPUs and the run's
+                                  size, see evaluate_run)
 
 exit status: 0 ok, 1 bad input data, 2 usage error
 """
@@ -101,7 +104,7 @@ _LONG = [
     "level_for_rel=", "nosummary", "Debug_level=", "Judged_docs_only",
     "Number_docs_in_coll=", "Max_retrieved_per_topic=", "Rel_info_format=",
     "Results_format=", "Output_old_results_format", "Zscore=", "profile=", "no-relevant=",
-    "known=", "list-measures", "irds=",
+    "known=", "list-measures", "irds=", "workers=",
 ]
 _ALIASES = {
     "--help": "-h", "--version": "-v", "--query_eval_wanted": "-q", "--measure": "-m",
@@ -182,6 +185,7 @@ class _Options:
     files: list[str] = field(default_factory=list)
     known: str | None = None
     irds: str | None = None  # an ir_datasets id: its qrels instead of a qrels file
+    workers: int | None = None  # evaluate_run's workers
     stop: str | None = None  # text to print instead of evaluating (--help, --version)
     # Some measure reads a query's ranking (all but num_q and runid): trec_eval then forms
     # it, and meets its duplicates.
@@ -268,6 +272,10 @@ def _apply(o: _Options, flag: str, value: str) -> None:
         o.known = value
     elif flag == "--irds":
         o.irds = value
+    elif flag == "--workers":
+        o.workers = _integer("--workers", value)
+        if o.workers < 1:
+            raise _UsageError(f"--workers expects a positive integer, found {value!r}")
 
 
 def _measure_list() -> str:
@@ -381,7 +389,7 @@ def _evaluate(o: _Options, qrels: Qrels, run: Run, run_path: str) -> RunReport:
             qrels, run, o.specs, profile=o.profile, relevance_level=o.level,
             complete=o.complete, max_docs=o.max_docs, judged_only=o.judged_only,
             num_docs=o.num_docs, first_params_win=True, no_relevant=o.no_relevant,
-            known=known,
+            known=known, workers=o.workers,
         )
     except ValueError as problem:
         raise DataError(run_path, None, str(problem)) from None

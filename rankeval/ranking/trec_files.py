@@ -691,7 +691,7 @@ def _chunk_fields(
     padded = np.concatenate((buf, np.zeros(_MAX_FAST_WIDTH, dtype=np.uint8)))
     out = []
     for k in columns:
-        column = _gather(padded, starts[first + k], ends[first + k])
+        column = gather_bytes(padded, starts[first + k], ends[first + k])
         if column is None:
             if k not in _ID_FIELDS:
                 return None  # a very long number: the line parser reports it
@@ -733,7 +733,7 @@ def _single_spaced(
     padded = np.concatenate((buf, np.zeros(_MAX_FAST_WIDTH, dtype=np.uint8)))
     out = []
     for k in columns:
-        column = _gather(padded, cuts[:, k] + 1, cuts[:, k + 1])
+        column = gather_bytes(padded, cuts[:, k] + 1, cuts[:, k + 1])
         if column is None:
             return None  # a very long field: the general path decides
         out.append(column)
@@ -742,7 +742,7 @@ def _single_spaced(
     return out, lines, last
 
 
-def _gather(padded: NDArray[np.uint8], starts: IntArray, ends: IntArray) -> BytesArray | None:
+def gather_bytes(padded: NDArray[np.uint8], starts: IntArray, ends: IntArray) -> BytesArray | None:
     """The byte strings ``padded[starts[i]:ends[i]]`` as one ``S`` array.
 
     One byte position at a time (a gather of n bytes per position of the widest string),
