@@ -56,7 +56,12 @@ def progress_bar(desc: str, total: int | None, unit: str = "B") -> Any:
         return _NoProgress()
     from tqdm import tqdm
 
-    return tqdm(
+    class Bar(tqdm):  # type: ignore[type-arg]
+        """No monitor thread: a second thread would keep ``--workers`` from forking."""
+
+        monitor_interval = 0
+
+    return Bar(
         total=total, unit=unit, unit_scale=True, desc=desc, file=sys.stderr, leave=False,
         delay=PROGRESS_DELAY, mininterval=PROGRESS_INTERVAL,
     )

