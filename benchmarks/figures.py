@@ -103,9 +103,6 @@ FIGURES = (
            "bench_ranx.txt",
            r"^2\. 10,000,000 lines(?:.*\n)*?\s+from TREC file: rankeval (\d+\.\d+)x "
            r"faster than pytrec_eval", _speed),
-    Figure("the same, from NumPy arrays, `workers=` every CPU (2 here) vs one", "bench_ranx.txt",
-           r"^2\. 10,000,000 lines(?:.*\n)*?\s+rankeval end to end from arrays: (\d+\.\d+)x "
-           r"faster with \d+ workers", _speed),
     Figure("Spark, 10^7 rows, exact ROC area and AP, vs MLlib exact (numBins=0)",
            "bench_engines.txt",
            r"continuous scores;.*?\n(?:.*\n)*?spark BinaryClassificationMetrics \(numBins=0\)"

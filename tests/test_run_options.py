@@ -22,7 +22,7 @@ def test_evaluate_run_takes_exactly_the_options() -> None:
     keywords = _keywords(evaluate_module.evaluate_run)
     assert keywords.pop("known") is None  # an input, not an option
     assert keywords.pop("query_weights") is None  # the means' weights, applied to the report
-    assert keywords.pop("workers") is None  # how many processes, not what is computed
+    assert keywords.pop("workers") == 1  # how many processes, not what is computed
     assert keywords == fields
 
 

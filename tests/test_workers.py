@@ -217,7 +217,7 @@ def test_the_option_values_are_every_value() -> None:
         if choices and all(isinstance(c, str) for c in choices):
             assert choices <= set(values), name
         assert fields[name].default in values, name
-    assert inspect.signature(evaluate_run).parameters["workers"].default is None
+    assert inspect.signature(evaluate_run).parameters["workers"].default == 1
 
 
 @st.composite

@@ -357,7 +357,7 @@ def evaluate_run(
     trec_quirks: bool = True,
     known: QrelsLike | None = None,
     query_weights: Mapping[Any, float] | None = None,
-    workers: int | None = None,
+    workers: int | None = 1,
 ) -> RunReport:
     """Evaluate a run against qrels with trec_eval's measures.
 
@@ -431,13 +431,14 @@ def evaluate_run(
     query_weights : mapping of query id to weight, optional
         Weights of the queries in every mean over queries (:meth:`RunReport.weighted`); the
         per-query values and the counts are unchanged.
-    workers : int, optional
+    workers : int or None
         Processes evaluating blocks of queries at once (forked: they share the inputs, read
-        once here); the result is bit for bit one worker's. Default: every CPU this process
-        may use, one per :data:`~rankeval.ranking.parallel.MIN_ROWS` (2·10^6) run rows; an
-        explicit number up to four per CPU. One worker when the platform cannot fork or this
-        interpreter runs other threads (forking them is unsafe). ``workers=1`` evaluates
-        here.
+        once here); the result is bit for bit one worker's. Default 1: evaluated here (on a
+        two-CPU machine two workers were slower end to end, see ``benchmarks/results/
+        bench_ranx.txt``). None: every CPU this process may use, one per
+        :data:`~rankeval.ranking.parallel.MIN_ROWS` (2·10^6) run rows; a number is taken up
+        to four per CPU. One worker when the platform cannot fork or this interpreter runs
+        other threads (forking them is unsafe).
 
     Returns
     -------

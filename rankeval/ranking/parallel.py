@@ -39,8 +39,8 @@ if TYPE_CHECKING:
 
 __all__ = ["MIN_ROWS", "evaluate_in_blocks"]
 
-#: Run rows a worker must have before the default (``workers=None``) forks another: on a
-#: 2-CPU machine two workers gave 1.17x at 10^7 rows and 0.5x at 10^6 (a fork of a large
+#: Run rows a worker must have before ``workers=None`` forks another: on a 2-CPU machine two
+#: workers gave 1.17x at 10^7 rows in a small process and 0.5x at 10^6 (a fork of a large
 #: process and the children's first touch of their memory cost tens of milliseconds).
 MIN_ROWS = 2_000_000
 
@@ -49,7 +49,6 @@ class _Blocks:
 
     def __init__(self, qrels: Qrels, run: Run) -> None:
         self.qrels, self.run = qrels, run
-        self.rows = int(run.query.shape[0])
         # The run's queries first, in its order: a block is then a range of its rows when
         # they come query by query (views, not copies).
         index = {name: i for i, name in
@@ -84,10 +83,13 @@ def evaluate_in_blocks(
     from rankeval.ranking.evaluate import _evaluate_run, _merged
 
     check_order(qrels, run)
-    blocks = _Blocks(as_qrels(qrels), as_run(run))
-    count = min(workers_for(workers, blocks.rows, minimum=MIN_ROWS), len(blocks.names))
+    qrels_obj, run_obj = as_qrels(qrels), as_run(run)
+    count = workers_for(workers, int(run_obj.query.shape[0]), minimum=MIN_ROWS)
+    if count > 1:
+        blocks = _Blocks(qrels_obj, run_obj)
+        count = min(count, len(blocks.names))
     if count <= 1:
-        return _evaluate_run(blocks.qrels, blocks.run, measures, options, known)
+        return _evaluate_run(qrels_obj, run_obj, measures, options, known)
     known_obj = None if known is None else as_qrels(known)
     # Blocks of about equal rows; one a heavy query leaves empty is dropped.
     used, block = np.unique(split_evenly(blocks.weights, count), return_inverse=True)

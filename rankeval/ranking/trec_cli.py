@@ -92,8 +92,7 @@ options:
                                   iter docno rel, rel >= 1 known), for coverage and novelty
   --list-measures                 list every measure: name, parameters, definition
   --workers N                     processes evaluating blocks of queries at once (the same
-                                  bytes as one; default: chosen from the CPUs and the run's
-                                  size, see evaluate_run)
+                                  bytes as one; default 1)
 
 exit status: 0 ok, 1 bad input data, 2 usage error
 """
@@ -185,7 +184,7 @@ class _Options:
     files: list[str] = field(default_factory=list)
     known: str | None = None
     irds: str | None = None  # an ir_datasets id: its qrels instead of a qrels file
-    workers: int | None = None  # evaluate_run's workers
+    workers: int = 1  # evaluate_run's workers
     stop: str | None = None  # text to print instead of evaluating (--help, --version)
     # Some measure reads a query's ranking (all but num_q and runid): trec_eval then forms
     # it, and meets its duplicates.
