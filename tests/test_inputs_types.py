@@ -4,6 +4,8 @@ still named, as before."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -110,3 +112,19 @@ def test_mapping_ids_evaluate_as_array_ids(rows: list[tuple[str, str, int, int, 
     want = evaluate_run(*as_arrays, measures, workers=1)
     got = evaluate_run(Qrels.from_dict(qrels), Run.from_dict(run), measures, workers=1)
     assert got.to_text(per_query=True) == want.to_text(per_query=True)
+    # A table's object columns of strings take the same fast way as a mapping's ids.
+    def as_objects(rows: list[tuple[str, str, Any]]) -> list[np.ndarray]:
+        return [np.array(c, dtype=object) if i < 2 else np.array(c)
+                for i, c in enumerate(zip(*rows, strict=True))]
+
+    objects = (Qrels.from_arrays(*as_objects(judgments)), Run.from_arrays(*as_objects(columns)))
+    carried = not any("\n" in doc for _, doc, _ in columns)  # else the general way
+    assert objects[1].docid.dtype.kind == ("S" if carried else "U")
+    got = evaluate_run(*objects, measures, workers=1)
+    assert got.to_text(per_query=True) == want.to_text(per_query=True)
+
+
+def test_an_object_column_id_ending_with_nul_is_refused() -> None:
+    with pytest.raises(ValueError, match="ends with a NUL character"):
+        Run.from_arrays(np.array(["q", "q"], dtype=object), np.array(["a", "a\x00"],
+                                                                    dtype=object), [1.0, 2.0])

@@ -199,6 +199,9 @@ def _docid_array(values: Sequence[Any] | NDArray[Any], what: str) -> DocIds:
         return np.zeros(0, dtype="U1")
     if kind == "O":
         items = array.tolist()
+        text = _text_bytes(items)  # a table's object column of strings
+        if text is not None:
+            return text
         kinds = _kinds(items)  # one C-level pass, then a check a type
         if all(issubclass(k, str) for k in kinds):
             return np.array(items, dtype=str)
@@ -262,34 +265,46 @@ def _dict_codes(names: list[str], counts: IntArray) -> _QueryCodes | None:
 
 
 def _mapping_ids(keys: list[Any]) -> DocIds:
-    """The document ids of a mapping. Text ids become UTF-8 bytes in one pass: joined by
-    newlines, encoded and cut at the newlines by NumPy, at half the cost of NumPy's ``U``
-    conversion of a list; ids this cannot carry (a newline or NUL inside, a surrogate,
-    a width past the fast reader's) and other types go the general way."""
+    """The document ids of a mapping (see :func:`_text_bytes`)."""
+    ids = _text_bytes(keys)
+    return ids if ids is not None else _docid_array(keys, "document ids")
+
+
+def _text_bytes(items: list[Any]) -> NDArray[np.bytes_] | None:
+    """Text ids as UTF-8 bytes in one pass: joined by newlines, encoded and cut at the
+    newlines by NumPy, at half the cost of NumPy's ``U`` conversion of a list of strings.
+    None for what this cannot carry (another type, a newline inside, a lone surrogate, a
+    width past the fast reader's, no id): those go the general way.
+
+    Raises
+    ------
+    ValueError
+        An id ending with a NUL character: NumPy's strings drop it, so it would read as
+        another document's id.
+    """
     try:
-        joined = "\n".join(keys).encode("utf-8", "surrogateescape")
+        joined = "\n".join(items).encode("utf-8", "surrogateescape")
     except (TypeError, UnicodeEncodeError):  # not all text, or a lone surrogate
-        return _docid_array(keys, "document ids")
+        return None
     data = np.frombuffer(joined, dtype=np.uint8)
     if bool((data == 0).any()):
-        ended = next((k for k in keys if k.endswith("\x00")), None)
+        ended = next((k for k in items if k.endswith("\x00")), None)
         if ended is not None:
             raise ValueError(f"document id {ended!r} ends with a NUL character, which "
                              "NumPy's strings drop (it would be another document's id)")
-        return _docid_array(keys, "document ids")
+        return None
     cuts = np.flatnonzero(data == ord("\n"))
-    if not keys or cuts.size != len(keys) - 1:
-        return _docid_array(keys, "document ids")
-    starts = np.empty(len(keys), dtype=np.int64)
+    if not items or cuts.size != len(items) - 1:
+        return None
+    starts = np.empty(len(items), dtype=np.int64)
     starts[0] = 0
     starts[1:] = cuts + 1
-    ends = np.empty(len(keys), dtype=np.int64)
+    ends = np.empty(len(items), dtype=np.int64)
     ends[:-1] = cuts
     ends[-1] = data.size
     if int((ends - starts).max()) == 0:  # every id empty
-        return np.zeros(len(keys), dtype="S1")
-    ids = gather_bytes(data, starts, ends)
-    return ids if ids is not None else _docid_array(keys, "document ids")
+        return np.zeros(len(items), dtype="S1")
+    return gather_bytes(data, starts, ends)
 
 
 def _first_bad_grade(qrels: Mapping[Any, Any], grades: Iterable[Any]
