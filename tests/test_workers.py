@@ -172,8 +172,9 @@ def test_with_another_thread_running_one_worker_evaluates(monkeypatch: pytest.Mo
     monkeypatch.setattr(workers_module.threading, "active_count", lambda: 2)
     assert not can_fork()
     monkeypatch.setattr(parallel_module, "forked_map", _no_fork)
-    monkeypatch.setattr("rankeval.ranking.evaluate.can_fork", can_fork)
-    report = evaluate_run({"q": {"a": 1}}, {"q": {"a": 1.0}}, "map", workers=2)
+    queries = [f"q{i}" for i in range(4)]  # enough for blocks: only the thread keeps one
+    report = evaluate_run({q: {"a": 1} for q in queries}, {q: {"a": 1.0} for q in queries},
+                          "map", workers=2)
     assert report["map"] == 1.0
 
 

@@ -78,7 +78,7 @@ from rankeval.ranking.trec_sort import (
     ScorePrecision,
     rank_queries,
 )
-from rankeval.workers import can_fork, check_workers
+from rankeval.workers import check_workers
 
 __all__ = [
     "Qrels",
@@ -483,8 +483,8 @@ def evaluate_run(
     )
     if query_weights is not None:
         check_query_weights(query_weights)  # before any work
-    check_workers(workers)
-    if workers != 1 and can_fork():
+    check_workers(workers)  # before any work
+    if workers != 1:  # forks only where it can (rankeval.workers.workers_for)
         from rankeval.ranking.parallel import evaluate_in_blocks
 
         report = evaluate_in_blocks(qrels, run, measures, options, known, workers)

@@ -956,10 +956,9 @@ def _selected(query_ids: tuple[str, ...], query: IntArray, keep: BoolArray
               ) -> tuple[IntArray | slice, tuple[str, ...], IntArray]:
     """The rows of the kept queries (a slice when they are consecutive: views, not copies),
     the kept ids, and those rows' codes among them."""
-    rows: IntArray | slice = np.flatnonzero(keep[query])
-    assert isinstance(rows, np.ndarray)
-    if rows.size and int(rows[-1]) - int(rows[0]) + 1 == rows.size:
-        rows = slice(int(rows[0]), int(rows[-1]) + 1)
+    found = np.flatnonzero(keep[query])
+    consecutive = found.size > 0 and int(found[-1]) - int(found[0]) + 1 == found.size
+    rows = slice(int(found[0]), int(found[-1]) + 1) if consecutive else found
     renumbered = np.cumsum(keep, dtype=np.int64) - 1
     ids = tuple(q for q, kept in zip(query_ids, keep.tolist(), strict=True) if kept)
     return rows, ids, renumbered[query[rows]]
@@ -1031,15 +1030,6 @@ def qrels_and_run(qrels: QrelsLike, run: RunLike) -> tuple[Qrels, Run]:
 
     Complexity: O(m) for m judgments and run rows (mappings are scanned once more).
     """
-    check_order(qrels, run)
-    return as_qrels(qrels), as_run(run)
-
-
-def check_order(qrels: QrelsLike, run: RunLike) -> None:
-    """:func:`qrels_and_run`'s refusals of swapped inputs, without building anything.
-
-    Complexity: O(m) for m judgments and run rows of mappings.
-    """
     if isinstance(qrels, Run) or isinstance(run, Qrels):
         raise TypeError(
             f"got a {type(qrels).__name__} where the qrels belong and a {type(run).__name__} "
@@ -1057,6 +1047,7 @@ def check_order(qrels: QrelsLike, run: RunLike) -> None:
                             f"integer relevance (a score? {SWAP_HINT})")
         if isinstance(run, Mapping):
             _refuse_likely_swap(qrels, run)
+    return as_qrels(qrels), as_run(run)
 
 
 def _refuse_likely_swap(qrels: Mapping[Any, Any], run: Mapping[Any, Any]) -> None:

@@ -22,15 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from rankeval.ranking.inputs import (
-    Qrels,
-    QrelsLike,
-    Run,
-    RunLike,
-    as_qrels,
-    as_run,
-    check_order,
-)
+from rankeval.ranking.inputs import Qrels, QrelsLike, Run, RunLike, as_qrels, qrels_and_run
 from rankeval.workers import forked_map, split_evenly, workers_for
 
 if TYPE_CHECKING:
@@ -43,6 +35,7 @@ __all__ = ["MIN_ROWS", "evaluate_in_blocks"]
 #: workers gave 1.17x at 10^7 rows in a small process and 0.5x at 10^6 (a fork of a large
 #: process and the children's first touch of their memory cost tens of milliseconds).
 MIN_ROWS = 2_000_000
+
 
 class _Blocks:
     """The queries of built inputs, their weights, and each block's rows."""
@@ -82,8 +75,7 @@ def evaluate_in_blocks(
     """
     from rankeval.ranking.evaluate import _evaluate_run, _merged
 
-    check_order(qrels, run)
-    qrels_obj, run_obj = as_qrels(qrels), as_run(run)
+    qrels_obj, run_obj = qrels_and_run(qrels, run)
     count = workers_for(workers, int(run_obj.query.shape[0]), minimum=MIN_ROWS)
     if count > 1:
         blocks = _Blocks(qrels_obj, run_obj)
@@ -103,7 +95,7 @@ def evaluate_in_blocks(
         parts = forked_map(evaluate_block, count)
     except (ValueError, TypeError):
         # What a child refused (a measure, an option, the known set): one worker's error.
-        _evaluate_run(blocks.qrels, blocks.run, measures, options, known_obj)
+        _evaluate_run(qrels_obj, run_obj, measures, options, known_obj)
         raise
-    return _merged(parts, blocks.run.query_ids,
+    return _merged(parts, run_obj.query_ids,
                    require_shared=not options.trec_ten_complete)
