@@ -11,9 +11,12 @@ maximum resident set (``wait4``).
     python bench_trec_process.py --lines 10000000     # the 10M-line run (337 MB)
 
 The run has ``--per-query`` documents a query (100), one space between fields (as most
-systems write). trec_eval looks each query's judgments up by a linear scan, so its time
-grows with the square of the query count: 10M lines as 100,000 queries take it 40 s,
-as 10,000 queries of 1,000 documents a few seconds.
+systems write), scores in [0, 10) with 4 decimals and 30 judged documents a query; the
+"ties" run has 2 decimals (1,000 distinct scores, so about one document in ten ties with
+another of its query) and 40 judged documents a query. trec_eval looks each query's
+judgments up by a linear scan, so its time grows with the square of the query count:
+10M lines as 100,000 queries take it 40 s, as 10,000 queries of 1,000 documents a few
+seconds.
 """
 
 from __future__ import annotations
@@ -42,25 +45,27 @@ pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
 """
 
 
-def write_files(folder: Path, lines: int, per_query: int = 100,
-                seed: int = 7) -> tuple[Path, Path]:
-    """A run of ``lines`` lines (``per_query`` a query) and qrels judging 30 a query."""
+def write_files(folder: Path, lines: int, per_query: int = 100, seed: int = 7,
+                judged: int = 30, decimals: int = 4) -> tuple[Path, Path]:
+    """A run of ``lines`` lines (``per_query`` a query, scores rounded to ``decimals``)
+    and qrels judging ``judged`` documents a query."""
     rng = np.random.default_rng(seed)
     queries = max(lines // per_query, 1)
-    run, qrels = folder / f"run_{lines}.txt", folder / f"qrels_{lines}.txt"
+    name = f"{lines}_{judged}_{decimals}"
+    run, qrels = folder / f"run_{name}.txt", folder / f"qrels_{name}.txt"
     with open(run, "w") as out:
         for start in range(0, queries, 1000):
             chunk = []
             for q in range(start, min(start + 1000, queries)):
-                scores = np.round(rng.random(per_query) * 10, 4)
+                scores = np.round(rng.random(per_query) * 10, decimals)
                 order = np.argsort(-scores, kind="stable")
                 chunk.append("".join(f"{q} Q0 doc{q}_{d} {r + 1} {scores[d]} bench\n"
                                      for r, d in enumerate(order.tolist())))
             out.write("".join(chunk))
     with open(qrels, "w") as out:
         for q in range(queries):
-            docs = rng.choice(2 * per_query, 30, replace=False)
-            rels = rng.integers(0, 3, 30)
+            docs = rng.choice(2 * per_query, judged, replace=False)
+            rels = rng.integers(0, 3, judged)
             out.write("".join(f"{q} 0 doc{q}_{d} {r}\n" for d, r in zip(docs, rels, strict=True)))
     return qrels, run
 
@@ -107,12 +112,16 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         qrels, run = write_files(folder, args.lines, args.per_query)
+        tied_qrels, tied_run = write_files(folder, args.lines, args.per_query, judged=40,
+                                           decimals=2)
         small_qrels, small_run = write_files(folder, 5)
         size = run.stat().st_size
         workloads = {
             f"{args.lines:,}-line run, 4 measures": (qrels, run, FOUR),
             f"{args.lines:,}-line run, -m all_trec": (qrels, run, ["-m", "all_trec"]),
             f"{args.lines:,}-line run, default measures": (qrels, run, []),
+            "same, ties, 40 judged, default": (tied_qrels, tied_run, []),
+            "same, ties, 40 judged, -m all_trec": (tied_qrels, tied_run, ["-m", "all_trec"]),
             "5-line run, default measures": (small_qrels, small_run, []),
         }
         rows = []

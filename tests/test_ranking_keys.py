@@ -18,8 +18,9 @@ byte_ids = st.binary(min_size=0, max_size=11).map(lambda b: b.rstrip(b"\0"))
 int_ids = st.integers(min_value=-(2**63), max_value=2**63 - 1)
 id_kinds = st.sampled_from(["U", "S", "i"])
 
-# Adversarial hashes: all equal, equal high bits with different low bits, or a few values.
-hash_modes = st.sampled_from(["real", "constant", "low_bits_only", "few"])
+# Adversarial hashes: all equal, equal high bits with different low bits, a few values, or
+# high bits all set.
+hash_modes = st.sampled_from(["real", "constant", "low_bits_only", "few", "last_slot"])
 
 
 def _ids(draw: Any, kind: str, size: int) -> list[Any]:
@@ -39,8 +40,12 @@ def _hashes(docid: np.ndarray[Any, Any], mode: str) -> np.ndarray[Any, np.dtype[
     if mode == "constant":
         return np.full(real.shape, 0x0123456789ABCDEF, dtype=np.uint64)
     if mode == "low_bits_only":
-        # Same high bits: only the slot chooses between them, the stored tag cannot.
+        # Same high bits: one first slot for all, and tags that differ in the low bits only.
         return (real & np.uint64(0xFF)) | np.uint64(0xABCD << 48)
+    if mode == "last_slot":
+        # The high 32 bits choose the slot: all set, every document starts at its table's
+        # last slot, so placing and probing wrap around to the first.
+        return real | np.uint64(0xFFFFFFFF << 32)
     if mode == "few":
         return real % np.uint64(3)
     return real

@@ -586,7 +586,8 @@ class Qrels:
 
     @cached_property
     def _native_index(self) -> PairIndex:
-        return PairIndex(self.query, self.docid, self._hashes)
+        # The index keeps what it needs of the hashes: they go (recomputed if ever asked).
+        return PairIndex(self.query, self.docid, self.__dict__.pop("_hashes", None))
 
     @cached_property
     def _bytes_index(self) -> PairIndex:
@@ -615,7 +616,8 @@ class Qrels:
         """The judgments of the queries ``keep`` marks (one flag per query id), in order."""
         rows, ids, query = _selected(self.query_ids, self.query, keep)
         qrels = Qrels(ids, query, self.docid[rows], self.rel[rows])
-        qrels.__dict__["_hashes"] = self._hashes[rows]
+        if "_hashes" in self.__dict__:
+            qrels.__dict__["_hashes"] = self._hashes[rows]
         return qrels
 
 

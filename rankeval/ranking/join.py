@@ -349,14 +349,16 @@ def _same_ids(a: NDArray[np.generic], b: NDArray[np.generic]) -> BoolArray:
 class PairIndex:
     """An exact hash index of distinct ``(query code, document id)`` pairs.
 
-    Each query owns a small open-addressing table (a power of two, at least four slots per
-    judgment) inside one array, so the lookups of one query's documents stay within a few
-    cache lines. A slot is one 64-bit word: the document hash's high bits with the row
-    (plus one; 0 marks an empty slot) in the low ``row_bits`` bits, so a probe is one plain
-    integer gather (a gather of 16-byte structured slots is several times slower). The
-    low hash bits already chose the slot, so the high bits left in the word still tell
-    documents apart; every match is confirmed on the actual ids anyway. Built and queried
-    with whole-array operations.
+    Each query owns a small open-addressing table (twice as many slots as judgments, at
+    least 16) inside one array, so the lookups of one query's documents stay within a few
+    cache lines; twice, not the four times a power of two would round to, keeps the index
+    of a large qrels (a few hundred thousand judgments) megabytes smaller for a few percent
+    of its probing time. A slot is one 64-bit word: the document hash's bits above the
+    low ``row_bits`` with the row (plus one; 0 marks an empty slot) in those low bits, so a
+    probe is one plain integer gather (a gather of 16-byte structured slots is several
+    times slower). The hash's high 32 bits choose the slot; documents sharing one still
+    differ in the bits below, which the word keeps; every match is confirmed on the
+    actual ids anyway. Built and queried with whole-array operations.
 
     Parameters
     ----------
@@ -379,14 +381,12 @@ class PairIndex:
         doc = doc_hash(docid) if hashes is None else hashes
         queries = int(self.query.max(initial=-1)) + 1
         per_query = np.bincount(self.query, minlength=queries)
-        # Per-query table sizes: powers of two >= 4 * judgments (>= 16): at most a quarter
-        # full, so a probe for an absent document (most of a run) meets an empty slot first
-        # three times in four.
-        bits = np.ceil(np.log2(np.maximum(4 * per_query, 16))).astype(np.int64)
-        self._mask = (np.int64(1) << bits) - 1
+        # Per-query table sizes: twice the judgments (at least 16 slots), so a table is at
+        # most half full and a probe for an absent document (most of a run) meets an empty
+        # slot within two or three slots.
+        self._size = np.maximum(2 * per_query, 16)
         self._base = np.zeros(queries + 1, dtype=np.int64)
-        np.cumsum(self._mask + 1, out=self._base[1:])
-        # Rows 0..m-1 are stored as 1..m: they fit in the low row_bits bits of a slot.
+        np.cumsum(self._size, out=self._base[1:])
         self._row_mask = np.int64((1 << m.bit_length()) - 1)
         self._table = np.zeros(int(self._base[-1]), dtype=np.int64)
         # In blocks of rows (a block's rows see the earlier blocks' slots as taken): the
@@ -399,9 +399,9 @@ class PairIndex:
         keys = doc[lo:hi].view(np.int64)
         words = (keys & ~self._row_mask) | np.arange(lo + 1, hi + 1, dtype=np.int64)
         query = self.query[lo:hi]
-        base, mask = self._base[query], self._mask[query]
+        base, size = self._base[query], self._size[query]
         pending = np.arange(hi - lo, dtype=np.int64)
-        slots = base + (keys & mask)
+        slots = base + _slot_offset(keys, size)
         while pending.size:
             free = self._table[slots] == 0
             cand, cand_slots = pending[free], slots[free]
@@ -411,8 +411,7 @@ class PairIndex:
             placed[np.flatnonzero(free)[first]] = True
             pending = pending[~placed]
             slots = slots[~placed]
-            b = base[pending]
-            slots = b + ((slots - b + 1) & mask[pending])
+            slots = _next_slot(slots, base[pending], size[pending])
 
     def lookup(
         self,
@@ -456,7 +455,7 @@ class PairIndex:
         Complexity: O(n) expected.
         """
         q = np.asarray(query, dtype=np.int64)
-        known = (q >= 0) & (q < self._mask.size)
+        known = (q >= 0) & (q < self._size.size)
         if not known.all():
             # Queries the index has never seen: nothing of theirs can be found.
             inside = np.flatnonzero(known)
@@ -524,11 +523,12 @@ class PairIndex:
         if n == 0 or self.query.size == 0:
             return Matches(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
         keys = hashes.view(np.int64)
-        base, mask = self._base[q], self._mask[q]
+        base, size = self._base[q], self._size[q]
         if width == 1:
-            slots = base + (keys & mask)
+            slots = base + _slot_offset(keys, size)
         else:
-            slots = (base[:, None] + (keys.reshape(-1, width) & mask[:, None])).reshape(n)
+            slots = (base[:, None]
+                     + _slot_offset(keys.reshape(-1, width), size[:, None])).reshape(n)
         words = self._table.take(slots)
         # Most documents are not judged and most of their first slots are empty: only the
         # pairs whose slot is taken go on, so the decoding runs on a fraction of the rows.
@@ -547,8 +547,7 @@ class PairIndex:
             # Another document's slot: probe the next one of the query's table.
             going, slot, going_keys = going.take(other), slot.take(other), going_keys.take(other)
             owner = going // width
-            own_base = base.take(owner)
-            slot = own_base + ((slot - own_base + 1) & mask.take(owner))
+            slot = _next_slot(slot, base.take(owner), size.take(owner))
             word = self._table.take(slot)
             taken = np.flatnonzero(word != 0)
             going, slot, word = going.take(taken), slot.take(taken), word.take(taken)
@@ -572,6 +571,21 @@ class PairIndex:
         collided)."""
         rows = np.flatnonzero((self.query == query) & (self.docid == docid))
         return int(rows[0]) if rows.size else -1
+
+
+def _slot_offset(keys: NDArray[np.int64], size: IntArray) -> IntArray:
+    """The first slot of each key in its table of ``size`` slots: the high 32 bits of the
+    hash scaled to the size (a multiply and a shift, where a modulo divides)."""
+    high = keys.view(np.uint64) >> np.uint64(32)
+    high *= size.astype(np.uint64)
+    high >>= np.uint64(32)
+    return high.view(np.int64)
+
+
+def _next_slot(slot: IntArray, base: IntArray, size: IntArray) -> IntArray:
+    """The slot after ``slot`` in its table (``base``, ``size``), wrapping to the first."""
+    slot = slot + 1
+    return np.where(slot == base + size, base, slot)
 
 
 def first_duplicate(

@@ -454,7 +454,8 @@ def _group_codes(qid: BytesArray) -> IntArray:
     starts = np.empty(n, dtype=bool)
     starts[0] = True
     np.not_equal(qid[1:], qid[:-1], out=starts[1:])
-    codes = np.cumsum(starts, dtype=np.int64) - 1
+    codes = np.cumsum(starts, dtype=np.int64)
+    codes -= 1  # in place: one array of n codes at a time, not two
     # Contiguous blocks are enough when no query id comes back after another one.
     first_ids = qid[starts]
     if sorted_distinct(first_ids).shape[0] == first_ids.shape[0]:

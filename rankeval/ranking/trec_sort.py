@@ -49,6 +49,8 @@ __all__ = [
 ]
 
 IntArray = NDArray[np.int64]
+# Row indices: int64, or uint32 where the rows are fewer than 2**32 (half the memory).
+RowArray = NDArray[np.integer[Any]]
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
 
@@ -551,7 +553,7 @@ def rank_queries(
         rels = np.full(rows.size, NONPOOL, dtype=rel_type)
         queries = np.repeat(segment_query, lengths)
         for lo in range(0, int(rows.size), _JOIN_ROWS):
-            take = rows[lo : lo + _JOIN_ROWS]
+            take = rows[lo : lo + _JOIN_ROWS].astype(np.int64, copy=False)
             hashes = doc_hash(run_docid.take(take)) if run_hash is None else run_hash.take(take)
             found = qrels_index.matches(queries[lo : lo + _JOIN_ROWS], run_docid, hashes,
                                         take=take)
@@ -656,16 +658,23 @@ def judged_counts(qrels_query: IntArray, qrels_rel: IntArray, num_queries: int
 
     Complexity: O(m + cells) counted, O(m log m) sorted, for m judgments.
     """
-    judged = qrels_rel >= 0
-    query = qrels_query[judged].astype(np.int64, copy=False)
-    rel = qrels_rel[judged].astype(np.int64, copy=False)
+    query, rel = qrels_query, qrels_rel
+    if int(rel.min(initial=0)) < 0:  # only then copies: the judged rows
+        judged = rel >= 0
+        query, rel = query[judged], rel[judged]
+    query = query.astype(np.int64, copy=False)
+    rel = rel.astype(np.int64, copy=False)
     if query.shape[0]:
         low = int(rel.min())
         span = int(rel.max()) - low + 1
         cells = num_queries * span
         if cells <= max(4 * query.shape[0], 1 << 20):
-            key = query * span
-            key += rel - low
+            # Each judgment's cell, built in place in 32 bits where they fit: one array of
+            # m small integers the only temporary.
+            key: NDArray[np.signedinteger[Any]] = rel.astype(
+                np.int32 if cells < 2**31 else np.int64)
+            key -= low
+            key += query * span if span > 1 else query
             found = np.bincount(key, minlength=cells)
             held = np.flatnonzero(found)
             counts = found.take(held).astype(np.int64, copy=False)
@@ -710,7 +719,7 @@ def _grid_judgments(
     segment_query: IntArray,
     docid: NDArray[np.generic],
     hashes: NDArray[np.uint64] | None,
-    rows: IntArray,
+    rows: RowArray,
     rel_type: np.dtype[np.signedinteger[Any]],
 ) -> NDArray[np.signedinteger[Any]]:
     """Judgments in rank order when every row is ranked and query k owns rows k·L..k·L+L-1.
@@ -754,7 +763,7 @@ def _rank_order(
     precision: ScorePrecision,
     *,
     stable: bool,
-) -> tuple[IntArray, IntArray, IntArray, BoolArray, bool]:
+) -> tuple[RowArray, IntArray, IntArray, BoolArray, bool]:
     """Rows of evaluated queries, each query's rows by score descending (as
     :func:`_score_key` compares them).
 
@@ -797,6 +806,7 @@ def _rank_order(
         offsets[1:] = np.arange(1, count + 1, dtype=np.int64) * width
         ties = np.empty((count, width), dtype=bool)
         ties[:, -1] = False
+        order: RowArray
         if precision == "float32" and n < 2**32:
             order = _sort_rows_float32(scores.reshape(count, width), ties[:, :-1])
         else:
@@ -830,7 +840,7 @@ def _rank_order(
     return rows, offsets, positions, same, False
 
 
-def _sort_rows_float32(scores: FloatArray, same: BoolArray) -> IntArray:
+def _sort_rows_float32(scores: FloatArray, same: BoolArray) -> NDArray[np.uint32]:
     """Flat cell indices of each row of ``scores``, by C-float score descending (equal
     scores in column order); writes ``same[r, i]``: ranks i and i+1 of row r tie.
 
@@ -841,7 +851,8 @@ def _sort_rows_float32(scores: FloatArray, same: BoolArray) -> IntArray:
     conversion happens there too. Needs fewer than 2**32 cells.
     """
     count, width = scores.shape
-    order = np.empty((count, width), dtype=np.int64)
+    # Cell indices in 32 bits (half the memory of the rankings' largest array).
+    order = np.empty((count, width), dtype=np.uint32)
     per = max(1, _SORT_CELLS // max(width, 1))
     rows_per_block = min(per, count)
     key = np.empty((rows_per_block, width), dtype=np.float32)
@@ -868,7 +879,7 @@ def _sort_rows_float32(scores: FloatArray, same: BoolArray) -> IntArray:
         block.sort(axis=1)
         high = block_words[:, :, key_half]
         np.equal(high[:, 1:], high[:, :-1], out=same[rows])
-        np.bitwise_and(block, np.uint64(0xFFFFFFFF), out=order[rows].view(np.uint64))
+        np.copyto(order[rows], block_words[:, :, index_half])
     return order
 
 
