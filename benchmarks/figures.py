@@ -75,6 +75,13 @@ FIGURES = (
            "bench_trec_process_10m_1000.txt",
            r"^10,000,000-line run, 4 measures\s+rankeval trec\s+\S+\s+\S+\s+(\S+)x\s+(\S+)x",
            lambda t, m: f"{t}x its time, {m}x its memory"),
+    Figure("`rankeval trec`, 10^6-line run, tied scores, 40 judged a query, default "
+           "measures, vs trec_eval (C, -O2)", "bench_trec_process.txt",
+           r"^same, ties, 40 judged, default\s+rankeval trec\s+\S+\s+\S+\s+(\S+)x\s+(\S+)x",
+           lambda t, m: f"{t}x its time, {m}x its memory"),
+    Figure("the same with `-m all_trec`", "bench_trec_process.txt",
+           r"^same, ties, 40 judged, -m all_trec\s+rankeval trec\s+\S+\s+\S+\s+(\S+)x\s+(\S+)x",
+           lambda t, m: f"{t}x its time, {m}x its memory"),
     Figure("10,000 queries x 100 documents, 4 measures, from NumPy arrays (str ids), vs "
            "pytrec_eval", "bench_ranking.txt",
            r"^\s+rankeval, str ids.*?vs pytrec_eval\S* evaluate\(run dict\)\s+(\d+\.\d+)x faster",
