@@ -30,6 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import _common as common
 import numpy as np
 import trec_builds
 
@@ -149,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
             for name in commands:
                 t, m = statistics.median(times[name]), statistics.median(peaks[name])
                 rows.append((workload, name, t, m, t / base_t, m / base_m))
+    common.header("rankeval trec against trec_eval: whole processes", "pytrec-eval-terrier")
     print(f"run file: {size / 1e6:.0f} MB, {args.per_query} documents a query; "
           f"median of {args.repeat} interleaved runs; "
           f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
