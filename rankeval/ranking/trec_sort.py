@@ -21,6 +21,7 @@ document is not in the qrels; ``UNJUDGED`` (-2) when the qrels value is negative
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -70,6 +71,8 @@ _BATCH_CELLS = 1 << 16
 # that their temporaries stay in cache).
 _SORT_CELLS = 1 << 16
 _JOIN_ROWS = 1 << 17
+# Tied rows put in docid order at a time.
+_TIE_ROWS = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -524,10 +527,13 @@ def rank_queries(
     lengths = np.diff(offsets)
     if ties != "input":
         members = _tied_rows(same)
-        if members.size:
-            # Only the tied rows move: reorder them in place, leave the rest be.
-            rows[members] = rows[members[_tie_order(same, members, run_docid[rows[members]],
-                                                    descending=ties != "docid_asc")]]
+        # Only the tied rows move: reorder them in place, leave the rest be. In pieces of
+        # whole tie blocks, so that heavy ties (most of a ranking) need only a piece's
+        # temporaries.
+        for lo, hi in _tie_pieces(same, members):
+            part = members[lo:hi]
+            rows[part] = rows[part[_tie_order(same, part, run_docid[rows[part]],
+                                              descending=ties != "docid_asc")]]
     tied_flat = None
     if ties == "average":
         tied_flat = np.zeros(rows.size, dtype=bool)
@@ -885,14 +891,33 @@ def _sort_rows_float32(scores: FloatArray, same: BoolArray) -> NDArray[np.uint32
 
 def _tied_rows(same: BoolArray) -> IntArray:
     """Positions (in the sorted order) of the rows that tie with a neighbour, ascending."""
-    first = np.flatnonzero(same)  # ties are rare: work on their positions only
-    if first.size == 0:
-        return first
-    both = np.concatenate((first, first + 1))
-    both.sort()
-    keep = np.ones(both.size, dtype=bool)
-    keep[1:] = both[1:] != both[:-1]
-    return both[keep]
+    tied = np.zeros(same.size + 1, dtype=bool)
+    tied[:-1] = same
+    tied[1:] |= same
+    return np.flatnonzero(tied)
+
+
+def _tie_pieces(same: BoolArray, members: IntArray) -> list[tuple[int, int]]:
+    """``members`` (:func:`_tied_rows`) cut into pieces of about :data:`_TIE_ROWS`, each
+    ending where a tie block does."""
+    n = int(members.size)
+    if n <= _TIE_ROWS:
+        return [(0, n)] if n else []
+    cuts = [0]
+    while n - cuts[-1] > _TIE_ROWS:
+        at = cuts[-1] + _TIE_ROWS
+        # The first member from ``at`` on that starts a block (does not tie its predecessor).
+        later = members[at:] - 1
+        starts = np.flatnonzero(~same[later[: _TIE_ROWS]])
+        while starts.size == 0 and later.size > _TIE_ROWS:  # one very long block
+            later = later[_TIE_ROWS:]
+            at += _TIE_ROWS
+            starts = np.flatnonzero(~same[later[: _TIE_ROWS]])
+        if starts.size == 0:
+            break
+        cuts.append(at + int(starts[0]))
+    cuts.append(n)
+    return list(itertools.pairwise(cuts))
 
 
 def _tie_order(
