@@ -4,6 +4,7 @@ still named, as before."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -57,6 +58,15 @@ def test_a_null_id_in_an_object_column_is_named_by_its_row() -> None:
                         "score": [0.5, 0.4, 0.3]})
     with pytest.raises(ValueError, match="query id at row 2 is missing"):
         Run.from_frame(run)
+
+
+@pytest.mark.parametrize("missing", [None, math.nan, pd.NA, pd.NaT])
+def test_a_missing_id_after_runs_of_equal_ids_is_named_by_its_row(missing: object) -> None:
+    """Only the first id of each run of equal ids is looked at: the row named is still the
+    column's, for a missing id repeated (one object twice) or not."""
+    ids = np.array(["a", "a", "a", missing, missing, "b", "b"], dtype=object)
+    with pytest.raises(ValueError, match="query id at row 3 is missing"):
+        Run.from_arrays(ids, np.array(list("cdefghi")), np.arange(7.0))
 
 
 # Document ids of every kind a mapping may hold: the fast reading (joined, cut by NumPy)

@@ -70,8 +70,19 @@ def _query_codes(values: NDArray[Any]) -> _QueryCodes:
     if n == 0:
         empty = np.zeros(0, dtype=np.int64)
         return _QueryCodes((), empty, empty, True)
-    _check_present(values, "query id")
-    segments = _segment_starts(values)
+    if values.dtype.kind == "O":
+        # A missing id starts a segment of its own (NaN differs from everything, one None
+        # from any id), so only the segments' first ids need a look: the whole column is
+        # walked only when comparing its neighbours fails (pd.NA refuses to be compared).
+        try:
+            segments = _segment_starts(values)
+        except TypeError:
+            _check_present(values, "query id")
+            raise
+        _check_present(values[segments], "query id", segments)
+    else:
+        _check_present(values, "query id")
+        segments = _segment_starts(values)
     starts = values[segments]
     firsts = _texts(starts)
     if _distinct(starts, firsts):
@@ -101,9 +112,10 @@ def _distinct(ids: NDArray[Any], texts: list[str]) -> bool:
     return len(set(texts)) == len(texts)
 
 
-def _check_present(values: NDArray[Any], what: str) -> None:
+def _check_present(values: NDArray[Any], what: str, rows: IntArray | None = None) -> None:
     """Refuse a missing id (None, NaN, a data frame's null): it would become a query named
-    "nan" or "None". ``ValueError`` names the first row.
+    "nan" or "None". ``ValueError`` names the first row (``rows[i]`` for ``values[i]``
+    when given).
 
     Object ids are judged by their types first (a C-level pass): a ``str``, ``bytes`` or
     integer is never null, so a column of them needs no look at each value; only a column
@@ -113,13 +125,15 @@ def _check_present(values: NDArray[Any], what: str) -> None:
     if kind == "f":
         missing = np.flatnonzero(np.isnan(values))
         if missing.size:
-            raise ValueError(f"{what} at row {int(missing[0])} is missing (NaN)")
+            row = int(missing[0]) if rows is None else int(rows[missing[0]])
+            raise ValueError(f"{what} at row {row} is missing (NaN)")
     elif kind == "O":
         items = values.tolist()
         if all(issubclass(k, (str, bytes)) or _integral_type(k) for k in _kinds(items)):
             return
-        for row, value in enumerate(items):
+        for at, value in enumerate(items):
             if value is None or is_null(value):
+                row = at if rows is None else int(rows[at])
                 raise ValueError(f"{what} at row {row} is missing ({value!r})")
 
 
