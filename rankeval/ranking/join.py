@@ -400,18 +400,22 @@ class PairIndex:
         words = (keys & ~self._row_mask) | np.arange(lo + 1, hi + 1, dtype=np.int64)
         query = self.query[lo:hi]
         base, size = self._base[query], self._size[query]
-        pending = np.arange(hi - lo, dtype=np.int64)
         slots = base + _slot_offset(keys, size)
-        while pending.size:
-            free = self._table[slots] == 0
-            cand, cand_slots = pending[free], slots[free]
-            taken_slots, first = np.unique(cand_slots, return_index=True)
-            self._table[taken_slots] = words[cand[first]]
-            placed = np.zeros(pending.size, dtype=bool)
-            placed[np.flatnonzero(free)[first]] = True
-            pending = pending[~placed]
-            slots = slots[~placed]
-            slots = _next_slot(slots, base[pending], size[pending])
+        table = self._table
+        while words.size:
+            # Every row writes its word into its slot if free; of rows sharing one, the
+            # write that stays wins (words are distinct: each holds its row). The others,
+            # and rows whose slot was taken, go on to their next slot. A row is placed only
+            # where it found its slot free, after every taken slot before it: what a lookup
+            # walks.
+            free = np.flatnonzero(table.take(slots) == 0)
+            table[slots.take(free)] = words.take(free)
+            lost = np.ones(words.size, dtype=bool)
+            lost[free] = table.take(slots.take(free)) != words.take(free)
+            going = np.flatnonzero(lost)
+            words, slots = words.take(going), slots.take(going)
+            base, size = base.take(going), size.take(going)
+            slots = _next_slot(slots, base, size)
 
     def lookup(
         self,
