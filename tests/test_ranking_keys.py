@@ -162,6 +162,20 @@ class TestFirstDuplicate:
             assert first_duplicate(np.repeat(np.arange(50), 7), docs) == (37 * 7 + 2, 37 * 7 + 5)
 
 
+    @pytest.mark.parametrize("block", [7, 8, 64, 1 << 15])
+    def test_ragged_repeat_in_a_later_block(self, block: int) -> None:
+        """A repeat in query 37 of 50 queries of unequal lengths (3 to 7 documents) is
+        found, in any block size."""
+        lengths = [3 + q % 5 for q in range(50)]
+        docs = np.array([f"doc{i}" for n in lengths for i in range(n)])
+        start = sum(lengths[:37])  # query 37 holds 3 + 37 % 5 = 5 documents
+        docs[start + 4] = "doc1"
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(join, "_BLOCK", block)
+            assert first_duplicate(np.repeat(np.arange(50), lengths), docs) == (
+                start + 1, start + 4)
+
+
 class TestDocHash:
     """doc_hash depends on the id only, not on the array's width or neighbours."""
 

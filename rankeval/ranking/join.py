@@ -663,22 +663,39 @@ def _grouped_candidates(doc: UIntArray, blocks: IntArray) -> IntArray | None:
     if count * width == n:
         repeats = _repeating_rows(doc.reshape(count, width))
     else:
-        high = (doc >> np.uint64(32)).astype(np.uint32)
-        columns = np.arange(width, dtype=np.int64)
-        index = blocks[:, None] + columns[None, :]
-        valid = columns[None, :] < lengths[:, None]
-        # Padding (0) sorts first; pairs that involve it are masked out by position.
-        ranked = np.where(valid, high[np.where(valid, index, 0)], np.uint32(0))
-        ranked.sort(axis=1)
-        equal = ranked[:, 1:] == ranked[:, :-1]
-        equal &= columns[None, :-1] >= (width - lengths)[:, None]
-        repeats = equal.any(axis=1)
+        repeats = _repeating_ragged(doc, blocks, lengths, width)
     # Rare: some query repeats a hash. Candidates are every row of those queries.
     queries = np.flatnonzero(repeats)
     sizes = lengths[queries]
     # Row j of a chosen block is its start + j: ranks within the concatenation, shifted.
     shift = blocks[queries] - (np.cumsum(sizes) - sizes)
     return np.repeat(shift, sizes) + np.arange(int(sizes.sum()), dtype=np.int64)
+
+
+def _repeating_ragged(doc: UIntArray, blocks: IntArray, lengths: IntArray, width: int
+                      ) -> BoolArray:
+    """:func:`_repeating_rows` of blocks of unequal lengths (at most ``width``), padded.
+
+    A few thousand queries at a time, so that the padded matrices stay in cache: built for
+    all the queries at once they are several times the hashes (hundreds of MB for tens of
+    millions of rows), and their cost per row grew with the rows.
+    """
+    count = int(blocks.size)
+    repeats = np.zeros(count, dtype=bool)
+    columns = np.arange(width, dtype=np.int64)
+    per = max(1, _BLOCK // width)
+    for first in range(0, count, per):
+        starts, sizes = blocks[first : first + per], lengths[first : first + per]
+        valid = columns[None, :] < sizes[:, None]
+        index = np.where(valid, starts[:, None] + columns[None, :], 0)
+        # Padding (0) sorts first; pairs that involve it are masked out by position.
+        ranked = np.where(valid, (doc.take(index) >> np.uint64(32)).astype(np.uint32),
+                          np.uint32(0))
+        ranked.sort(axis=1)
+        equal = ranked[:, 1:] == ranked[:, :-1]
+        equal &= columns[None, :-1] >= (width - sizes)[:, None]
+        repeats[first : first + per] = equal.any(axis=1)
+    return repeats
 
 
 def _repeating_rows(hashes: UIntArray) -> BoolArray:
