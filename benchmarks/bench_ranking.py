@@ -8,6 +8,9 @@ Question:
 2. ``rankeval trec`` on a 1,000,000-line run file, end to end (read both files, evaluate,
    format trec_eval's report): faster than pytrec_eval's own ``parse_qrel`` / ``parse_run`` +
    ``RelevanceEvaluator.evaluate`` (same measures, no report)?
+3. From arrays, is the cost per query flat as the queries grow from 10^5 to 10^6 (within
+   1.25x)? The first call of the process is shown beside the best, since large fresh
+   arrays cost their first touch of memory.
 
 Inputs each library takes natively, built outside the timed calls: pytrec_eval gets its
 evaluator (built from the qrels) and the run dict; ranx gets its ``Qrels`` and a ``Run`` built
@@ -27,6 +30,7 @@ cores are shared with other work.
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import os
 import statistics
@@ -322,7 +326,61 @@ def main() -> int:
     print(f"   rankeval trec is {speedup:.2f}x faster end to end than pytrec_eval's parse + "
           f"evaluate in-process, {fresh_speedup:.2f}x in fresh processes "
           f"(target > 1x: {common.verdict(min(speedup, fresh_speedup) > 1)})")
+    print()
+
+    sizes = [1_000, 10_000] if args.quick else [10_000, 100_000, 1_000_000]
+    print(f"3. Cost per query as the queries grow: {sizes} queries x 10 documents (10 judged, "
+          "5 of them retrieved), NumPy arrays with str ids, the same measures; first call "
+          f"and best of {min(repeat, 3)}\n")
+    growth(sizes, 10, min(repeat, 3))
     return 0
+
+
+def growth_data(queries: int, docs: int, seed: int = common.SEED) -> dict[str, Any]:
+    """Columns only (no dicts): ``docs`` retrieved a query and as many judged, half of them
+    retrieved."""
+    rng = np.random.default_rng(seed)
+    qids = np.char.add("q", np.arange(queries).astype(str))
+    retrieved = rng.integers(0, 10**9, (queries, docs))
+    judged = np.concatenate((retrieved[:, : docs // 2],
+                             rng.integers(10**9, 2 * 10**9, (queries, docs - docs // 2))),
+                            axis=1)
+    return {"qid": np.repeat(qids, docs),
+            "docid": np.char.add("doc", retrieved.ravel().astype(str)),
+            "score": np.round(rng.random(queries * docs), 6),
+            "qrels_docid": np.char.add("doc", judged.ravel().astype(str)),
+            "qrels_rel": rng.integers(0, 3, queries * docs)}
+
+
+def growth(sizes: list[int], docs: int, repeat: int) -> None:
+    """Cost per query from arrays as the queries grow: build (Qrels and Run) and evaluate,
+    the first call of the process and the best of ``repeat``."""
+    rows, per_query = [], {}
+    for queries in sizes:
+        data = growth_data(queries, docs)
+        times: dict[str, list[float]] = {"build": [], "evaluate": []}
+        for _ in range(repeat):
+            gc.collect()
+            start = time.perf_counter()
+            qrels = Qrels.from_arrays(data["qid"], data["qrels_docid"], data["qrels_rel"])
+            run = Run.from_arrays(data["qid"], data["docid"], data["score"])
+            built = time.perf_counter()
+            evaluate_run(qrels, run, MEASURES)
+            times["build"].append(built - start)
+            times["evaluate"].append(time.perf_counter() - built)
+            del qrels, run
+        best = {step: min(values) / queries * 1e6 for step, values in times.items()}
+        first = {step: values[0] / queries * 1e6 for step, values in times.items()}
+        per_query[queries] = best["build"] + best["evaluate"]
+        rows.append([f"{queries:,}", f"{first['build']:.2f}", f"{best['build']:.2f}",
+                     f"{first['evaluate']:.2f}", f"{best['evaluate']:.2f}"])
+        del data
+    common.print_table(["queries", "build, first (us/query)", "build, best",
+                        "evaluate, first", "evaluate, best"], rows)
+    small, large = sizes[-2], sizes[-1]
+    ratio = per_query[large] / per_query[small]
+    print(f"   best build + evaluate per query at {large:,} queries / at {small:,}: "
+          f"{ratio:.2f}x (target <= 1.25x, flat: {common.verdict(ratio <= 1.25)})")
 
 
 def _seconds(text: str) -> float:
