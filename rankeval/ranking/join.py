@@ -409,9 +409,10 @@ class PairIndex:
             # where it found its slot free, after every taken slot before it: what a lookup
             # walks.
             free = np.flatnonzero(table.take(slots) == 0)
-            table[slots.take(free)] = words.take(free)
+            free_slots, free_words = slots.take(free), words.take(free)
+            table[free_slots] = free_words
             lost = np.ones(words.size, dtype=bool)
-            lost[free] = table.take(slots.take(free)) != words.take(free)
+            lost[free] = table.take(free_slots) != free_words
             going = np.flatnonzero(lost)
             words, slots = words.take(going), slots.take(going)
             base, size = base.take(going), size.take(going)

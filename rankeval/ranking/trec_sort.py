@@ -899,25 +899,17 @@ def _tied_rows(same: BoolArray) -> IntArray:
 
 def _tie_pieces(same: BoolArray, members: IntArray) -> list[tuple[int, int]]:
     """``members`` (:func:`_tied_rows`) cut into pieces of about :data:`_TIE_ROWS`, each
-    ending where a tie block does."""
+    ending where a tie block does: a piece starts at the first block start at or after
+    each multiple of :data:`_TIE_ROWS` (a block longer than that stays whole)."""
     n = int(members.size)
-    if n <= _TIE_ROWS:
-        return [(0, n)] if n else []
-    cuts = [0]
-    while n - cuts[-1] > _TIE_ROWS:
-        at = cuts[-1] + _TIE_ROWS
-        # The first member from ``at`` on that starts a block (does not tie its predecessor).
-        later = members[at:] - 1
-        starts = np.flatnonzero(~same[later[: _TIE_ROWS]])
-        while starts.size == 0 and later.size > _TIE_ROWS:  # one very long block
-            later = later[_TIE_ROWS:]
-            at += _TIE_ROWS
-            starts = np.flatnonzero(~same[later[: _TIE_ROWS]])
-        if starts.size == 0:
-            break
-        cuts.append(at + int(starts[0]))
-    cuts.append(n)
-    return list(itertools.pairwise(cuts))
+    if n == 0:
+        return []
+    # Members that start a tie block (they do not tie the row before them).
+    starts = np.flatnonzero(~same[members[1:] - 1]) + 1
+    wanted = np.arange(_TIE_ROWS, n, _TIE_ROWS)
+    cuts = np.append(starts, n)[np.searchsorted(starts, wanted)]
+    edges = np.unique(np.concatenate(([0], cuts, [n])))
+    return list(itertools.pairwise(edges.tolist()))
 
 
 def _tie_order(
