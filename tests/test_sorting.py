@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rankeval.scored.sorting import sort_cases
+from rankeval.scored.sorting import id_order, sort_cases
 from tests import strategies
 
 # Signed zeros and infinities are the keys a SIMD sort may mix up.
@@ -64,3 +64,29 @@ class TestSortCases:
     def test_empty(self) -> None:
         """No cases: empty arrays of the right types."""
         assert_sorted_like_reference(np.zeros(0), np.zeros(0, dtype=np.bool_))
+
+
+class TestIdOrder:
+    """``id_order`` (radix passes over 8 or 16 bits) is NumPy's stable argsort of the ids."""
+
+    @given(st.sampled_from([1, 2**8, 2**16, 2**16 + 1, 2**32, 2**40]),
+           st.lists(st.integers(min_value=0, max_value=2**40), max_size=80),
+           st.integers(min_value=0, max_value=3))
+    def test_equals_stable_argsort(self, width: int, drawn: list[int], repeats: int) -> None:
+        """Ids of every width (one pass, two passes, NumPy's own), many repeated: equal ids
+        keep input order, so the low pass's order must survive the high pass."""
+        ids = np.array([d % width for d in drawn] * (repeats + 1), dtype=np.int64)
+        got = id_order(ids)
+        assert got.dtype == np.int64
+        assert got.tolist() == np.argsort(ids, kind="stable").tolist()
+
+    def test_two_passes_on_a_large_array(self) -> None:
+        """Ids above 2**16 sharing their low halves, in a few hundred thousand rows: the
+        high pass must be stable over the low pass's order."""
+        rng = np.random.default_rng(3)
+        ids = (rng.integers(0, 4, 300_000) << 16) | rng.integers(0, 3, 300_000)
+        assert np.array_equal(id_order(ids), np.argsort(ids, kind="stable"))
+
+    def test_negative_ids_take_numpys_sort(self) -> None:
+        ids = np.array([3, -1, 3, -1, 0])
+        assert id_order(ids).tolist() == [1, 3, 4, 0, 2]

@@ -47,6 +47,7 @@ from rankeval.scored.partitioned import (
     bucket_totals,
 )
 from rankeval.scored.segments import SegmentReports
+from rankeval.scored.sorting import id_order, run_starts
 from rankeval.scored.weighted_parts import (
     SumShare,
     SumStart,
@@ -70,6 +71,7 @@ __all__ = [
     "assemble_pairs",
     "bucket_count",
     "bucket_rows",
+    "bucket_runs",
     "check_columns",
     "check_found",
     "check_misses",
@@ -360,14 +362,21 @@ def scored_parts_from_counts(ids: IntArray, scores: FloatArray, positives: IntAr
 
 def bucket_rows(ids: IntArray) -> list[tuple[int, IntArray]]:
     """Each bucket id present, with the positions of its rows."""
+    by_bucket, runs = bucket_runs(ids)
+    return [(bucket, by_bucket[start:end]) for bucket, start, end in runs]
+
+
+def bucket_runs(ids: IntArray) -> tuple[IntArray, list[tuple[int, int, int]]]:
+    """The rows in order of bucket id (stable), and each id present with its run
+    ``(id, start, end)`` in that order: gather a column once, then slice it."""
     if ids.shape[0] == 0:
-        return []
-    by_bucket = np.argsort(ids, kind="stable")
+        return np.zeros(0, dtype=np.int64), []
+    by_bucket = id_order(ids)
     sorted_ids = ids[by_bucket]
-    starts = np.flatnonzero(np.r_[True, sorted_ids[1:] != sorted_ids[:-1]])
+    starts = np.flatnonzero(run_starts(sorted_ids))
     ends = np.r_[starts[1:], ids.shape[0]]
-    return [(int(sorted_ids[start]), by_bucket[start:end])
-            for start, end in zip(starts.tolist(), ends.tolist(), strict=True)]
+    return by_bucket, list(zip(sorted_ids[starts].tolist(), starts.tolist(), ends.tolist(),
+                               strict=True))
 
 
 def check_weight_policy(weight_col: str | None, policy: TiePolicy) -> None:
@@ -515,9 +524,12 @@ def group_parts(group_index: IntArray, ids: IntArray, scores: FloatArray, labels
         raise RuntimeError("a task holds a group value the checking job did not count: the "
                            "table changed between the jobs (evaluate a stable table)")
     found = []
-    for composite, rows in bucket_rows(group_index * buckets + ids):
+    by_group, runs = bucket_runs(group_index * buckets + ids)
+    scores, labels = scores[by_group], labels[by_group]  # each (group, bucket) contiguous
+    order = None if order is None else order[by_group]
+    for composite, start, end in runs:
         group, bucket = divmod(composite, buckets)
-        held = labels[rows]
+        held = labels[start:end]
         positives = int(np.count_nonzero(held))
         expected = layouts[group].totals[bucket]
         if (held.shape[0] - positives, positives) != (int(expected[0]), int(expected[1])):
@@ -527,8 +539,8 @@ def group_parts(group_index: IntArray, ids: IntArray, scores: FloatArray, labels
                 f"negatives of group {group} in bucket {bucket}, where the checking job "
                 f"counted {int(expected[1])} and {int(expected[0])}: the group's rows were "
                 "split between tasks")
-        part, points = bucket_part(bucket, scores[rows], held, layouts[group],
-                                   None if order is None else order[rows])
+        part, points = bucket_part(bucket, scores[start:end], held, layouts[group],
+                                   None if order is None else order[start:end])
         found.append((group, part, points))
     return found
 

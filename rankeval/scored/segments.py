@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from rankeval.checks import check_case_arrays, check_weight, check_weight_array, listed_keys
 from rankeval.scored.accumulation import Accumulation, Part, by_merge
+from rankeval.scored.sorting import id_order
 
 __all__ = ["SegmentReports", "SegmentedEvaluation"]
 
@@ -433,7 +434,7 @@ def _grouped(segments: ArrayLike, count: int) -> list[tuple[Hashable, NDArray[np
         rank = np.empty_like(seen)
         rank[seen] = np.arange(seen.shape[0])
         codes = rank[inverse.reshape(-1)]
-        by_segment = np.argsort(codes, kind="stable")
+        by_segment = id_order(codes)
         sizes = np.bincount(codes, minlength=seen.shape[0])
         ends = np.cumsum(sizes)
         ordered = uniques[seen]

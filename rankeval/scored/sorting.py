@@ -6,17 +6,19 @@ here; what a sorted ranking means (its operating points) is :mod:`rankeval.point
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["run_starts", "small_stable_order", "sort_cases"]
+__all__ = ["id_order", "run_starts", "small_stable_order", "sort_cases"]
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
 
 
-def run_starts(sorted_keys: FloatArray) -> BoolArray:
+def run_starts(sorted_keys: NDArray[Any]) -> BoolArray:
     """Where each run of equal keys begins in a sorted array (the first element always).
 
     >>> run_starts(np.array([-3.0, -3.0, -1.0, 0.0, -0.0])).tolist()
@@ -106,6 +108,33 @@ def small_stable_order(keys: FloatArray) -> IntArray:
     order = np.argsort(keys)
     starts = run_starts(keys[order])
     return order if starts.all() else _input_order_within_runs(order, starts)
+
+
+def id_order(ids: IntArray) -> IntArray:
+    """``np.argsort(ids, kind="stable")`` for non-negative integer ids (group or bucket
+    numbers), several times faster.
+
+    NumPy sorts 8- and 16-bit integers stably by radix sort in linear time, but wider ones
+    by a scalar merge sort. Ids below 2**16 are sorted as ``uint16`` (or ``uint8``); ids
+    below 2**32 by two such passes, the low half first (a least significant digit radix
+    sort: each pass is stable, so the second keeps the first's order among equal high
+    halves). Wider or negative ids take NumPy's stable argsort.
+
+    >>> id_order(np.array([70000, 3, 70000, 3, 0])).tolist()
+    [4, 1, 3, 0, 2]
+
+    Complexity: O(n) below 2**32.
+    """
+    if ids.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    lo, hi = int(ids.min()), int(ids.max())
+    if lo < 0 or hi >= 1 << 32:
+        return np.argsort(ids, kind="stable")
+    if hi < 1 << 16:
+        return np.argsort(ids.astype(np.uint8 if hi < 1 << 8 else np.uint16), kind="stable")
+    order = np.argsort(ids.astype(np.uint16), kind="stable")  # the low 16 bits
+    high = (ids >> 16).astype(np.uint16)[order]
+    return order[np.argsort(high, kind="stable")]
 
 
 def _has_ties(keys: FloatArray) -> bool:
