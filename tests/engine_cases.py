@@ -150,6 +150,24 @@ def check_refusals(engine: Engine) -> None:
     grouped = good.assign(segment=np.where(good.index == 4, None, "a"))
     with pytest.raises(ValueError, match="group column 'segment' holds 1 missing values"):
         module.evaluate(engine.frame(grouped, 2), group_col="segment")
+    # By groups, the same refusals (Spark's tasks check their rows: the same counts).
+    segments = good.assign(segment=np.where(good.index % 3 == 0, "a", "b"))
+    for bad, problem in ((segments.assign(score=nan["score"]),
+                          "score column 'score' holds 1 missing values"),
+                         (segments.assign(label=labels["label"]),
+                          "label column 'label' must hold booleans or 0/1, found 1 other"),
+                         (segments.assign(label=np.where(good.index == 5, np.nan,
+                                                         good["label"].astype(float))),
+                          "label column 'label' holds 1 missing values"),
+                         (segments.assign(segment=np.where(good.index % 2, 1.5, np.nan)),
+                          "group column 'segment' holds 25 missing values"),
+                         (segments.iloc[:0], "the table has no rows")):
+        with pytest.raises(ValueError, match=problem):
+            module.evaluate(engine.frame(bad, 2), group_col="segment")
+    with pytest.raises(ValueError, match="order column 'arrival' holds 1 missing values"):
+        module.evaluate(engine.frame(segments.assign(arrival=np.where(
+            good.index == 9, np.nan, good["arrival"].astype(float))), 2), group_col="segment",
+            ties="insertion", order_col="arrival")
     with pytest.raises(ValueError, match="group_col='nope': no such column"):
         module.evaluate(table, group_col="nope")
     with pytest.raises(ValueError, match="misses and negative_misses belong to one evaluator"):

@@ -39,7 +39,11 @@ def engine(request: pytest.FixtureRequest) -> Engine:
             return dd.from_pandas(rows, npartitions=partitions, sort=False)
 
         return Engine(dask_frame, rankeval.dask, {"sample_size": 20, "seed": 3})
-    spark = request.getfixturevalue("spark")
+    return spark_engine(request.getfixturevalue("spark"))
+
+
+def spark_engine(spark: Any) -> Engine:
+    """The Spark engine of the tests: its tables are made from pandas rows."""
 
     def spark_frame(rows: pd.DataFrame, partitions: int) -> Any:
         # parallelize keeps the rows' order: partition i holds the i-th slice.
@@ -92,6 +96,28 @@ def test_every_group_equals_a_local_evaluator(engine: Engine, groups: list[Any],
     if stream:
         monkeypatch.setattr(rankeval.adapters.common, "DRIVER_POINTS", 0)
     engine_cases.check_groups(engine, groups, ties, stream, buckets)
+
+
+@pytest.mark.parametrize(("limit", "checking_jobs"), [(100_000, 0), (600, 1)])
+def test_spark_groups_in_one_job_or_by_buckets(spark: Any, limit: int, checking_jobs: int,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spark ranks small groups whole in one job, checks included (no checking job); a
+    group of more rows than a task ranks whole (the limit lowered here: the largest group
+    has about 2,300 of 5,000 rows) sends the table to the bucket path after its checking
+    job. The reports are a local evaluator's either way."""
+    engine = spark_engine(spark)
+    calls: list[int] = []
+    real = rankeval.adapters.spark._scored_table
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rankeval.adapters.spark, "_scored_table", counted)
+    monkeypatch.setattr(rankeval.adapters.common, "CASES_PER_BUCKET", limit)
+    engine_cases.check_groups(engine, ["de", "fr", "it", "nl", "pl"], "grouped", False, None)
+    engine_cases.check_groups(engine, [0.0, -0.0, 2.5, 7.0], "grouped", False, None)
+    assert len(calls) == 2 * checking_jobs
 
 
 def test_skewed_partitions_and_misses(engine: Engine) -> None:

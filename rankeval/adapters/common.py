@@ -84,6 +84,7 @@ __all__ = [
     "evaluate",
     "evaluate_run",
     "first_seen",
+    "group_layout",
     "group_layouts",
     "group_order",
     "group_parts",
@@ -511,7 +512,13 @@ def group_layouts(rows: Iterable[tuple[Any, int, int, int]], buckets: int,
             counts = totals[group] = np.zeros((buckets, 2), dtype=np.int64)
         counts[bucket] += (negatives, positives)
     groups = group_order(totals)
-    return groups, [Layout(totals[g], o.ties, 0, 0, o.request) for g in groups]
+    return groups, [group_layout(totals[g], o) for g in groups]
+
+
+def group_layout(totals: IntArray, o: ScoredTableOptions) -> Layout:
+    """One group's layout from its ``(buckets, 2)`` negatives and positives: a ranking of
+    its own (the misses of ``o`` belong to one evaluator, never to a group's)."""
+    return Layout(totals, o.ties, 0, 0, o.request)
 
 
 def group_parts(group_index: IntArray, ids: IntArray, scores: FloatArray, labels: BoolArray,

@@ -210,17 +210,10 @@ def _shown(value: Any) -> Any:
     return bytes(value) if isinstance(value, bytearray) else value
 
 
-def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None,
-                  group_col: str | None = None, groups: list[Any] | None = None,
-                  shown: dict[Any, Any] | None = None, weight_col: str | None = None
-                  ) -> tuple[Any, int]:
-    """Columns ``s`` (double), ``l`` (bool), ``o``, ``g`` (the group's key,
-    :func:`_group_key`) and ``w`` (the weight, double), checked before any evaluation job,
-    and the number of rows. With
-    ``groups`` (a list to fill), the checking job also counts each group's rows and
-    positives: ``(key, rows, positives)`` are appended, and ``shown`` maps each key to the
-    group's value as collected."""
-    from pyspark.sql import functions as F  # noqa: N812 - PySpark's own convention
+def _schema(df: Any, score_col: str, label_col: str, order_col: str | None,
+            group_col: str | None, weight_col: str | None = None) -> dict[str, Any]:
+    """The table's column types, its named columns checked (present, of usable types)
+    before any job runs."""
     from pyspark.sql import types
 
     engines.check_columns(df.columns, {"score_col": score_col, "label_col": label_col,
@@ -240,6 +233,24 @@ def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None
     if not (_numeric(label_type) or isinstance(label_type, types.BooleanType)):
         raise TypeError(f"label column {label_col!r} must hold booleans or 0/1, got "
                         f"{label_type}")
+    return schema
+
+
+def _scored_table(df: Any, score_col: str, label_col: str, order_col: str | None,
+                  group_col: str | None = None, groups: list[Any] | None = None,
+                  shown: dict[Any, Any] | None = None, weight_col: str | None = None
+                  ) -> tuple[Any, int]:
+    """Columns ``s`` (double), ``l`` (bool), ``o``, ``g`` (the group's key,
+    :func:`_group_key`) and ``w`` (the weight, double), checked before any evaluation job,
+    and the number of rows. With
+    ``groups`` (a list to fill), the checking job also counts each group's rows and
+    positives: ``(key, rows, positives)`` are appended, and ``shown`` maps each key to the
+    group's value as collected."""
+    from pyspark.sql import functions as F  # noqa: N812 - PySpark's own convention
+    from pyspark.sql import types
+
+    schema = _schema(df, score_col, label_col, order_col, group_col, weight_col)
+    label_type = schema[label_col]
 
     def missing(column: str) -> Any:
         return _missing(column, schema[column])
@@ -494,43 +505,27 @@ def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
     """:func:`evaluate_table` with ``o.group_col``: every group's report (see
     :func:`rankeval.adapters.common.evaluate`).
 
-    The first job checks the table and counts each group's rows and positives. When every
-    group has at most 1,000,000 rows (and ``buckets`` is not given), each group is one
-    bucket: the table is shuffled by group and each task ranks its groups and returns their
-    finished reports (O(curve points) each), so the driver receives no points at all.
-    Otherwise the groups share bucket bounds from a sample: the totals per (group, bucket)
-    are counted in the JVM and each task ranks a (group, bucket); when the points of every
-    group fit on the driver one job collects them, else they are read one (group, bucket)
-    at a time, in order. Either way each group's report is that of a local evaluator fed
-    its rows, bit for bit.
+    When ``buckets`` is not given, one job does it all (:func:`_whole_groups`): the table
+    is shuffled by group, and each task checks its rows, counts each of its groups and ranks
+    it whole into a finished report (O(curve points)), so the driver receives no points.
+    When a task meets a group of more than 1,000,000 rows, it stops holding rows and the
+    groups share bucket bounds instead: a first job checks the table and counts each
+    (group, bucket)'s cases in the JVM from a sample's bounds, and each task ranks a
+    (group, bucket); when the points of every group fit on the driver one job collects them,
+    else they are read one (group, bucket) at a time, in order. Either way each group's
+    report is that of a local evaluator fed its rows, bit for bit.
     """
     from pyspark.sql import functions as F  # noqa: N812
 
+    if o.buckets is None:
+        whole = _whole_groups(df, o)
+        if whole is not None:
+            return whole
     counted: list[Any] = []
     shown: dict[Any, Any] = {}
     table, rows = _scored_table(df, o.score_col, o.label_col, o.order_col, o.group_col,
                                 counted, shown)
     order_col = o.order_col
-    if o.buckets is None and max(n for _, n, _ in counted) <= engines.CASES_PER_BUCKET:
-        groups, layouts = engines.group_layouts(
-            ((g, 0, n - p, p) for g, n, p in counted), 1, o)
-
-        def whole_groups(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            whole = _whole(batches)
-            if whole is None:
-                return
-            index, scores, labels, order = _group_columns(whole, groups, order_col)
-            found = engines.group_reports(index, scores, labels, layouts, order)
-            yield pa.RecordBatch.from_pydict({
-                "group": [g for g, _ in found],
-                "report": [pickle.dumps(report, protocol=5) for _, report in found]})
-
-        parallel = table.sparkSession.sparkContext.defaultParallelism * 2
-        out = _collect(_map_in_arrow(table.repartition(parallel, "g"), whole_groups,
-                                     "group long, report binary"))
-        return _by_value(shown, engines.whole_group_reports(groups, [
-            [(row["group"], pickle.loads(row["report"])) for row in out]]))
-
     bucketed, parallel, _ = _prepare_table(table, rows, o)
     totals = _collect(bucketed.groupBy("g", "b").agg(F.sum(F.col("l").cast("long")).alias("p"),
                                                      F.count(F.lit(1)).alias("n")))
@@ -571,6 +566,141 @@ def evaluate_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports:
             ((row["group"], pickle.loads(row["points"])) for row in ordered)))
     finally:
         found.unpersist()
+
+
+def _whole_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports | None:
+    """Every group's report from one job, each group ranked whole by one task; None when a
+    group has more than :data:`~rankeval.adapters.common.CASES_PER_BUCKET` rows.
+
+    The tasks check their rows as the checking job would (the same counts, added up on the
+    driver, then :func:`~rankeval.adapters.common.check_found`), and report each group under
+    its value: the group key itself where Arrow reads it as the driver does (numbers, text,
+    booleans), else a second, small job collects each key's value as shown. A task holds
+    the rows it receives; it counts its groups each time its rows double, and past the limit
+    it stops holding them and reads the rest of its input away (the table is then evaluated
+    by buckets, one group's cases shared by several tasks).
+    """
+    from pyspark.sql import functions as F  # noqa: N812
+    from pyspark.sql import types
+
+    group_col = o.group_col
+    assert group_col is not None
+    schema = _schema(df, o.score_col, o.label_col, o.order_col, group_col)
+    label, kind = F.col(o.label_col), schema[group_col]
+    if isinstance(schema[o.label_col], types.BooleanType):
+        code = label.cast("byte")
+    else:  # 0 and 1 as such, another number 2, null or NaN null (a missing label)
+        present = label.isNotNull()
+        if isinstance(schema[o.label_col], (types.FloatType, types.DoubleType)):
+            present = present & ~F.isnan(label)
+        code = F.when(label == 1, 1).when(label == 0, 0).when(present, 2)
+    columns = [F.col(o.score_col).cast("double").alias("s"), code.cast("byte").alias("c"),
+               _group_key(group_col, kind).alias("g")]
+    if o.order_col:
+        columns.append(F.col(o.order_col).alias("o"))
+    limit = engines.CASES_PER_BUCKET  # read here: the tasks get the value
+
+    def task(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        held: list[pa.RecordBatch] = []
+        rows, recount = 0, limit
+        for batch in batches:
+            held.append(batch)
+            rows += batch.num_rows
+            if rows > recount:  # a group may be past the limit: count them (amortised O(1))
+                recount = 2 * rows
+                if _largest_group(held) > limit:
+                    held.clear()
+                    for _ in batches:  # read the rest away, holding none of it
+                        pass
+                    yield _blob(None)
+                    return
+        whole = _whole(iter(held))
+        held.clear()
+        if whole is not None:
+            yield _blob(_group_task(whole, o))
+
+    parallel = df.sparkSession.sparkContext.defaultParallelism * 2
+    found = _unblob(_collect(_map_in_arrow(df.select(*columns).repartition(parallel, "g"),
+                                           task, _BLOB)))
+    if any(chunk is None for chunk in found):
+        return None
+    counts: dict[str, int] = {"rows": 0}
+    for chunk in found:
+        for key, count in chunk[0].items():
+            counts[key] = counts.get(key, 0) + count
+    engines.check_found(counts, o.score_col, o.label_col, o.order_col, group_col)
+    reports: dict[Any, PartitionedReport] = {}
+    for _, pairs in found:
+        for value, report in pairs:
+            if value in reports:
+                raise RuntimeError(f"group {value!r} arrived from two tasks: its rows were "
+                                   "split between them")
+            reports[value] = report
+    if _read_alike(kind):
+        return SegmentReports({g: reports[g] for g in engines.group_order(reports)})
+    shown = {row["__g"]: _shown(row["__v"]) for row in _collect(
+        df.groupBy(_group_key(group_col, kind).alias("__g")).agg(
+            F.first(F.col(group_col)).alias("__v")))}
+    return _by_value(shown, reports)
+
+
+def _read_alike(kind: Any) -> bool:
+    """Whether a task's Arrow and the driver read a group column's values alike (then a
+    task's keys are the groups' values, :func:`_group_key`)."""
+    from pyspark.sql import types
+
+    return isinstance(kind, (types.BooleanType, types.StringType)) or (
+        _numeric(kind) and not isinstance(kind, types.DecimalType))
+
+
+def _largest_group(held: list[pa.RecordBatch]) -> int:
+    """The most rows of one group among a task's batches."""
+    import pyarrow.compute as pc
+
+    counts = pc.value_counts(pa.chunked_array([batch.column("g") for batch in held]))
+    return int(pc.max(counts.field("counts")).as_py() or 0)
+
+
+def _group_task(whole: pa.Table, o: engines.ScoredTableOptions
+                ) -> tuple[dict[str, int], list[tuple[Any, PartitionedReport]]]:
+    """One task's checks (the checking job's counts) and, when they pass, the report of
+    each of its groups, under the group's key."""
+    import pyarrow.compute as pc
+
+    scores = whole.column("s").combine_chunks()
+    codes = whole.column("c").combine_chunks()
+    keys = whole.column("g").combine_chunks()
+    found = {"rows": whole.num_rows,
+             "score": scores.null_count + _nan_count(scores),
+             "label": codes.null_count,
+             "bad_label": int(pc.sum(pc.equal(codes, 2)).as_py() or 0),
+             "group": keys.null_count + _nan_count(keys)}
+    order = None
+    if o.order_col:
+        ordering = whole.column("o").combine_chunks()
+        found["order"] = ordering.null_count + _nan_count(ordering)
+        order = ordering.to_numpy(zero_copy_only=False)
+    if any(count for key, count in found.items() if key != "rows"):
+        return found, []
+    encoded = keys.dictionary_encode()
+    index = encoded.indices.to_numpy().astype(np.int64)
+    labels = codes.to_numpy() == 1
+    sizes = np.bincount(index, minlength=len(encoded.dictionary))
+    positives = np.bincount(index, weights=labels, minlength=sizes.shape[0]).astype(np.int64)
+    layouts = [engines.group_layout(np.array([[n - p, p]], dtype=np.int64), o)
+               for n, p in zip(sizes.tolist(), positives.tolist(), strict=True)]
+    values = encoded.dictionary.to_pylist()
+    return found, [(values[i], report) for i, report in engines.group_reports(
+        index, scores.to_numpy(), labels, layouts, order)]
+
+
+def _nan_count(column: pa.Array) -> int:
+    """NaN values in a floating-point Arrow column (no other type holds NaN)."""
+    import pyarrow.compute as pc
+
+    if not pa.types.is_floating(column.type):
+        return 0
+    return int(pc.sum(pc.is_nan(column)).as_py() or 0)
 
 
 def _by_value(shown: dict[Any, Any],
