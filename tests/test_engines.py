@@ -120,8 +120,56 @@ def test_spark_groups_in_one_job_or_by_buckets(spark: Any, limit: int, checking_
     assert len(calls) == 2 * checking_jobs
 
 
-def test_skewed_partitions_and_misses(engine: Engine) -> None:
+def test_skewed_partitions_and_misses(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Spark would count these 800 distinct scores on the driver: rank them in buckets.
+    monkeypatch.setattr(rankeval.adapters.common, "DRIVER_SCORES", -1)
     engine_cases.check_skewed(engine)
+
+
+@pytest.mark.parametrize(("driver_scores", "samples"), [(100_000, 0), (10, 1)])
+def test_spark_counts_few_distinct_scores_without_a_sample(
+        spark: Any, driver_scores: int, samples: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """30 distinct scores: by the checking job's estimate they fit on the driver, so the JVM
+    counts them at once and no sample is drawn. When they do not fit after all (the
+    driver's limit lowered here to 10), the sample is drawn and tasks rank the counts. The
+    report is a local evaluator's either way."""
+    calls: list[int] = []
+    real = rankeval.adapters.spark._bounds
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rankeval.adapters.spark, "_bounds", counted)
+    monkeypatch.setattr(rankeval.adapters.common, "DRIVER_SCORES", driver_scores)
+    engine_cases.check_scored(spark_engine(spark), 3, 4, 30, 0.3)
+    assert len(calls) == samples
+
+
+@pytest.mark.parametrize("distinct", [1, 30, 5_000, 40_000])
+def test_spark_estimate_of_distinct_scores(spark: Any, distinct: int) -> None:
+    """The checking job's estimate of the distinct scores (linear counting over a 256th of
+    them) is within a factor of two from 5,000 up, small below, and infinite far past the
+    driver's limit: it only ever chooses between two exact paths."""
+    table = spark.range(300_000).selectExpr(
+        f"cast(pmod(id * 7919, {distinct}) as double) / 7.0 as score", "id % 3 = 0 as label")
+    found: list[float] = []
+    rankeval.adapters.spark._scored_table(table, "score", "label", None, distinct=found)
+    if distinct >= 5_000:
+        assert distinct / 2 <= found[0] <= distinct * 2
+    else:
+        assert found[0] <= 2_000
+    wide = spark.range(2_000_000).selectExpr("id / 3.0 as score", "id % 2 = 0 as label")
+    found.clear()
+    rankeval.adapters.spark._scored_table(wide, "score", "label", None, distinct=found)
+    assert found[0] == float("inf")
+
+
+def test_distinct_scores_by_linear_counting() -> None:
+    estimate = rankeval.adapters.spark._distinct_scores
+    assert estimate(None) == 0.0
+    assert estimate(-1) == float("inf")  # all 64 bits (a signed long)
+    assert estimate(0b1011) == pytest.approx(256 * 64 * np.log(64 / 61))
 
 
 def test_insertion_with_an_order_column(engine: Engine) -> None:
