@@ -113,7 +113,10 @@ FIGURES = (
     Figure("Spark, 10^7 rows, exact ROC area and AP, vs MLlib exact (numBins=0)",
            "bench_engines.txt",
            r"continuous scores;.*?\n(?:.*\n)*?spark BinaryClassificationMetrics \(numBins=0\)"
-           r"\s+\S+\s+(\S+)", lambda x: f"{x}x faster, and exact"),
+           r"\s+\S+\s+\d+\s+(\S+)", lambda x: f"{_speed(x)}, and exact"),
+    Figure("the same, scores with ties (3 decimals)", "bench_engines.txt",
+           r"\(ties\);.*?\n(?:.*\n)*?spark BinaryClassificationMetrics \(numBins=0\)"
+           r"\s+\S+\s+\d+\s+(\S+)", lambda x: f"{_speed(x)}, and exact"),
     Figure("DeLong interval at 10^7 cases, vs the NumPy fast DeLong", "bench_intervals.txt",
            r"^10,000,000\s+DeLong interval.*?\s(\d+\.\d+)x\s", lambda x: f"{x}x faster"),
     Figure("2,000 bootstrap resamples of AP at 10^6 cases, vs resampling scikit-learn",
