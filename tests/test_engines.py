@@ -98,6 +98,20 @@ def test_every_group_equals_a_local_evaluator(engine: Engine, groups: list[Any],
     engine_cases.check_groups(engine, groups, ties, stream, buckets)
 
 
+def _spark_calls(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int]:
+    """A list that grows by one at each call of the Spark adapter's function ``name``
+    (a step of its job plan, run on the driver); the function still runs."""
+    calls: list[int] = []
+    real = getattr(rankeval.adapters.spark, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rankeval.adapters.spark, name, counted)
+    return calls
+
+
 @pytest.mark.parametrize(("limit", "checking_jobs"), [(100_000, 0), (600, 1)])
 def test_spark_groups_in_one_job_or_by_buckets(spark: Any, limit: int, checking_jobs: int,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
@@ -106,14 +120,7 @@ def test_spark_groups_in_one_job_or_by_buckets(spark: Any, limit: int, checking_
     has about 2,300 of 5,000 rows) sends the table to the bucket path after its checking
     job. The reports are a local evaluator's either way."""
     engine = spark_engine(spark)
-    calls: list[int] = []
-    real = rankeval.adapters.spark._scored_table
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(rankeval.adapters.spark, "_scored_table", counted)
+    calls = _spark_calls(monkeypatch, "_scored_table")
     monkeypatch.setattr(rankeval.adapters.common, "CASES_PER_BUCKET", limit)
     engine_cases.check_groups(engine, ["de", "fr", "it", "nl", "pl"], "grouped", False, None)
     engine_cases.check_groups(engine, [0.0, -0.0, 2.5, 7.0], "grouped", False, None)
@@ -133,14 +140,7 @@ def test_spark_counts_few_distinct_scores_without_a_sample(
     counts them at once and no sample is drawn. When they do not fit after all (the
     driver's limit lowered here to 10), the sample is drawn and tasks rank the counts. The
     report is a local evaluator's either way."""
-    calls: list[int] = []
-    real = rankeval.adapters.spark._bounds
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(rankeval.adapters.spark, "_bounds", counted)
+    calls = _spark_calls(monkeypatch, "_bounds")
     monkeypatch.setattr(rankeval.adapters.common, "DRIVER_SCORES", driver_scores)
     engine_cases.check_scored(spark_engine(spark), 3, 4, 30, 0.3)
     assert len(calls) == samples
