@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 
 from rankeval.points import BoolArray, FloatArray, weight_sums
 from rankeval.scored.accumulation import Accumulation
-from rankeval.scored.sorting import run_starts
+from rankeval.scored.sorting import id_order, run_starts
 from rankeval.scored.store import (
     _VERSIONS,
     BATCH_STAGE_LIMIT,
@@ -93,7 +93,8 @@ def canonical_order(keys: FloatArray, labels: BoolArray, weights: FloatArray) ->
 
     One unstable sort of the keys (NumPy's vectorised sort); then, among the cases whose key
     ties another, an unstable sort by (label, weight) packed in one uint64 and a stable sort by
-    tie block (a radix sort while there are fewer than 2^16 blocks). Complexity: O(n log n).
+    tie block (:func:`~rankeval.scored.sorting.id_order`: radix passes while there are fewer
+    than 2^32 blocks). Complexity: O(n log n).
     """
     order = np.argsort(keys)
     if keys.shape[0] < 2:
@@ -111,8 +112,7 @@ def canonical_order(keys: FloatArray, labels: BoolArray, weights: FloatArray) ->
     # Weights are >= 0, so their bits sort as they do; the label goes above them.
     second = weights[cases].view(np.uint64) | (labels[cases].astype(np.uint64) << np.uint64(63))
     by_second = np.argsort(second)
-    narrow = block.astype(np.uint16) if int(block[-1]) < 1 << 16 else block
-    by_block = np.argsort(narrow[by_second], kind="stable")
+    by_block = id_order(block[by_second])
     order[rows] = cases[by_second[by_block]]
     return order
 
