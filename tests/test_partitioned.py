@@ -281,3 +281,21 @@ def test_bad_decision_asks_fail_when_the_request_is_made(decisions: Any, error: 
                                                         match: str) -> None:
     with pytest.raises(error, match=match):
         Request(decisions=decisions)
+
+
+def test_a_group_from_two_tasks_is_refused_by_name() -> None:
+    """The engines' tasks each report whole groups: a key two tasks report (the group's rows
+    split between them) is refused, named by its value; a group no task reports too."""
+    from rankeval.adapters.common import reports_once, whole_group_reports
+
+    first, second = object(), object()
+    assert reports_once([[("de", first)], [("fr", second)]]) == {"de": first, "fr": second}
+    with pytest.raises(RuntimeError, match="group 'fr' arrived from two tasks"):
+        reports_once([[("de", first), ("fr", second)], [("fr", first)]])
+    groups = ["de", "fr"]
+    with pytest.raises(RuntimeError, match="group 'fr' arrived from two tasks"):
+        whole_group_reports(groups, [[(1, first)], [(0, second), (1, second)]])
+    with pytest.raises(RuntimeError, match="no task reported the group 'fr'"):
+        whole_group_reports(groups, [[(0, first)]])
+    assert whole_group_reports(groups, [[(1, first)], [(0, second)]]) == {"de": second,
+                                                                        "fr": first}

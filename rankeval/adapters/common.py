@@ -10,7 +10,7 @@ each task's NumPy columns to :func:`scored_totals`, :func:`scored_parts` or
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import (
     TYPE_CHECKING,
@@ -94,6 +94,7 @@ __all__ = [
     "points_bound",
     "points_fit",
     "report_from_counts",
+    "reports_once",
     "request_of",
     "run_batch",
     "scored_parts",
@@ -569,17 +570,26 @@ def whole_group_reports(groups: Sequence[Any],
     """Each group's report from the tasks' ``(group index, report)`` lists, checked: every
     group arrives from exactly one task (each task checked that its part holds the cases the
     checking job counted, :func:`group_parts`)."""
-    reports: dict[int, PartitionedReport] = {}
-    for chunk in found:
-        for index, report in chunk:
-            if index in reports:
-                raise RuntimeError(f"group {groups[index]!r} arrived from two tasks: its rows "
-                                   "were split between them")
-            reports[index] = report
+    reports = reports_once(found, groups.__getitem__)
     missing = [groups[i] for i in range(len(groups)) if i not in reports]
     if missing:
         raise RuntimeError(f"no task reported the group {missing[0]!r}")
     return {group: reports[index] for index, group in enumerate(groups)}
+
+
+def reports_once(found: Iterable[Iterable[tuple[Any, PartitionedReport]]],
+                 shown: Callable[[Any], Any] = lambda key: key
+                 ) -> dict[Any, PartitionedReport]:
+    """The tasks' ``(key, report)`` lists as one dict, checked: a group arriving from two
+    tasks had its rows split between them (``shown`` names a key's group in the error)."""
+    reports: dict[Any, PartitionedReport] = {}
+    for chunk in found:
+        for key, report in chunk:
+            if key in reports:
+                raise RuntimeError(f"group {shown(key)!r} arrived from two tasks: its rows "
+                                   "were split between them")
+            reports[key] = report
+    return reports
 
 
 def groups_points_bound(layouts: Sequence[Layout]) -> int:

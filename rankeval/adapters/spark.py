@@ -675,13 +675,7 @@ def _whole_groups(df: Any, o: engines.ScoredTableOptions) -> SegmentReports | No
         for key, count in chunk[0].items():
             counts[key] = counts.get(key, 0) + count
     engines.check_found(counts, o.score_col, o.label_col, o.order_col, group_col)
-    reports: dict[Any, PartitionedReport] = {}
-    for _, pairs in found:
-        for value, report in pairs:
-            if value in reports:
-                raise RuntimeError(f"group {value!r} arrived from two tasks: its rows were "
-                                   "split between them")
-            reports[value] = report
+    reports = engines.reports_once(pairs for _, pairs in found)
     if _read_alike(kind):
         return SegmentReports({g: reports[g] for g in engines.group_order(reports)})
     shown = {row["__g"]: _shown(row["__v"]) for row in _collect(
